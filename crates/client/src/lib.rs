@@ -1,0 +1,20 @@
+//! kubeglass-client: client-go's architecture in runtime-agnostic Rust.
+//!
+//! The crate builds requests and decodes responses but never performs I/O
+//! itself: a [`transport::Transport`] sends requests and a [`clock::Clock`]
+//! tells the time and sleeps. The browser implementations live in
+//! `kubeglass-web`; scripted fakes for tests live in [`testing`] behind the
+//! `testing` feature. Nothing here depends on web-sys, wasm-bindgen, js-sys,
+//! gloo or tokio.
+#![warn(missing_docs)]
+
+pub mod backoff;
+pub mod cache;
+pub mod clock;
+pub mod rest;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod transport;
+
+pub use k8s_openapi;
+pub use kube_core;

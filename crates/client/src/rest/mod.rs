@@ -1,0 +1,174 @@
+//! The REST client: sends requests built with kube-core through a [`Transport`] and decodes the answers.
+
+pub mod status;
+pub mod watch;
+
+use std::rc::Rc;
+
+use futures::StreamExt;
+use futures::stream::LocalBoxStream;
+use kube_core::watch::WatchEvent;
+use serde::de::DeserializeOwned;
+
+pub use status::ApiError;
+pub use watch::DecodeError;
+
+use crate::transport::{Request, Transport, TransportError};
+
+/// Everything a REST call can fail with.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Error {
+    /// The request never got an answer (retryable).
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// The API server answered with an error status.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// The answer could not be decoded into the expected type.
+    #[error("cannot decode the server's response: {0}")]
+    Decode(String),
+    /// A watch event could not be decoded (the watch should be restarted).
+    #[error(transparent)]
+    WatchDecode(#[from] DecodeError),
+    /// The request could not be built from the given parameters.
+    #[error("cannot build the request: {0}")]
+    Request(String),
+}
+
+impl Error {
+    /// The API error, if the server answered with one.
+    pub fn api(&self) -> Option<&ApiError> {
+        match self {
+            Error::Api(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// True when the server could not be reached at all.
+    pub fn is_connect(&self) -> bool {
+        matches!(self, Error::Transport(TransportError::Connect(_)))
+    }
+}
+
+impl From<kube_core::request::Error> for Error {
+    fn from(e: kube_core::request::Error) -> Self {
+        Error::Request(e.to_string())
+    }
+}
+
+/// A stream of decoded watch events; ends when the server closes the watch.
+pub type WatchStream<K> = LocalBoxStream<'static, Result<WatchEvent<K>, Error>>;
+
+/// Sends requests and decodes JSON answers.
+#[derive(Clone)]
+pub struct RestClient {
+    transport: Rc<dyn Transport>,
+}
+
+impl std::fmt::Debug for RestClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RestClient").finish_non_exhaustive()
+    }
+}
+
+impl RestClient {
+    /// A client sending through `transport`.
+    pub fn new(transport: Rc<dyn Transport>) -> Self {
+        Self { transport }
+    }
+
+    /// Sends `request` and returns the raw body of a 2xx answer.
+    pub async fn send_raw(&self, request: Request) -> Result<Vec<u8>, Error> {
+        let response = self.transport.send(request).await?;
+        let code = response.status().as_u16();
+        if (200..300).contains(&code) {
+            Ok(response.into_body())
+        } else {
+            let retry_after = status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
+            Err(ApiError::from_response(code, response.body(), retry_after).into())
+        }
+    }
+
+    /// Sends `request` and decodes a 2xx JSON answer as `T`.
+    pub async fn send_json<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {
+        let body = self.send_raw(request).await?;
+        serde_json::from_slice(&body).map_err(|e| Error::Decode(e.to_string()))
+    }
+
+    /// `GET /version`: the server's build information.
+    pub async fn version(&self) -> Result<k8s_openapi::apimachinery::pkg::version::Info, Error> {
+        let request = http::Request::get("/version")
+            .body(Vec::new())
+            .map_err(|e| Error::Request(e.to_string()))?;
+        self.send_json(request).await
+    }
+
+    /// Opens a watch built by `request` and decodes its events as they arrive.
+    ///
+    /// A non-2xx answer is returned as an error before any event. Dropping
+    /// the stream cancels the request.
+    pub async fn watch<K: DeserializeOwned + 'static>(
+        &self,
+        request: Request,
+    ) -> Result<WatchStream<K>, Error> {
+        let response = self.transport.stream(request).await?;
+        let code = response.status().as_u16();
+        let retry_after = status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
+        let body = response.into_body();
+        if !(200..300).contains(&code) {
+            let mut bytes = Vec::new();
+            let mut body = body;
+            while let Some(chunk) = body.next().await {
+                match chunk {
+                    Ok(c) if bytes.len() < 64 * 1024 => bytes.extend_from_slice(&c),
+                    Ok(_) => break,
+                    Err(_) => break,
+                }
+            }
+            return Err(ApiError::from_response(code, &bytes, retry_after).into());
+        }
+        Ok(decode_stream(body))
+    }
+}
+
+/// Turns a byte stream into a stream of watch events.
+pub fn decode_stream<K: DeserializeOwned + 'static>(
+    body: crate::transport::ByteStream,
+) -> WatchStream<K> {
+    struct State {
+        body: Option<crate::transport::ByteStream>,
+        lines: watch::LineBuffer,
+        ready: std::collections::VecDeque<Result<Vec<u8>, Error>>,
+    }
+    let state = State {
+        body: Some(body),
+        lines: watch::LineBuffer::new(),
+        ready: Default::default(),
+    };
+    futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(next) = st.ready.pop_front() {
+                let item = next.and_then(|line| watch::decode_event::<K>(&line).map_err(Error::from));
+                return Some((item, st));
+            }
+            let body = st.body.as_mut()?;
+            match body.next().await {
+                Some(Ok(chunk)) => match st.lines.push(&chunk) {
+                    Ok(lines) => st.ready.extend(lines.into_iter().map(Ok)),
+                    Err(e) => st.ready.push_back(Err(e.into())),
+                },
+                Some(Err(e)) => {
+                    st.body = None;
+                    st.ready.push_back(Err(e.into()));
+                }
+                None => {
+                    st.body = None;
+                    if let Some(last) = st.lines.finish() {
+                        st.ready.push_back(Ok(last));
+                    }
+                }
+            }
+        }
+    })
+    .boxed_local()
+}

@@ -1,0 +1,355 @@
+//! Reflector behaviour against the scripted fake API server and a fake clock,
+//! ported from client-go's reflector tests (named in the comments).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kubeglass_client::backoff::Backoff;
+use kubeglass_client::cache::{Reflector, ReflectorConfig, ReflectorState, ReflectorStatus, Store};
+use kubeglass_client::clock::PassiveClock;
+use kubeglass_client::rest::RestClient;
+use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
+use kubeglass_client::transport::TransportError;
+use serde_json::{Value, json};
+
+const PATH: &str = "/api/v1/namespaces/ns/configmaps";
+
+fn cm(name: &str, rv: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap",
+           "metadata": {"name": name, "namespace": "ns", "resourceVersion": rv}})
+}
+
+fn list(rv: &str, items: Vec<Value>, cont: Option<&str>) -> Reply {
+    let mut meta = json!({"resourceVersion": rv});
+    if let Some(c) = cont {
+        meta["continue"] = json!(c);
+    }
+    Reply::json(200, json!({"apiVersion": "v1", "kind": "ConfigMapList", "metadata": meta, "items": items}))
+}
+
+struct Harness {
+    pool: LocalPool,
+    clock: FakeClock,
+    server: FakeApiServer,
+    store: Rc<RefCell<Store<ConfigMap>>>,
+    status: Rc<RefCell<ReflectorStatus>>,
+}
+
+impl Harness {
+    /// Starts a reflector (no jitter in its backoff) on a fresh fake server.
+    fn start(server: FakeApiServer) -> Self {
+        let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+        let store = Rc::new(RefCell::new(Store::<ConfigMap>::new()));
+        let mut backoff = Backoff::reflector(1);
+        backoff.jitter = 0.0;
+        let reflector = Reflector::new(
+            RestClient::new(Rc::new(server.clone())),
+            Rc::new(clock.clone()),
+            ReflectorConfig::new(PATH),
+            store.clone(),
+        )
+        .with_backoff(backoff);
+        let status = reflector.status();
+        let pool = LocalPool::new();
+        pool.spawner()
+            .spawn_local(reflector.run())
+            .expect("spawn");
+        let mut h = Self {
+            pool,
+            clock,
+            server,
+            store,
+            status,
+        };
+        h.settle();
+        h
+    }
+
+    fn settle(&mut self) {
+        self.pool.run_until_stalled();
+    }
+
+    fn advance(&mut self, d: Duration) {
+        self.clock.advance(d);
+        self.settle();
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.store.borrow().keys().map(String::from).collect();
+        v.sort();
+        v
+    }
+
+    fn state(&self) -> ReflectorState {
+        self.status.borrow().state.clone()
+    }
+}
+
+// TestReflectorListAndWatch: list at rv=0, watch from the list's RV with
+// bookmarks, events applied, RV tracked from events and bookmarks.
+#[test]
+fn lists_at_rv_0_then_watches_from_the_list_rv() {
+    let server = FakeApiServer::new();
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .no_query("limit")
+        .reply(list("10", vec![cm("a", "5")], None));
+    let (reply, watch) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .query("allowWatchBookmarks", "true")
+        .reply(reply);
+    let mut h = Harness::start(server);
+    assert_eq!(h.names(), ["ns/a"]);
+    assert_eq!(h.state(), ReflectorState::Watching);
+
+    watch.event("ADDED", cm("b", "11"));
+    watch.event("MODIFIED", cm("a", "12"));
+    watch.event("DELETED", cm("b", "13"));
+    h.settle();
+    assert_eq!(h.names(), ["ns/a"]);
+    assert_eq!(h.status.borrow().last_resource_version.as_deref(), Some("13"));
+
+    watch.event("BOOKMARK", json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": "20"}}));
+    h.settle();
+    let s = h.status.borrow().clone();
+    assert_eq!(s.last_resource_version.as_deref(), Some("20"));
+    assert_eq!((s.added, s.modified, s.deleted, s.bookmarks), (1, 1, 1, 1));
+    assert!(s.synced);
+    h.server.verify();
+}
+
+// The watch timeout is random in [5 min, 10 min] (client-go's minWatchTimeout × [1, 2)).
+#[test]
+fn the_watch_timeout_is_between_5_and_10_minutes() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(list("10", vec![], None));
+    let (reply, _watch) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply);
+    let h = Harness::start(server);
+    let log = h.server.log();
+    let timeout: u64 = log[1]
+        .split('&')
+        .find_map(|p| p.strip_prefix("timeoutSeconds="))
+        .and_then(|v| v.parse().ok())
+        .expect("timeoutSeconds sent");
+    assert!((300..=600).contains(&timeout), "timeout {timeout}");
+}
+
+// TestReflectorFullListIfExpired: a 410 on the watch lists again at the last
+// RV; only when that list is also expired does it list with no RV.
+#[test]
+fn relists_at_the_last_rv_after_410_then_fully_after_a_second_410() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).query("resourceVersion", "0").reply(list("10", vec![cm("a", "5")], None));
+    let (reply, watch) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "10").reply(reply);
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "15")
+        .query("limit", "500")
+        .reply(Reply::status(410, "Expired", "too old resource version: 15 (30)"));
+    server
+        .expect_get(PATH)
+        .no_query("resourceVersion")
+        .query("limit", "500")
+        .reply(list("30", vec![cm("b", "25")], Some("next-page")));
+    server
+        .expect_get(PATH)
+        .query("continue", "next-page")
+        .no_query("resourceVersion")
+        .reply(list("30", vec![cm("c", "26")], None));
+    let (reply2, _watch2) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "30").reply(reply2);
+
+    let mut h = Harness::start(server);
+    watch.event("MODIFIED", cm("a", "15"));
+    watch.event("ERROR", json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                 "message": "too old resource version: 15 (30)", "reason": "Expired", "code": 410}));
+    h.settle();
+    // No backoff between those lists: a 410 is not a failure to wait on.
+    assert_eq!(h.names(), ["ns/b", "ns/c"], "the missed delete of ns/a is applied");
+    assert_eq!(h.state(), ReflectorState::Watching);
+    assert_eq!(h.status.borrow().lists, 2);
+    h.server.verify();
+}
+
+// TestReflectorFullListIfTooLarge
+#[test]
+fn a_too_large_resource_version_falls_back_to_a_full_list() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(list("10", vec![], None));
+    let (reply, watch) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply);
+    server.expect_get(PATH).query("resourceVersion", "10").reply(Reply::json(
+        504,
+        json!({"kind": "Status", "status": "Failure", "reason": "Timeout", "code": 504,
+               "message": "Too large resource version: 10, current: 3",
+               "details": {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]}}),
+    ));
+    server.expect_get(PATH).no_query("resourceVersion").reply(list("3", vec![cm("x", "3")], None));
+    let (reply2, _w2) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "3").reply(reply2);
+    let mut h = Harness::start(server);
+    watch.event("ERROR", json!({"kind": "Status", "status": "Failure", "reason": "Expired", "code": 410, "message": "gone"}));
+    h.settle();
+    assert_eq!(h.names(), ["ns/x"]);
+    h.server.verify();
+}
+
+// TestNoRelistOnTooManyRequests / TestBackoffOnTooManyRequests: a 429 on the
+// watch backs off (at least Retry-After) and watches again without listing.
+#[test]
+fn too_many_requests_backs_off_without_relisting() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(list("10", vec![cm("a", "5")], None));
+    server.expect_get(PATH).query("watch", "true").reply(Reply::Body {
+        status: 429,
+        headers: vec![("retry-after", "3".into())],
+        body: br#"{"kind":"Status","status":"Failure","reason":"TooManyRequests","code":429,"message":"slow down"}"#.to_vec(),
+    });
+    let (reply, _watch) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "10").reply(reply);
+    let mut h = Harness::start(server);
+    assert!(matches!(h.state(), ReflectorState::BackingOff { .. }));
+    assert_eq!(h.server.log().len(), 2);
+    // 800 ms of backoff is not enough: the server asked for 3 s.
+    h.advance(Duration::from_millis(2999));
+    assert_eq!(h.server.log().len(), 2);
+    h.advance(Duration::from_millis(1));
+    assert_eq!(h.state(), ReflectorState::Watching);
+    assert_eq!(h.status.borrow().lists, 1, "no relist");
+    h.server.verify();
+}
+
+// TestReflectorListAndWatchWithErrors / InitConnBackoff: connection refused
+// (proxy down) backs off 800 ms, 1.6 s, … and resumes from the last RV.
+#[test]
+fn connection_refused_backs_off_and_resumes_from_the_last_rv() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(list("10", vec![cm("a", "5")], None));
+    let (reply, watch) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "10").reply(reply);
+    for _ in 0..3 {
+        server
+            .expect_get(PATH)
+            .query("watch", "true")
+            .query("resourceVersion", "11")
+            .reply(Reply::Fail(TransportError::Connect("connection refused".into())));
+    }
+    let (reply2, watch2) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "11").reply(reply2);
+
+    let mut h = Harness::start(server);
+    watch.event("ADDED", cm("b", "11"));
+    h.settle();
+    let started = h.clock.now();
+    watch.fail(TransportError::Read("connection reset".into()));
+    h.settle();
+    let mut waits = Vec::new();
+    while h.server.remaining() > 0 {
+        waits.push(h.clock.advance_to_next_timer().expect("a backoff timer").as_millis());
+        h.settle();
+    }
+    assert_eq!(waits, [800, 1600, 3200, 6400]);
+    assert!(h.status.borrow().unreachable || h.state() == ReflectorState::Watching);
+    assert_eq!(h.state(), ReflectorState::Watching);
+    assert_eq!(h.status.borrow().lists, 1, "no relist while the RV is valid");
+    assert!(h.clock.now() - started >= Duration::from_millis(12000));
+    watch2.event("DELETED", cm("a", "12"));
+    h.settle();
+    assert_eq!(h.names(), ["ns/b"]);
+    h.server.verify();
+}
+
+// A watch that ends within a second having delivered nothing is an error
+// (backed off), not a hot loop; a long quiet watch that ends is renewed at once.
+#[test]
+fn a_watch_closing_at_once_with_nothing_is_backed_off() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(list("10", vec![], None));
+    let (reply, w1) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply);
+    let (reply2, w2) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply2);
+    let (reply3, _w3) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply3);
+    let mut h = Harness::start(server);
+    w1.close();
+    h.settle();
+    assert!(matches!(h.state(), ReflectorState::BackingOff { .. }));
+    assert_eq!(h.server.log().len(), 2);
+    h.advance(Duration::from_millis(800));
+    assert_eq!(h.state(), ReflectorState::Watching);
+    // This one lasts a minute before the server closes it: renewed at once.
+    h.advance(Duration::from_secs(60));
+    w2.close();
+    h.settle();
+    assert_eq!(h.state(), ReflectorState::Watching);
+    assert_eq!(h.server.log().len(), 4);
+    h.server.verify();
+}
+
+// TestWatchTimeout: a watch the server never closes is abandoned after its
+// timeout (plus grace) and a new one is opened, cancelling the old request.
+#[test]
+fn a_silent_watch_is_abandoned_after_its_timeout() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(list("10", vec![], None));
+    let (reply, w1) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply);
+    let (reply2, _w2) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply2);
+    let mut h = Harness::start(server);
+    h.advance(Duration::from_secs(299));
+    assert_eq!(h.server.log().len(), 2);
+    h.advance(Duration::from_secs(600 + 30 - 299));
+    assert_eq!(h.server.log().len(), 3);
+    assert!(w1.is_cancelled(), "the old request was dropped");
+    h.server.verify();
+}
+
+// A 500 on the list is retried after a backoff; the store stays empty until it works.
+#[test]
+fn retries_a_failed_list_after_backing_off() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(Reply::status(500, "InternalError", "etcd is sad"));
+    server.expect_get(PATH).query("resourceVersion", "0").reply(list("10", vec![cm("a", "1")], None));
+    let (reply, _w) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply);
+    let mut h = Harness::start(server);
+    assert!(h.status.borrow().last_error.as_deref().unwrap_or("").contains("etcd is sad"));
+    assert!(!h.status.borrow().synced);
+    h.advance(Duration::from_millis(800));
+    assert_eq!(h.names(), ["ns/a"]);
+    assert!(h.status.borrow().last_error.is_none());
+    h.server.verify();
+}
+
+// Garbage in the stream restarts the watch from the last good RV; what the
+// store holds is kept.
+#[test]
+fn invalid_json_in_the_stream_restarts_the_watch_and_keeps_the_store() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(list("10", vec![cm("a", "1")], None));
+    let (reply, w1) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "10").reply(reply);
+    let (reply2, _w2) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "11").reply(reply2);
+    let mut h = Harness::start(server);
+    w1.event("ADDED", cm("b", "11"));
+    w1.chunk("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"c\",\"resourceVersion\":[}}\n");
+    h.settle();
+    assert_eq!(h.names(), ["ns/a", "ns/b"]);
+    assert!(h.status.borrow().last_error.as_deref().unwrap_or("").contains("invalid watch event"));
+    h.advance(Duration::from_millis(800));
+    assert_eq!(h.state(), ReflectorState::Watching);
+    h.server.verify();
+}

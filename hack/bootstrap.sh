@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the toolchain the build and the tests need, each step only when it is
+# missing: the wasm32 target, Trunk 0.21, wasm-bindgen-cli at exactly the version
+# in Cargo.lock, Debian's chromium and chromium-driver, and the e2e runner's Node
+# packages. Idempotent; safe to run on every `make`.
+#
+# wasm-opt is deliberately not installed: Trunk's wasm-opt step is off (see
+# index.html and docs/ARCHITECTURE.md for the measured size difference).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+need_apt=()
+command -v chromium >/dev/null || need_apt+=(chromium)
+command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+command -v openssl >/dev/null || need_apt+=(openssl)
+command -v curl >/dev/null || need_apt+=(curl)
+if ((${#need_apt[@]})); then
+  log "installing Debian packages: ${need_apt[*]}"
+  SUDO=""; [[ $(id -u) == 0 ]] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+command -v cargo >/dev/null || die "cargo is not installed (install Rust with rustup)"
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! trunk --version 2>/dev/null | grep -q '^trunk 0\.21\.'; then
+  log "installing trunk 0.21 (a few minutes on 2 cores)"
+  cargo install trunk --version "~0.21" --locked
+fi
+
+wb_version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3; exit}' "$REPO_ROOT/Cargo.lock")
+[[ -n "$wb_version" ]] || die "could not read the wasm-bindgen version from Cargo.lock"
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $wb_version\$"; then
+  log "installing wasm-bindgen-cli $wb_version (the version in Cargo.lock)"
+  cargo install wasm-bindgen-cli --version "$wb_version" --force
+fi
+
+if [[ ! -d "$REPO_ROOT/e2e/node_modules/playwright-core" ]]; then
+  log "installing the e2e runner's Node packages (playwright-core; it never downloads a browser)"
+  (cd "$REPO_ROOT/e2e" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+log "toolchain ready: $(trunk --version), $(wasm-bindgen --version), $(chromium --version 2>/dev/null | head -1)"

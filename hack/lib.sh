@@ -1,0 +1,45 @@
+# Shared settings for the hack/ scripts. Source it; do not run it.
+# shellcheck shell=bash
+
+# Pinned versions. The Go module files in hack/cluster and hack/kwok pin the
+# same versions; change them together.
+KUBE_VERSION=v1.37.2
+ETCD_VERSION=v3.7.0
+KWOK_VERSION=v0.8.0
+
+HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$HACK_DIR/.." && pwd)"
+
+# Everything built or downloaded lives outside the repo, keyed by version, so a
+# fresh clone reuses it and a version bump rebuilds.
+KUBEGLASS_CACHE="${KUBEGLASS_CACHE:-$HOME/.cache/kubeglass}"
+CLUSTER_BIN="$KUBEGLASS_CACHE/bin/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
+
+# Runtime state of the local cluster (data, certificates, logs, kubeconfigs).
+CLUSTER_DIR="${KUBEGLASS_CLUSTER_DIR:-$KUBEGLASS_CACHE/cluster}"
+ADMIN_KUBECONFIG="$CLUSTER_DIR/admin.kubeconfig"
+RESTRICTED_KUBECONFIG="$CLUSTER_DIR/restricted.kubeconfig"
+
+# Ports, all on 127.0.0.1.
+ETCD_PORT="${ETCD_PORT:-23790}"
+ETCD_PEER_PORT="${ETCD_PEER_PORT:-23800}"
+APISERVER_PORT="${APISERVER_PORT:-16443}"
+PROXY_PORT="${PROXY_PORT:-8001}"
+
+log() { printf '\033[1;34m[%s]\033[0m %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
+
+kubectl_bin() { echo "$CLUSTER_BIN/kubectl"; }
+kc() { "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" "$@"; }
+
+# wait_for DESCRIPTION SECONDS COMMAND... : poll until COMMAND succeeds.
+wait_for() {
+  local what=$1 secs=$2; shift 2
+  local deadline=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      die "timed out after ${secs}s waiting for $what"
+    fi
+    sleep 0.3
+  done
+}
