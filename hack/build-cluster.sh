@@ -12,6 +12,7 @@ missing=()
 for b in "${BINARIES[@]}"; do
   [[ -x "$CLUSTER_BIN/$b" ]] || missing+=("$b")
 done
+[[ -f "$CLUSTER_BIN/kwok-stages.yaml" ]] || missing+=(kwok-stages.yaml)
 if ((${#missing[@]} == 0)); then
   log "control plane $KUBE_VERSION (etcd $ETCD_VERSION, kwok $KWOK_VERSION) cached in $CLUSTER_BIN"
   exit 0
@@ -50,5 +51,24 @@ build kubectl "$HACK_DIR/cluster" k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
 build kube-controller-manager "$HACK_DIR/cluster" k8s.io/kubernetes/cmd/kube-controller-manager "$kube_ldflags"
 build kube-scheduler "$HACK_DIR/cluster" k8s.io/kubernetes/cmd/kube-scheduler "$kube_ldflags"
 build kwok "$HACK_DIR/kwok" sigs.k8s.io/kwok/cmd/kwok "-s -w"
+
+# kwok's stage definitions ship in its module; gather the ones the cluster uses
+# (fast node start, lease heartbeats, the general pod lifecycle, and the opt-in
+# "container fails" chaos stage) into one config file next to the binary.
+if [[ ! -f "$CLUSTER_BIN/kwok-stages.yaml" ]]; then
+  kwok_src=$(cd "$HACK_DIR/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+  stages="$kwok_src/kustomize/stage"
+  {
+    for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+             pod/general/pod-create.yaml pod/general/pod-init-container-running.yaml \
+             pod/general/pod-init-container-completed.yaml pod/general/pod-ready.yaml \
+             pod/general/pod-complete.yaml pod/general/pod-delete.yaml \
+             pod/chaos/pod-container-running-failed.yaml; do
+      echo "---"
+      cat "$stages/$f"
+    done
+  } > "$CLUSTER_BIN/kwok-stages.yaml.tmp"
+  mv "$CLUSTER_BIN/kwok-stages.yaml.tmp" "$CLUSTER_BIN/kwok-stages.yaml"
+fi
 
 log "control plane ready in $CLUSTER_BIN"

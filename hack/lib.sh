@@ -25,6 +25,7 @@ ETCD_PORT="${ETCD_PORT:-23790}"
 ETCD_PEER_PORT="${ETCD_PEER_PORT:-23800}"
 APISERVER_PORT="${APISERVER_PORT:-16443}"
 PROXY_PORT="${PROXY_PORT:-8001}"
+KWOK_PORT="${KWOK_PORT:-10247}"
 
 log() { printf '\033[1;34m[%s]\033[0m %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }

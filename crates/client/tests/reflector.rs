@@ -28,7 +28,10 @@ fn list(rv: &str, items: Vec<Value>, cont: Option<&str>) -> Reply {
     if let Some(c) = cont {
         meta["continue"] = json!(c);
     }
-    Reply::json(200, json!({"apiVersion": "v1", "kind": "ConfigMapList", "metadata": meta, "items": items}))
+    Reply::json(
+        200,
+        json!({"apiVersion": "v1", "kind": "ConfigMapList", "metadata": meta, "items": items}),
+    )
 }
 
 struct Harness {
@@ -55,9 +58,7 @@ impl Harness {
         .with_backoff(backoff);
         let status = reflector.status();
         let pool = LocalPool::new();
-        pool.spawner()
-            .spawn_local(reflector.run())
-            .expect("spawn");
+        pool.spawner().spawn_local(reflector.run()).expect("spawn");
         let mut h = Self {
             pool,
             clock,
@@ -115,9 +116,15 @@ fn lists_at_rv_0_then_watches_from_the_list_rv() {
     watch.event("DELETED", cm("b", "13"));
     h.settle();
     assert_eq!(h.names(), ["ns/a"]);
-    assert_eq!(h.status.borrow().last_resource_version.as_deref(), Some("13"));
+    assert_eq!(
+        h.status.borrow().last_resource_version.as_deref(),
+        Some("13")
+    );
 
-    watch.event("BOOKMARK", json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": "20"}}));
+    watch.event(
+        "BOOKMARK",
+        json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": "20"}}),
+    );
     h.settle();
     let s = h.status.borrow().clone();
     assert_eq!(s.last_resource_version.as_deref(), Some("20"));
@@ -148,14 +155,25 @@ fn the_watch_timeout_is_between_5_and_10_minutes() {
 #[test]
 fn relists_at_the_last_rv_after_410_then_fully_after_a_second_410() {
     let server = FakeApiServer::new();
-    server.expect_get(PATH).query("resourceVersion", "0").reply(list("10", vec![cm("a", "5")], None));
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .reply(list("10", vec![cm("a", "5")], None));
     let (reply, watch) = Reply::stream();
-    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "10").reply(reply);
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .reply(reply);
     server
         .expect_get(PATH)
         .query("resourceVersion", "15")
         .query("limit", "500")
-        .reply(Reply::status(410, "Expired", "too old resource version: 15 (30)"));
+        .reply(Reply::status(
+            410,
+            "Expired",
+            "too old resource version: 15 (30)",
+        ));
     server
         .expect_get(PATH)
         .no_query("resourceVersion")
@@ -167,7 +185,11 @@ fn relists_at_the_last_rv_after_410_then_fully_after_a_second_410() {
         .no_query("resourceVersion")
         .reply(list("30", vec![cm("c", "26")], None));
     let (reply2, _watch2) = Reply::stream();
-    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "30").reply(reply2);
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "30")
+        .reply(reply2);
 
     let mut h = Harness::start(server);
     watch.event("MODIFIED", cm("a", "15"));
@@ -175,7 +197,11 @@ fn relists_at_the_last_rv_after_410_then_fully_after_a_second_410() {
                                  "message": "too old resource version: 15 (30)", "reason": "Expired", "code": 410}));
     h.settle();
     // No backoff between those lists: a 410 is not a failure to wait on.
-    assert_eq!(h.names(), ["ns/b", "ns/c"], "the missed delete of ns/a is applied");
+    assert_eq!(
+        h.names(),
+        ["ns/b", "ns/c"],
+        "the missed delete of ns/a is applied"
+    );
     assert_eq!(h.state(), ReflectorState::Watching);
     assert_eq!(h.status.borrow().lists, 2);
     h.server.verify();
@@ -194,9 +220,16 @@ fn a_too_large_resource_version_falls_back_to_a_full_list() {
                "message": "Too large resource version: 10, current: 3",
                "details": {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]}}),
     ));
-    server.expect_get(PATH).no_query("resourceVersion").reply(list("3", vec![cm("x", "3")], None));
+    server
+        .expect_get(PATH)
+        .no_query("resourceVersion")
+        .reply(list("3", vec![cm("x", "3")], None));
     let (reply2, _w2) = Reply::stream();
-    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "3").reply(reply2);
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "3")
+        .reply(reply2);
     let mut h = Harness::start(server);
     watch.event("ERROR", json!({"kind": "Status", "status": "Failure", "reason": "Expired", "code": 410, "message": "gone"}));
     h.settle();
@@ -209,14 +242,20 @@ fn a_too_large_resource_version_falls_back_to_a_full_list() {
 #[test]
 fn too_many_requests_backs_off_without_relisting() {
     let server = FakeApiServer::new();
-    server.expect_get(PATH).reply(list("10", vec![cm("a", "5")], None));
+    server
+        .expect_get(PATH)
+        .reply(list("10", vec![cm("a", "5")], None));
     server.expect_get(PATH).query("watch", "true").reply(Reply::Body {
         status: 429,
         headers: vec![("retry-after", "3".into())],
         body: br#"{"kind":"Status","status":"Failure","reason":"TooManyRequests","code":429,"message":"slow down"}"#.to_vec(),
     });
     let (reply, _watch) = Reply::stream();
-    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "10").reply(reply);
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .reply(reply);
     let mut h = Harness::start(server);
     assert!(matches!(h.state(), ReflectorState::BackingOff { .. }));
     assert_eq!(h.server.log().len(), 2);
@@ -234,18 +273,30 @@ fn too_many_requests_backs_off_without_relisting() {
 #[test]
 fn connection_refused_backs_off_and_resumes_from_the_last_rv() {
     let server = FakeApiServer::new();
-    server.expect_get(PATH).reply(list("10", vec![cm("a", "5")], None));
+    server
+        .expect_get(PATH)
+        .reply(list("10", vec![cm("a", "5")], None));
     let (reply, watch) = Reply::stream();
-    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "10").reply(reply);
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .reply(reply);
     for _ in 0..3 {
         server
             .expect_get(PATH)
             .query("watch", "true")
             .query("resourceVersion", "11")
-            .reply(Reply::Fail(TransportError::Connect("connection refused".into())));
+            .reply(Reply::Fail(TransportError::Connect(
+                "connection refused".into(),
+            )));
     }
     let (reply2, watch2) = Reply::stream();
-    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "11").reply(reply2);
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "11")
+        .reply(reply2);
 
     let mut h = Harness::start(server);
     watch.event("ADDED", cm("b", "11"));
@@ -255,13 +306,22 @@ fn connection_refused_backs_off_and_resumes_from_the_last_rv() {
     h.settle();
     let mut waits = Vec::new();
     while h.server.remaining() > 0 {
-        waits.push(h.clock.advance_to_next_timer().expect("a backoff timer").as_millis());
+        waits.push(
+            h.clock
+                .advance_to_next_timer()
+                .expect("a backoff timer")
+                .as_millis(),
+        );
         h.settle();
     }
     assert_eq!(waits, [800, 1600, 3200, 6400]);
     assert!(h.status.borrow().unreachable || h.state() == ReflectorState::Watching);
     assert_eq!(h.state(), ReflectorState::Watching);
-    assert_eq!(h.status.borrow().lists, 1, "no relist while the RV is valid");
+    assert_eq!(
+        h.status.borrow().lists,
+        1,
+        "no relist while the RV is valid"
+    );
     assert!(h.clock.now() - started >= Duration::from_millis(12000));
     watch2.event("DELETED", cm("a", "12"));
     h.settle();
@@ -320,12 +380,24 @@ fn a_silent_watch_is_abandoned_after_its_timeout() {
 #[test]
 fn retries_a_failed_list_after_backing_off() {
     let server = FakeApiServer::new();
-    server.expect_get(PATH).reply(Reply::status(500, "InternalError", "etcd is sad"));
-    server.expect_get(PATH).query("resourceVersion", "0").reply(list("10", vec![cm("a", "1")], None));
+    server
+        .expect_get(PATH)
+        .reply(Reply::status(500, "InternalError", "etcd is sad"));
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .reply(list("10", vec![cm("a", "1")], None));
     let (reply, _w) = Reply::stream();
     server.expect_get(PATH).query("watch", "true").reply(reply);
     let mut h = Harness::start(server);
-    assert!(h.status.borrow().last_error.as_deref().unwrap_or("").contains("etcd is sad"));
+    assert!(
+        h.status
+            .borrow()
+            .last_error
+            .as_deref()
+            .unwrap_or("")
+            .contains("etcd is sad")
+    );
     assert!(!h.status.borrow().synced);
     h.advance(Duration::from_millis(800));
     assert_eq!(h.names(), ["ns/a"]);
@@ -338,17 +410,36 @@ fn retries_a_failed_list_after_backing_off() {
 #[test]
 fn invalid_json_in_the_stream_restarts_the_watch_and_keeps_the_store() {
     let server = FakeApiServer::new();
-    server.expect_get(PATH).reply(list("10", vec![cm("a", "1")], None));
+    server
+        .expect_get(PATH)
+        .reply(list("10", vec![cm("a", "1")], None));
     let (reply, w1) = Reply::stream();
-    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "10").reply(reply);
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .reply(reply);
     let (reply2, _w2) = Reply::stream();
-    server.expect_get(PATH).query("watch", "true").query("resourceVersion", "11").reply(reply2);
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "11")
+        .reply(reply2);
     let mut h = Harness::start(server);
     w1.event("ADDED", cm("b", "11"));
-    w1.chunk("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"c\",\"resourceVersion\":[}}\n");
+    w1.chunk(
+        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"c\",\"resourceVersion\":[}}\n",
+    );
     h.settle();
     assert_eq!(h.names(), ["ns/a", "ns/b"]);
-    assert!(h.status.borrow().last_error.as_deref().unwrap_or("").contains("invalid watch event"));
+    assert!(
+        h.status
+            .borrow()
+            .last_error
+            .as_deref()
+            .unwrap_or("")
+            .contains("invalid watch event")
+    );
     h.advance(Duration::from_millis(800));
     assert_eq!(h.state(), ReflectorState::Watching);
     h.server.verify();

@@ -1,1 +1,293 @@
-//! x
+//! kubeglass-web: the browser side of kubeglass-client's traits.
+//!
+//! [`FetchTransport`] sends requests with `fetch` and streams watch bodies
+//! through a `ReadableStream` reader; dropping a stream aborts its fetch.
+//! [`WebClock`] tells time with `Date.now()` and sleeps with `setTimeout`.
+//! This is the only crate that touches web-sys.
+#![warn(missing_docs)]
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::channel::oneshot;
+use futures::future::{Either, LocalBoxFuture};
+use futures::{FutureExt, StreamExt};
+use js_sys::{Reflect, Uint8Array};
+use kubeglass_client::clock::{Clock, PassiveClock, Timestamp};
+use kubeglass_client::transport::{ByteStream, Request, Transport, TransportError};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit};
+
+/// Runs a future on the browser's event loop.
+pub fn spawn(fut: impl std::future::Future<Output = ()> + 'static) {
+    wasm_bindgen_futures::spawn_local(fut);
+}
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+fn js_message(v: &JsValue) -> String {
+    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
+    v.as_string().unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// `Date.now()` and `setTimeout`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WebClock;
+
+impl PassiveClock for WebClock {
+    fn now(&self) -> Timestamp {
+        Duration::from_secs_f64(js_sys::Date::now().max(0.0) / 1000.0)
+    }
+}
+
+/// Cancels a pending `setTimeout` when dropped.
+struct TimeoutGuard {
+    id: Option<i32>,
+    _closure: Closure<dyn FnMut()>,
+}
+
+impl Drop for TimeoutGuard {
+    fn drop(&mut self) {
+        if let (Some(id), Some(w)) = (self.id, window()) {
+            w.clear_timeout_with_handle(id);
+        }
+    }
+}
+
+impl Clock for WebClock {
+    fn sleep(&self, duration: Duration) -> LocalBoxFuture<'static, ()> {
+        let (tx, rx) = oneshot::channel::<()>();
+        let mut tx = Some(tx);
+        let closure = Closure::<dyn FnMut()>::new(move || {
+            if let Some(tx) = tx.take() {
+                let _ = tx.send(());
+            }
+        });
+        let ms = duration.as_millis().min(i32::MAX as u128) as i32;
+        let id = window().and_then(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                closure.as_ref().unchecked_ref(),
+                ms,
+            )
+            .ok()
+        });
+        let guard = TimeoutGuard {
+            id,
+            _closure: closure,
+        };
+        async move {
+            let _guard = guard;
+            // If the timer could not be set, the channel never fires: a
+            // broken environment waits forever instead of spinning.
+            let _ = rx.await;
+        }
+        .boxed_local()
+    }
+}
+
+/// Counts the requests a transport has open, by kind, for the X-ray page.
+#[derive(Debug, Default)]
+pub struct ConnectionCounts {
+    /// Requests waiting for a whole response.
+    pub requests: Cell<u32>,
+    /// Streams (watches) currently open.
+    pub streams: Cell<u32>,
+    /// Requests sent since the start.
+    pub total: Cell<u64>,
+}
+
+/// Aborts its fetch when dropped and keeps the open-stream count.
+struct StreamGuard {
+    controller: AbortController,
+    counts: Rc<ConnectionCounts>,
+    done: bool,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        if !self.done {
+            self.controller.abort();
+        }
+        self.counts
+            .streams
+            .set(self.counts.streams.get().saturating_sub(1));
+    }
+}
+
+/// Sends requests with `fetch` to `base` (empty = the page's own origin).
+#[derive(Debug, Clone)]
+pub struct FetchTransport {
+    base: String,
+    timeout: Duration,
+    clock: WebClock,
+    counts: Rc<ConnectionCounts>,
+}
+
+impl FetchTransport {
+    /// A transport for `base` (e.g. `""` for same origin, or `http://127.0.0.1:8001`),
+    /// giving up on whole-body requests after `timeout`.
+    pub fn new(base: impl Into<String>, timeout: Duration) -> Self {
+        Self {
+            base: base.into().trim_end_matches('/').to_string(),
+            timeout,
+            clock: WebClock,
+            counts: Rc::default(),
+        }
+    }
+
+    /// Open requests and streams.
+    pub fn counts(&self) -> Rc<ConnectionCounts> {
+        self.counts.clone()
+    }
+
+    fn start(
+        &self,
+        request: &Request,
+    ) -> Result<(AbortController, js_sys::Promise), TransportError> {
+        let w = window().ok_or_else(|| TransportError::Connect("no window".into()))?;
+        let controller =
+            AbortController::new().map_err(|e| TransportError::Connect(js_message(&e)))?;
+        let headers = Headers::new().map_err(|e| TransportError::Connect(js_message(&e)))?;
+        for (k, v) in request.headers() {
+            if let Ok(v) = v.to_str() {
+                headers
+                    .append(k.as_str(), v)
+                    .map_err(|e| TransportError::Connect(js_message(&e)))?;
+            }
+        }
+        let init = RequestInit::new();
+        init.set_method(request.method().as_str());
+        init.set_headers(&headers);
+        init.set_signal(Some(&controller.signal()));
+        if !request.body().is_empty() {
+            let body = Uint8Array::from(request.body().as_slice());
+            init.set_body(&body);
+        }
+        let url = format!("{}{}", self.base, request.uri());
+        self.counts.total.set(self.counts.total.get() + 1);
+        Ok((controller, w.fetch_with_str_and_init(&url, &init)))
+    }
+}
+
+fn response_parts(resp: &web_sys::Response) -> http::response::Builder {
+    let mut b = http::Response::builder().status(resp.status());
+    for name in ["content-type", "retry-after", "audit-id"] {
+        if let Ok(Some(v)) = resp.headers().get(name) {
+            b = b.header(name, v);
+        }
+    }
+    b
+}
+
+fn build<B>(b: http::response::Builder, body: B) -> Result<http::Response<B>, TransportError> {
+    b.body(body)
+        .map_err(|e| TransportError::Read(e.to_string()))
+}
+
+impl Transport for FetchTransport {
+    fn send(
+        &self,
+        request: Request,
+    ) -> LocalBoxFuture<'_, Result<http::Response<Vec<u8>>, TransportError>> {
+        async move {
+            let (controller, promise) = self.start(&request)?;
+            self.counts.requests.set(self.counts.requests.get() + 1);
+            let work = async {
+                let resp = JsFuture::from(promise)
+                    .await
+                    .map_err(|e| TransportError::Connect(js_message(&e)))?;
+                let resp: web_sys::Response = resp
+                    .dyn_into()
+                    .map_err(|_| TransportError::Read("fetch returned no Response".into()))?;
+                let parts = response_parts(&resp);
+                let buf = resp
+                    .array_buffer()
+                    .map_err(|e| TransportError::Read(js_message(&e)))?;
+                let buf = JsFuture::from(buf)
+                    .await
+                    .map_err(|e| TransportError::Read(js_message(&e)))?;
+                build(parts, Uint8Array::new(&buf).to_vec())
+            };
+            let timer = self.clock.sleep(self.timeout);
+            let result = match futures::future::select(Box::pin(work), timer).await {
+                Either::Left((r, _)) => r,
+                Either::Right(((), _)) => {
+                    controller.abort();
+                    Err(TransportError::Timeout(self.timeout))
+                }
+            };
+            self.counts
+                .requests
+                .set(self.counts.requests.get().saturating_sub(1));
+            result
+        }
+        .boxed_local()
+    }
+
+    fn stream(
+        &self,
+        request: Request,
+    ) -> LocalBoxFuture<'_, Result<http::Response<ByteStream>, TransportError>> {
+        async move {
+            let (controller, promise) = self.start(&request)?;
+            self.counts.streams.set(self.counts.streams.get() + 1);
+            let mut guard = StreamGuard {
+                controller,
+                counts: self.counts.clone(),
+                done: false,
+            };
+            let resp = JsFuture::from(promise)
+                .await
+                .map_err(|e| TransportError::Connect(js_message(&e)))?;
+            let resp: web_sys::Response = resp
+                .dyn_into()
+                .map_err(|_| TransportError::Read("fetch returned no Response".into()))?;
+            let parts = response_parts(&resp);
+            let Some(body) = resp.body() else {
+                guard.done = true;
+                let empty: ByteStream = futures::stream::empty().boxed_local();
+                return build(parts, empty);
+            };
+            let reader: ReadableStreamDefaultReader = body
+                .get_reader()
+                .dyn_into()
+                .map_err(|_| TransportError::Read("no stream reader".into()))?;
+            let state = (reader, guard);
+            let chunks = futures::stream::unfold(Some(state), |state| async move {
+                let (reader, mut guard) = state?;
+                let result = match JsFuture::from(reader.read()).await {
+                    Err(e) => Err(TransportError::Read(js_message(&e))),
+                    Ok(v) => {
+                        let done = Reflect::get(&v, &JsValue::from_str("done"))
+                            .ok()
+                            .and_then(|d| d.as_bool())
+                            .unwrap_or(true);
+                        if done {
+                            guard.done = true;
+                            return None;
+                        }
+                        match Reflect::get(&v, &JsValue::from_str("value")) {
+                            Ok(value) => Ok(Uint8Array::new(&value).to_vec()),
+                            Err(e) => Err(TransportError::Read(js_message(&e))),
+                        }
+                    }
+                };
+                let next = if result.is_ok() {
+                    Some((reader, guard))
+                } else {
+                    None
+                };
+                Some((result, next))
+            });
+            build(parts, chunks.boxed_local() as ByteStream)
+        }
+        .boxed_local()
+    }
+}

@@ -56,6 +56,19 @@ pub enum ReflectorState {
     Stopped,
 }
 
+impl ReflectorState {
+    /// A short lower-case name for display ("listing", "watching", …).
+    pub fn label(&self) -> &'static str {
+        match self {
+            ReflectorState::Idle => "idle",
+            ReflectorState::Listing => "listing",
+            ReflectorState::Watching => "watching",
+            ReflectorState::BackingOff { .. } => "backing off",
+            ReflectorState::Stopped => "stopped",
+        }
+    }
+}
+
 /// Counters and the latest state of one reflector.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReflectorStatus {

@@ -238,7 +238,10 @@ mod tests {
         s.update(cm("ns", "a", "2"));
         s.delete(cm("ns", "a", "2"));
         assert!(s.is_empty());
-        assert_eq!(*log.borrow(), ["add ns/a", "update ns/a 1->2", "delete ns/a"]);
+        assert_eq!(
+            *log.borrow(),
+            ["add ns/a", "update ns/a 1->2", "delete ns/a"]
+        );
     }
 
     #[test]
@@ -248,11 +251,21 @@ mod tests {
         s.add(cm("ns", "change", "1"));
         s.add(cm("ns", "gone", "1"));
         let log = recording(&mut s);
-        s.replace(vec![cm("ns", "keep", "1"), cm("ns", "change", "5"), cm("ns", "new", "6")], "7");
+        s.replace(
+            vec![
+                cm("ns", "keep", "1"),
+                cm("ns", "change", "5"),
+                cm("ns", "new", "6"),
+            ],
+            "7",
+        );
         let mut got = log.borrow().clone();
         assert_eq!(got.pop().as_deref(), Some("replaced"));
         got.sort();
-        assert_eq!(got, ["add ns/new", "delete ns/gone", "update ns/change 1->5"]);
+        assert_eq!(
+            got,
+            ["add ns/new", "delete ns/gone", "update ns/change 1->5"]
+        );
         assert_eq!(s.len(), 3);
         assert_eq!(s.list_resource_version(), Some("7"));
         assert!(s.get("ns/gone").is_none());
@@ -265,6 +278,11 @@ mod tests {
         let held = s.get("ns/a").expect("present");
         s.update(cm("ns", "a", "2"));
         assert_eq!(held.metadata.resource_version.as_deref(), Some("1"));
-        assert_eq!(s.get("ns/a").and_then(|o| o.metadata.resource_version.clone()).as_deref(), Some("2"));
+        assert_eq!(
+            s.get("ns/a")
+                .and_then(|o| o.metadata.resource_version.clone())
+                .as_deref(),
+            Some("2")
+        );
     }
 }

@@ -21,9 +21,9 @@ pub enum Error {
     /// The request never got an answer (retryable).
     #[error(transparent)]
     Transport(#[from] TransportError),
-    /// The API server answered with an error status.
+    /// The API server answered with an error status (boxed: a `Status` is large).
     #[error(transparent)]
-    Api(#[from] ApiError),
+    Api(Box<ApiError>),
     /// The answer could not be decoded into the expected type.
     #[error("cannot decode the server's response: {0}")]
     Decode(String),
@@ -47,6 +47,12 @@ impl Error {
     /// True when the server could not be reached at all.
     pub fn is_connect(&self) -> bool {
         matches!(self, Error::Transport(TransportError::Connect(_)))
+    }
+}
+
+impl From<ApiError> for Error {
+    fn from(e: ApiError) -> Self {
+        Error::Api(Box::new(e))
     }
 }
 
@@ -84,7 +90,8 @@ impl RestClient {
         if (200..300).contains(&code) {
             Ok(response.into_body())
         } else {
-            let retry_after = status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
+            let retry_after =
+                status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
             Err(ApiError::from_response(code, response.body(), retry_after).into())
         }
     }
@@ -113,7 +120,8 @@ impl RestClient {
     ) -> Result<WatchStream<K>, Error> {
         let response = self.transport.stream(request).await?;
         let code = response.status().as_u16();
-        let retry_after = status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
+        let retry_after =
+            status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
         let body = response.into_body();
         if !(200..300).contains(&code) {
             let mut bytes = Vec::new();
@@ -148,7 +156,8 @@ pub fn decode_stream<K: DeserializeOwned + 'static>(
     futures::stream::unfold(state, |mut st| async move {
         loop {
             if let Some(next) = st.ready.pop_front() {
-                let item = next.and_then(|line| watch::decode_event::<K>(&line).map_err(Error::from));
+                let item =
+                    next.and_then(|line| watch::decode_event::<K>(&line).map_err(Error::from));
                 return Some((item, st));
             }
             let body = st.body.as_mut()?;

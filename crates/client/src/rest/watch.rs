@@ -147,10 +147,19 @@ mod tests {
         events
             .iter()
             .map(|e| match e {
-                Ok(WatchEvent::Added(o)) => format!("added {:?} {}", o.metadata.resource_version, o.data),
-                Ok(WatchEvent::Modified(o)) => format!("modified {:?} {}", o.metadata.resource_version, o.data),
-                Ok(WatchEvent::Deleted(o)) => format!("deleted {:?} {}", o.metadata.resource_version, o.data),
-                Ok(WatchEvent::Bookmark(b)) => format!("bookmark {} {:?}", b.metadata.resource_version, b.metadata.annotations),
+                Ok(WatchEvent::Added(o)) => {
+                    format!("added {:?} {}", o.metadata.resource_version, o.data)
+                }
+                Ok(WatchEvent::Modified(o)) => {
+                    format!("modified {:?} {}", o.metadata.resource_version, o.data)
+                }
+                Ok(WatchEvent::Deleted(o)) => {
+                    format!("deleted {:?} {}", o.metadata.resource_version, o.data)
+                }
+                Ok(WatchEvent::Bookmark(b)) => format!(
+                    "bookmark {} {:?}",
+                    b.metadata.resource_version, b.metadata.annotations
+                ),
                 Ok(WatchEvent::Error(s)) => format!("error {} {}", s.code, s.reason),
                 Err(e) => format!("decode error {e}"),
             })
@@ -175,7 +184,11 @@ mod tests {
         let whole = summary(&decode_all::<DynamicObject>([&data]));
         for cut in 0..=data.len() {
             let parts = [&data[..cut], &data[cut..]];
-            assert_eq!(summary(&decode_all::<DynamicObject>(parts)), whole, "cut at {cut}");
+            assert_eq!(
+                summary(&decode_all::<DynamicObject>(parts)),
+                whole,
+                "cut at {cut}"
+            );
         }
     }
 
@@ -214,7 +227,10 @@ mod tests {
             ..LineBuffer::default()
         };
         assert!(buf.push(b"0123456789").is_ok());
-        assert_eq!(buf.push(b"0123456789"), Err(DecodeError::TooLarge { limit: 16 }));
+        assert_eq!(
+            buf.push(b"0123456789"),
+            Err(DecodeError::TooLarge { limit: 16 })
+        );
         assert_eq!(buf.pending(), 0);
     }
 

@@ -230,12 +230,16 @@ impl ExpectBuilder<'_> {
 
     /// Answers the request with `reply`.
     pub fn reply(self, reply: Reply) {
-        self.server.inner.borrow_mut().expected.push_back(Expectation {
-            method: self.method,
-            path: self.path,
-            query: self.query,
-            reply,
-        });
+        self.server
+            .inner
+            .borrow_mut()
+            .expected
+            .push_back(Expectation {
+                method: self.method,
+                path: self.path,
+                query: self.query,
+                reply,
+            });
     }
 }
 
@@ -285,7 +289,10 @@ impl FakeApiServer {
             .iter()
             .map(|e| format!("{} {}", e.method, e.path))
             .collect();
-        assert!(missing.is_empty(), "expected requests never came: {missing:#?}");
+        assert!(
+            missing.is_empty(),
+            "expected requests never came: {missing:#?}"
+        );
     }
 
     fn take(&self, request: &Request) -> Result<Reply, TransportError> {
@@ -312,8 +319,12 @@ impl FakeApiServer {
         let mut inner = self.inner.borrow_mut();
         inner.log.push(line.clone());
         let Some(exp) = inner.expected.pop_front() else {
-            inner.failures.push(format!("{line}: nothing more was expected"));
-            return Err(TransportError::Connect("fake server: no scripted reply".into()));
+            inner
+                .failures
+                .push(format!("{line}: nothing more was expected"));
+            return Err(TransportError::Connect(
+                "fake server: no scripted reply".into(),
+            ));
         };
         let mut problems = Vec::new();
         if exp.method != request.method() || exp.path != path {
@@ -329,7 +340,9 @@ impl FakeApiServer {
             }
         }
         if !problems.is_empty() {
-            inner.failures.push(format!("{line}: {}", problems.join("; ")));
+            inner
+                .failures
+                .push(format!("{line}: {}", problems.join("; ")));
         }
         Ok(exp.reply)
     }
@@ -361,7 +374,8 @@ fn decode(s: &str) -> String {
 
 fn into_response<B>(status: u16, headers: &[(&'static str, String)], body: B) -> http::Response<B> {
     let mut r = http::Response::new(body);
-    *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+    *r.status_mut() =
+        http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
     for (k, v) in headers {
         if let Ok(v) = http::HeaderValue::from_str(v) {
             r.headers_mut().insert(*k, v);
@@ -378,7 +392,11 @@ impl Transport for FakeApiServer {
         let reply = self.take(&request);
         async move {
             match reply? {
-                Reply::Body { status, headers, body } => Ok(into_response(status, &headers, body)),
+                Reply::Body {
+                    status,
+                    headers,
+                    body,
+                } => Ok(into_response(status, &headers, body)),
                 Reply::Fail(e) => Err(e),
                 Reply::Stream { status, mut chunks } => {
                     let mut body = Vec::new();
@@ -399,14 +417,20 @@ impl Transport for FakeApiServer {
         let reply = self.take(&request);
         async move {
             match reply? {
-                Reply::Body { status, headers, body } => {
+                Reply::Body {
+                    status,
+                    headers,
+                    body,
+                } => {
                     let s: ByteStream = futures::stream::iter([Ok(body)]).boxed_local();
                     Ok(into_response(status, &headers, s))
                 }
                 Reply::Fail(e) => Err(e),
-                Reply::Stream { status, chunks } => {
-                    Ok(into_response(status, &[], chunks.boxed_local() as ByteStream))
-                }
+                Reply::Stream { status, chunks } => Ok(into_response(
+                    status,
+                    &[],
+                    chunks.boxed_local() as ByteStream,
+                )),
             }
         }
         .boxed_local()

@@ -1,0 +1,26 @@
+# Kubeglass. The README explains each command.
+.PHONY: demo serve test bench bootstrap app cluster-up cluster-down cluster-reset
+
+demo:          ## build everything, start cluster + demo workload + proxy, print the URL
+	@bash hack/demo.sh
+
+serve:         ## build the app and serve it through kubectl proxy for your current context
+	@bash hack/serve.sh
+
+test:          ## every test: lints, unit, in-browser and end-to-end
+	@bash hack/test.sh
+
+bootstrap:     ## install the toolchain (idempotent)
+	@bash hack/bootstrap.sh
+
+app:           ## build the app into dist/
+	@bash hack/build-app.sh
+
+cluster-up:    ## start the local cluster in the background
+	@bash hack/cluster.sh up
+
+cluster-down:  ## stop the local cluster
+	@bash hack/cluster.sh down
+
+cluster-reset: ## stop the local cluster and delete its data
+	@bash hack/cluster.sh reset

@@ -1,0 +1,227 @@
+//! In-browser tests: the fetch transport, the watch decoder and the reflector
+//! running in headless Chromium against the real apiserver through a real
+//! `kubectl proxy` (started by `make test`).
+//!
+//! wasm-bindgen-test serves this page from its own port, so the proxy is a
+//! different origin; the test browser runs with `--disable-web-security`
+//! (crates/web/webdriver.json) for that reason only. The app itself is served
+//! by the proxy and needs no such flag.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kubeglass_client::cache::{Reflector, ReflectorConfig, Store};
+use kubeglass_client::clock::{Clock, PassiveClock};
+use kubeglass_client::kube_core::params::{DeleteParams, PostParams, WatchParams};
+use kubeglass_client::kube_core::watch::WatchEvent;
+use kubeglass_client::kube_core::{ObjectList, Request};
+use kubeglass_client::rest::RestClient;
+use kubeglass_client::transport::{Transport, TransportError};
+use kubeglass_web::{FetchTransport, WebClock};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const PROXY: &str = match option_env!("KUBEGLASS_TEST_PROXY") {
+    Some(p) => p,
+    None => "http://127.0.0.1:8001",
+};
+
+fn transport() -> Rc<FetchTransport> {
+    Rc::new(FetchTransport::new(PROXY, Duration::from_secs(20)))
+}
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}-{}", js_sys::Date::now() as u64)
+}
+
+/// Polls `cond` every 50 ms for up to `secs` seconds.
+async fn eventually(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
+    let clock = WebClock;
+    let end = clock.now() + Duration::from_secs(secs);
+    while clock.now() < end {
+        if cond() {
+            return true;
+        }
+        clock.sleep(Duration::from_millis(50)).await;
+    }
+    cond()
+}
+
+#[wasm_bindgen_test]
+async fn reads_the_server_version_through_fetch() {
+    let client = RestClient::new(transport());
+    let info = client.version().await.expect("GET /version");
+    assert!(
+        info.git_version.starts_with("v1."),
+        "gitVersion {}",
+        info.git_version
+    );
+    assert_ne!(info.git_version, "v0.0.0-master+$Format:%H$");
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_connection_is_a_transport_error() {
+    // Port 9 (discard) is closed on the test machine.
+    let t = FetchTransport::new("http://127.0.0.1:9", Duration::from_secs(10));
+    let req = http::Request::get("/version")
+        .body(Vec::new())
+        .expect("request");
+    match t.send(req).await {
+        Err(TransportError::Connect(_)) => {}
+        other => panic!(
+            "expected a connect error, got {:?}",
+            other.map(|r| r.status())
+        ),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_missing_object_is_a_typed_not_found() {
+    let client = RestClient::new(transport());
+    let req = Request::new("/api/v1/namespaces/default/configmaps")
+        .get("does-not-exist-kubeglass", &Default::default())
+        .expect("request");
+    let err = client.send_json::<ConfigMap>(req).await.expect_err("404");
+    let api = err.api().expect("an API error");
+    assert!(api.is_not_found(), "{err}");
+    assert!(api.message().contains("does-not-exist-kubeglass"));
+}
+
+#[wasm_bindgen_test]
+async fn a_watch_stream_sees_create_update_and_delete() {
+    let t = transport();
+    let client = RestClient::new(t.clone());
+    let col = Request::new("/api/v1/namespaces/default/configmaps");
+    let list: ObjectList<ConfigMap> = client
+        .send_json(col.list(&Default::default()).expect("list"))
+        .await
+        .expect("list configmaps");
+    let rv = list.metadata.resource_version.expect("list rv");
+    let name = unique("wbt-watch");
+    let wp = WatchParams::default().timeout(60);
+    let mut events = client
+        .watch::<ConfigMap>(col.watch(&wp, &rv).expect("watch"))
+        .await
+        .expect("open watch");
+    assert_eq!(t.counts().streams.get(), 1);
+
+    let body = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name}, "data": {"html": "<b>not markup</b>", "uni": "你好"}});
+    let pp = PostParams::default();
+    let _: ConfigMap = client
+        .send_json(
+            col.create(&pp, body.to_string().into_bytes())
+                .expect("create"),
+        )
+        .await
+        .expect("create configmap");
+    let patch = serde_json::json!({"data": {"step": "2"}});
+    let pp2 = kubeglass_client::kube_core::params::PatchParams::default();
+    let _: ConfigMap = client
+        .send_json(
+            col.patch(
+                &name,
+                &pp2,
+                &kubeglass_client::kube_core::params::Patch::Merge(&patch),
+            )
+            .expect("patch"),
+        )
+        .await
+        .expect("patch configmap");
+    let _: serde_json::Value = client
+        .send_json(col.delete(&name, &DeleteParams::default()).expect("delete"))
+        .await
+        .expect("delete configmap");
+
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        match events.next().await {
+            Some(Ok(WatchEvent::Added(c))) if c.metadata.name.as_deref() == Some(&name) => {
+                assert_eq!(
+                    c.data
+                        .as_ref()
+                        .and_then(|d| d.get("uni"))
+                        .map(String::as_str),
+                    Some("你好")
+                );
+                seen.push("added")
+            }
+            Some(Ok(WatchEvent::Modified(c))) if c.metadata.name.as_deref() == Some(&name) => {
+                seen.push("modified")
+            }
+            Some(Ok(WatchEvent::Deleted(c))) if c.metadata.name.as_deref() == Some(&name) => {
+                seen.push("deleted")
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => panic!("watch error: {e}"),
+            None => panic!("watch ended early after {seen:?}"),
+        }
+    }
+    assert_eq!(seen, ["added", "modified", "deleted"]);
+    drop(events);
+    assert_eq!(
+        t.counts().streams.get(),
+        0,
+        "dropping the watch aborted its fetch"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_reflector_syncs_namespaces_and_follows_a_new_one() {
+    let t = transport();
+    let client = RestClient::new(t.clone());
+    let store = Rc::new(RefCell::new(Store::<Namespace>::new()));
+    let reflector = Reflector::new(
+        client.clone(),
+        Rc::new(WebClock),
+        ReflectorConfig::new("/api/v1/namespaces"),
+        store.clone(),
+    );
+    let status = reflector.status();
+    let (run, handle) = futures::future::abortable(reflector.run());
+    kubeglass_web::spawn(async move {
+        let _ = run.await;
+    });
+    assert!(
+        eventually(20, || status.borrow().synced).await,
+        "never synced: {:?}",
+        status.borrow()
+    );
+    assert!(store.borrow().get("kube-system").is_some());
+    assert!(
+        store.borrow().get("demo-shop").is_some(),
+        "the demo workload's namespace"
+    );
+
+    let name = unique("wbt-ns");
+    let col = Request::new("/api/v1/namespaces");
+    let body =
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+    let _: Namespace = client
+        .send_json(
+            col.create(&PostParams::default(), body.to_string().into_bytes())
+                .expect("create"),
+        )
+        .await
+        .expect("create namespace");
+    let s = store.clone();
+    let n = name.clone();
+    assert!(
+        eventually(20, move || s.borrow().get(&n).is_some()).await,
+        "the new namespace arrived by watch"
+    );
+    assert_eq!(status.borrow().lists, 1, "one list, then the watch");
+    let _: serde_json::Value = client
+        .send_json(col.delete(&name, &DeleteParams::default()).expect("delete"))
+        .await
+        .expect("delete namespace");
+    handle.abort();
+    assert!(
+        eventually(5, || t.counts().streams.get() == 0).await,
+        "stopping the reflector closed its watch"
+    );
+}

@@ -1,0 +1,93 @@
+// Helpers for the end-to-end tests: a real `kubectl proxy` serving the built
+// app, real Chromium (Debian's, never a downloaded one), real kubectl.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the e2e tests through \`make test\``);
+  return v;
+};
+
+export const KUBECTL = () => env('KUBECTL');
+export const KUBECONFIG = () => env('KUBECONFIG');
+export const ARTIFACTS = new URL('./artifacts/', import.meta.url).pathname;
+mkdirSync(ARTIFACTS, { recursive: true });
+
+export function kubectl(...args) {
+  return execFileSync(KUBECTL(), ['--kubeconfig', KUBECONFIG(), ...args], { encoding: 'utf8' });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts `kubectl proxy --www=dist --www-prefix=/ui/` on `port`; resolves once it answers. */
+export async function startProxy(port, kubeconfig = KUBECONFIG()) {
+  const child = spawn(KUBECTL(), ['--kubeconfig', kubeconfig, 'proxy', '--address', '127.0.0.1',
+    '--port', String(port), '--www', env('DIST'), '--www-prefix', '/ui/'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/version`);
+      if (r.ok) break;
+    } catch { /* not up yet */ }
+    if (child.exitCode !== null) throw new Error(`kubectl proxy exited: ${output}`);
+    if (Date.now() > deadline) throw new Error(`kubectl proxy did not start: ${output}`);
+    await sleep(100);
+  }
+  return {
+    url: `http://127.0.0.1:${port}/ui/`,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Launches Debian's headless Chromium with a fresh profile. */
+export async function launchBrowser() {
+  const profile = mkdtempSync(join(tmpdir(), 'kubeglass-e2e-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-dev-shm-usage'],
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return {
+    page,
+    errors,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads the live pod count shown by the app (a number, or NaN while loading). */
+export async function shownPodCount(page) {
+  return Number((await page.getByTestId('pod-count').innerText()).trim());
+}
+
+/** Polls `fn` until it returns a truthy value or `ms` pass; returns the last value. */
+export async function until(fn, ms = 15000, every = 50) {
+  const deadline = Date.now() + ms;
+  let v;
+  for (;;) {
+    v = await fn();
+    if (v || Date.now() > deadline) return v;
+    await sleep(every);
+  }
+}

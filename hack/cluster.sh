@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# The local cluster: real etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler and kwok (simulated nodes), all on 127.0.0.1 with RBAC on.
+#
+#   hack/cluster.sh up      build if needed, start everything, wait until ready
+#   hack/cluster.sh down    stop everything this script started
+#   hack/cluster.sh status  show what runs
+#   hack/cluster.sh env     print the variables the other scripts use
+#
+# State (data, certificates, kubeconfigs, logs) lives in $CLUSTER_DIR, outside
+# the repo. Set KUBEGLASS_CLUSTER_DIR and the *_PORT variables to run a second
+# cluster beside the first (the tests do).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+PIDS="$CLUSTER_DIR/pids"
+LOGS="$CLUSTER_DIR/logs"
+PKI="$CLUSTER_DIR/pki"
+
+random_token() { openssl rand -hex 16; }
+
+write_kubeconfig() { # write_kubeconfig FILE USER TOKEN
+  local file=$1 user=$2 token=$3
+  cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: kubeglass-local
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority: $PKI/ca.crt
+users:
+- name: $user
+  user:
+    token: $token
+contexts:
+- name: $user@kubeglass-local
+  context:
+    cluster: kubeglass-local
+    user: $user
+    namespace: default
+current-context: $user@kubeglass-local
+EOF
+  chmod 600 "$file"
+}
+
+make_pki() {
+  [[ -f "$PKI/sa.key" ]] && return
+  log "creating certificates and tokens in $PKI"
+  mkdir -p "$PKI"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=kubeglass-local-ca" \
+    -keyout "$PKI/ca.key" -out "$PKI/ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
+    -keyout "$PKI/apiserver.key" -out "$PKI/apiserver.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc\n' >"$PKI/san.ext"
+  openssl x509 -req -in "$PKI/apiserver.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$PKI/san.ext" -out "$PKI/apiserver.crt" 2>/dev/null
+  openssl genrsa -out "$PKI/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
+  # Static bearer tokens: token,user,uid,"groups".
+  {
+    echo "$(random_token),admin,uid-admin,\"system:masters\""
+    echo "$(random_token),system:kube-controller-manager,uid-kcm"
+    echo "$(random_token),system:kube-scheduler,uid-scheduler"
+    echo "$(random_token),kwok-controller,uid-kwok,\"system:masters\""
+    echo "$(random_token),viewer,uid-viewer"
+  } >"$PKI/tokens.csv"
+  chmod 600 "$PKI/tokens.csv" "$PKI"/*.key
+}
+
+token_of() { awk -F, -v u="$1" '$2 == u {print $1}' "$PKI/tokens.csv"; }
+
+start() { # start NAME COMMAND...: run in the background, log to $LOGS/NAME.log
+  local name=$1; shift
+  if [[ -f "$PIDS/$name" ]] && kill -0 "$(cat "$PIDS/$name")" 2>/dev/null; then
+    return
+  fi
+  "$@" >>"$LOGS/$name.log" 2>&1 &
+  echo $! >"$PIDS/$name"
+}
+
+check_running() { # fail early, with the log, if a component died
+  local name=$1
+  if ! kill -0 "$(cat "$PIDS/$name" 2>/dev/null)" 2>/dev/null; then
+    echo "---- last lines of $LOGS/$name.log ----" >&2
+    tail -n 30 "$LOGS/$name.log" >&2 || true
+    die "$name exited"
+  fi
+}
+
+apiserver_ready() {
+  curl -sf --cacert "$PKI/ca.crt" "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null
+}
+
+up() {
+  bash "$HACK_DIR/build-cluster.sh"
+  mkdir -p "$CLUSTER_DIR" "$PIDS" "$LOGS"
+  make_pki
+  local t0=$SECONDS
+
+  start etcd "$CLUSTER_BIN/etcd" \
+    --name kubeglass --data-dir "$CLUSTER_DIR/etcd-data" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "kubeglass=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --quota-backend-bytes 4294967296 --log-level warn
+  wait_for "etcd" 30 curl -sf "http://127.0.0.1:$ETCD_PORT/health"
+  check_running etcd
+
+  start kube-apiserver "$CLUSTER_BIN/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
+    --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
+    --client-ca-file "$PKI/ca.crt" \
+    --token-auth-file "$PKI/tokens.csv" \
+    --authorization-mode Node,RBAC \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$PKI/sa.pub" \
+    --service-account-signing-key-file "$PKI/sa.key" \
+    --service-cluster-ip-range 10.96.0.0/16 \
+    --event-ttl 1h \
+    --endpoint-reconciler-type none \
+    --v 1
+  local deadline=$((SECONDS + 120))
+  until apiserver_ready; do
+    check_running kube-apiserver
+    ((SECONDS < deadline)) || die "kube-apiserver not ready after 120s (see $LOGS/kube-apiserver.log)"
+    sleep 0.5
+  done
+
+  write_kubeconfig "$ADMIN_KUBECONFIG" admin "$(token_of admin)"
+  write_kubeconfig "$CLUSTER_DIR/kcm.kubeconfig" system:kube-controller-manager "$(token_of system:kube-controller-manager)"
+  write_kubeconfig "$CLUSTER_DIR/scheduler.kubeconfig" system:kube-scheduler "$(token_of system:kube-scheduler)"
+  write_kubeconfig "$CLUSTER_DIR/kwok.kubeconfig" kwok-controller "$(token_of kwok-controller)"
+  write_kubeconfig "$RESTRICTED_KUBECONFIG" viewer "$(token_of viewer)"
+  sed -i 's/namespace: default/namespace: demo-shop/' "$RESTRICTED_KUBECONFIG"
+
+  start kube-controller-manager "$CLUSTER_BIN/kube-controller-manager" \
+    --kubeconfig "$CLUSTER_DIR/kcm.kubeconfig" \
+    --authentication-kubeconfig "$CLUSTER_DIR/kcm.kubeconfig" \
+    --authorization-kubeconfig "$CLUSTER_DIR/kcm.kubeconfig" \
+    --bind-address 127.0.0.1 --secure-port 0 \
+    --service-account-private-key-file "$PKI/sa.key" \
+    --root-ca-file "$PKI/ca.crt" \
+    --use-service-account-credentials=true \
+    --leader-elect=false \
+    --v 1
+  start kube-scheduler "$CLUSTER_BIN/kube-scheduler" \
+    --kubeconfig "$CLUSTER_DIR/scheduler.kubeconfig" \
+    --authentication-kubeconfig "$CLUSTER_DIR/scheduler.kubeconfig" \
+    --authorization-kubeconfig "$CLUSTER_DIR/scheduler.kubeconfig" \
+    --bind-address 127.0.0.1 --secure-port 0 \
+    --leader-elect=false \
+    --v 1
+  start kwok "$CLUSTER_BIN/kwok" \
+    --kubeconfig "$CLUSTER_DIR/kwok.kubeconfig" \
+    --config "$CLUSTER_BIN/kwok-stages.yaml" \
+    --manage-all-nodes=false \
+    --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
+    --node-ip 10.0.0.1 --cidr 10.0.0.1/24 \
+    --node-lease-duration-seconds 40 \
+    --server-address "127.0.0.1:$KWOK_PORT"
+  sleep 0.5
+  for c in kube-controller-manager kube-scheduler kwok; do check_running "$c"; done
+
+  # The restricted user: read-only in one namespace, nothing cluster-wide.
+  kc apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: demo-shop
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: viewer-can-view
+  namespace: demo-shop
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: view
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: User
+  name: viewer
+EOF
+  wait_for "the default service account" 60 kc -n default get serviceaccount default
+  log "cluster $KUBE_VERSION up in $((SECONDS - t0))s — kubeconfig: $ADMIN_KUBECONFIG (restricted: $RESTRICTED_KUBECONFIG)"
+}
+
+down() {
+  [[ -d "$PIDS" ]] || return 0
+  local order=(kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
+  for name in "${order[@]}"; do
+    local f="$PIDS/$name"
+    [[ -f "$f" ]] || continue
+    local pid; pid=$(cat "$f")
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+    rm -f "$f"
+  done
+  log "cluster stopped"
+}
+
+status() {
+  for name in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
+    local f="$PIDS/$name"
+    if [[ -f "$f" ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
+      echo "$name: running (pid $(cat "$f"))"
+    else
+      echo "$name: stopped"
+    fi
+  done
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  env)
+    echo "CLUSTER_BIN=$CLUSTER_BIN"
+    echo "CLUSTER_DIR=$CLUSTER_DIR"
+    echo "KUBECONFIG=$ADMIN_KUBECONFIG"
+    echo "RESTRICTED_KUBECONFIG=$RESTRICTED_KUBECONFIG"
+    ;;
+  reset) down; rm -rf "$CLUSTER_DIR"; log "removed $CLUSTER_DIR" ;;
+  *) echo "usage: $0 up|down|status|env|reset" >&2; exit 2 ;;
+esac

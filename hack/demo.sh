@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `make demo`: installs what is missing, builds the app and the control plane,
+# starts the cluster, the demo workload, a slow churn and kubectl proxy, prints
+# the URL and stays in the foreground. Ctrl-C stops everything it started.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+children=()
+cleanup() {
+  trap - INT TERM EXIT
+  echo
+  log "stopping the demo"
+  for pid in "${children[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  bash "$HACK_DIR/cluster.sh" down
+}
+trap cleanup INT TERM EXIT
+
+bash "$HACK_DIR/bootstrap.sh"
+bash "$HACK_DIR/build-app.sh"
+bash "$HACK_DIR/cluster.sh" up
+bash "$HACK_DIR/demo-workload.sh"
+
+bash "$HACK_DIR/churn.sh" &
+children+=($!)
+
+log "starting kubectl proxy on 127.0.0.1:$PROXY_PORT"
+"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy \
+  --address 127.0.0.1 --port "$PROXY_PORT" \
+  --www "$REPO_ROOT/dist" --www-prefix /ui/ 2>&1 | sed -u 's/^/[proxy] /' &
+children+=($!)
+wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$PROXY_PORT/version"
+
+cat <<MSG
+
+  Kubeglass is running:  http://127.0.0.1:$PROXY_PORT/ui/
+
+  kubectl against the demo cluster:
+    export KUBECONFIG=$ADMIN_KUBECONFIG
+  Component logs: $CLUSTER_DIR/logs/     Press Ctrl-C to stop everything.
+
+MSG
+wait

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# `make test`: every test. Lints (fmt, clippy with warnings as errors), native
+# unit tests, in-browser tests (wasm-bindgen-test in headless Chromium against
+# the real apiserver through kubectl proxy) and end-to-end tests (real
+# Chromium driving the real UI against the real local cluster). Starts its own
+# cluster on separate ports and directory, and stops it at the end.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+# A cluster of its own, so a running `make demo` is not disturbed.
+export KUBEGLASS_CLUSTER_DIR="${KUBEGLASS_TEST_CLUSTER_DIR:-$KUBEGLASS_CACHE/test-cluster}"
+export ETCD_PORT=33790 ETCD_PEER_PORT=33800 APISERVER_PORT=26443 KWOK_PORT=20247
+TEST_PROXY_PORT=18001
+source "$HACK_DIR/lib.sh"
+
+children=()
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  for pid in "${children[@]}"; do kill "$pid" 2>/dev/null || true; done
+  bash "$HACK_DIR/cluster.sh" down || true
+  exit $rc
+}
+trap cleanup EXIT INT TERM
+
+step() { log "── $* ──"; }
+started=$SECONDS
+
+step "toolchain"
+bash "$HACK_DIR/bootstrap.sh"
+cd "$REPO_ROOT"
+
+step "rustfmt"
+cargo fmt --all --check
+
+step "clippy (native and wasm32, warnings are errors)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p kubeglass -p kubeglass-web --all-targets --quiet -- -D warnings
+
+step "the client crate depends on no browser or runtime crate"
+if cargo tree -p kubeglass-client -e normal --target wasm32-unknown-unknown --prefix none \
+  | grep -E '^(web-sys|wasm-bindgen|js-sys|gloo[a-z-]*|tokio) v'; then
+  die "kubeglass-client must not depend on the crates listed above"
+fi
+
+step "native unit tests"
+cargo test -p kubeglass-client --quiet
+
+step "build the app"
+bash "$HACK_DIR/build-app.sh"
+
+step "local cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok)"
+bash "$HACK_DIR/cluster.sh" reset >/dev/null
+bash "$HACK_DIR/cluster.sh" up
+bash "$HACK_DIR/demo-workload.sh"
+
+step "kubectl proxy for the in-browser tests on 127.0.0.1:$TEST_PROXY_PORT"
+"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy \
+  --address 127.0.0.1 --port "$TEST_PROXY_PORT" >"$CLUSTER_DIR/logs/test-proxy.log" 2>&1 &
+children+=($!)
+wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$TEST_PROXY_PORT/version"
+
+step "in-browser tests (wasm-bindgen-test, headless Chromium, real apiserver)"
+(
+  cd crates/web
+  CHROMEDRIVER=/usr/bin/chromedriver \
+  KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT" \
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  WASM_BINDGEN_TEST_TIMEOUT=120 \
+    cargo test --target wasm32-unknown-unknown -p kubeglass-web
+)
+
+step "end-to-end tests (real Chromium, real UI, real cluster)"
+(
+  cd e2e
+  KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" \
+  RESTRICTED_KUBECONFIG="$RESTRICTED_KUBECONFIG" DIST="$REPO_ROOT/dist" \
+  KUBE_VERSION="$KUBE_VERSION" E2E_PROXY_PORT=18101 \
+    node --test --test-concurrency=1 --test-reporter=spec tests/
+)
+
+log "all tests passed in $((SECONDS - started))s"

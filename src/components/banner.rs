@@ -1,0 +1,37 @@
+//! The connection banner: says clearly when the proxy cannot be reached and that data may be stale.
+
+use leptos::prelude::*;
+
+use crate::state::{ClusterState, Connection};
+
+/// Shows nothing while connected; a warning strip otherwise.
+#[component]
+pub fn ConnectionBanner() -> impl IntoView {
+    let cluster = expect_context::<ClusterState>();
+    move || match cluster.connection.get() {
+        Connection::Connected => None,
+        Connection::Connecting => Some(
+            view! {
+                <div class="banner banner-info" data-testid="connection-banner" role="status">
+                    "Connecting to the Kubernetes API through kubectl proxy…"
+                </div>
+            }
+            .into_any(),
+        ),
+        Connection::Unreachable { message, since_ms } => {
+            let since = js_sys::Date::new(&since_ms.into()).to_locale_time_string("en-GB");
+            Some(
+                view! {
+                    <div class="banner banner-error" data-testid="connection-banner" role="alert">
+                        <strong>"Cannot reach the Kubernetes API. "</strong>
+                        "Is "<code>"kubectl proxy"</code>" still running? Reconnecting since "
+                        {String::from(since)}
+                        " — what you see may be stale. "
+                        <span class="banner-detail">{message}</span>
+                    </div>
+                }
+                .into_any(),
+            )
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Small, thin components shared by pages.
+
+pub mod banner;

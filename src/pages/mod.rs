@@ -1,0 +1,3 @@
+//! Pages: one per view, each a thin arrangement of components over state.
+
+pub mod overview;

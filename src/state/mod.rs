@@ -1,0 +1,217 @@
+//! App state: the informers the views read, exposed as Leptos signals.
+//!
+//! The client crate does all I/O; this module wires reflectors to stores and
+//! stores to signals. Components only read the signals.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Namespace, Pod};
+use kubeglass_client::backoff::Backoff;
+use kubeglass_client::cache::{Change, Reflector, ReflectorConfig, ReflectorStatus, Store};
+use kubeglass_client::clock::{Clock, PassiveClock};
+use kubeglass_client::kube_core::PartialObjectMeta;
+use kubeglass_client::rest::RestClient;
+use kubeglass_web::{FetchTransport, WebClock, spawn};
+use leptos::prelude::*;
+
+/// How the app's link to the API is doing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Connection {
+    /// Nothing has answered yet.
+    Connecting,
+    /// The API answers.
+    Connected,
+    /// The proxy or the API cannot be reached; data shown may be stale.
+    Unreachable {
+        /// What the browser reported.
+        message: String,
+        /// When the failures started (ms since the epoch).
+        since_ms: f64,
+    },
+}
+
+/// One namespace as the overview shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespaceRow {
+    /// Its name.
+    pub name: String,
+    /// Its phase (`Active`, `Terminating`).
+    pub phase: String,
+}
+
+/// Signals fed by the app's informers; cheap to copy into components.
+#[derive(Clone, Copy)]
+pub struct ClusterState {
+    /// The server's gitVersion, or the error that prevented reading it.
+    pub version: RwSignal<Option<Result<String, String>>>,
+    /// The namespaces by name.
+    pub namespaces: RwSignal<BTreeMap<String, NamespaceRow>>,
+    /// Pods per namespace.
+    pub pods_by_namespace: RwSignal<BTreeMap<String, usize>>,
+    /// All pods in the cluster (None until the first list arrives).
+    pub pod_count: RwSignal<Option<usize>>,
+    /// The link to the API.
+    pub connection: RwSignal<Connection>,
+    /// The pod informer's status, for the X-ray strip.
+    pub pod_status: RwSignal<ReflectorStatus>,
+    /// The namespace informer's status.
+    pub namespace_status: RwSignal<ReflectorStatus>,
+}
+
+type MetaStore<K> = Rc<RefCell<Store<PartialObjectMeta<K>>>>;
+
+impl ClusterState {
+    /// Creates the signals and starts the informers and the version probe.
+    pub fn start() -> Self {
+        let state = Self {
+            version: RwSignal::new(None),
+            namespaces: RwSignal::new(BTreeMap::new()),
+            pods_by_namespace: RwSignal::new(BTreeMap::new()),
+            pod_count: RwSignal::new(None),
+            connection: RwSignal::new(Connection::Connecting),
+            pod_status: RwSignal::new(ReflectorStatus::default()),
+            namespace_status: RwSignal::new(ReflectorStatus::default()),
+        };
+        let transport = Rc::new(FetchTransport::new("", Duration::from_secs(30)));
+        let client = RestClient::new(transport);
+        let clock: Rc<dyn Clock> = Rc::new(WebClock);
+        state.start_version_probe(client.clone(), clock.clone());
+        state.start_namespaces(client.clone(), clock.clone());
+        state.start_pods(client, clock);
+        state
+    }
+
+    fn start_version_probe(self, client: RestClient, clock: Rc<dyn Clock>) {
+        spawn(async move {
+            let mut backoff = Backoff::reflector(clock.now().as_millis() as u64);
+            loop {
+                match client.version().await {
+                    Ok(info) => {
+                        self.version.set(Some(Ok(info.git_version)));
+                        return;
+                    }
+                    Err(e) => {
+                        if self.version.get_untracked().is_none() || e.is_connect() {
+                            self.version.set(Some(Err(e.to_string())));
+                        }
+                        clock.sleep(backoff.next_delay(clock.now())).await;
+                    }
+                }
+            }
+        });
+    }
+
+    fn connection_changed(self) {
+        let statuses = [
+            self.pod_status.get_untracked(),
+            self.namespace_status.get_untracked(),
+        ];
+        let down = statuses.iter().find(|s| s.unreachable);
+        let next = match down {
+            Some(s) => {
+                let since_ms = match self.connection.get_untracked() {
+                    Connection::Unreachable { since_ms, .. } => since_ms,
+                    _ => js_sys_now(),
+                };
+                Connection::Unreachable {
+                    message: s.last_error.clone().unwrap_or_default(),
+                    since_ms,
+                }
+            }
+            None if statuses.iter().any(|s| s.synced) => Connection::Connected,
+            None => Connection::Connecting,
+        };
+        if self.connection.get_untracked() != next {
+            self.connection.set(next);
+        }
+    }
+
+    fn start_namespaces(self, client: RestClient, clock: Rc<dyn Clock>) {
+        // Whole objects: namespaces are few and small, and the phase lives in status.
+        let store = Rc::new(RefCell::new(Store::<Namespace>::new()));
+        store.borrow_mut().subscribe(move |change| {
+            let row = |n: &Namespace| NamespaceRow {
+                name: n.metadata.name.clone().unwrap_or_default(),
+                phase: n
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.phase.clone())
+                    .unwrap_or_default(),
+            };
+            match change {
+                Change::Added(n) | Change::Updated { new: n, .. } => {
+                    let r = row(n);
+                    self.namespaces.update(|m| {
+                        m.insert(r.name.clone(), r);
+                    });
+                }
+                Change::Deleted(n) => {
+                    let name = n.metadata.name.clone().unwrap_or_default();
+                    self.namespaces.update(|m| {
+                        m.remove(&name);
+                    });
+                }
+                Change::Replaced => {}
+            }
+        });
+        let reflector = Reflector::new(
+            client,
+            clock,
+            ReflectorConfig::new("/api/v1/namespaces"),
+            store,
+        )
+        .on_status(move |s| {
+            self.namespace_status.set(s.clone());
+            self.connection_changed();
+        });
+        spawn(reflector.run());
+    }
+
+    fn start_pods(self, client: RestClient, clock: Rc<dyn Clock>) {
+        let store: MetaStore<Pod> = Rc::new(RefCell::new(Store::new()));
+        store.borrow_mut().subscribe(move |change| {
+            let ns_of =
+                |p: &PartialObjectMeta<Pod>| p.metadata.namespace.clone().unwrap_or_default();
+            match change {
+                Change::Added(p) => self
+                    .pods_by_namespace
+                    .update(|m| *m.entry(ns_of(p)).or_default() += 1),
+                Change::Deleted(p) => self.pods_by_namespace.update(|m| {
+                    let ns = ns_of(p);
+                    if let Some(c) = m.get_mut(&ns) {
+                        *c = c.saturating_sub(1);
+                        if *c == 0 {
+                            m.remove(&ns);
+                        }
+                    }
+                }),
+                Change::Updated { .. } | Change::Replaced => {}
+            }
+            if matches!(
+                change,
+                Change::Added(_) | Change::Deleted(_) | Change::Replaced
+            ) {
+                let total = self.pods_by_namespace.with_untracked(|m| m.values().sum());
+                self.pod_count.set(Some(total));
+            }
+        });
+        let reflector = Reflector::new(
+            client,
+            clock,
+            ReflectorConfig::new("/api/v1/pods").metadata_only(),
+            store,
+        )
+        .on_status(move |s| {
+            self.pod_status.set(s.clone());
+            self.connection_changed();
+        });
+        spawn(reflector.run());
+    }
+}
+
+fn js_sys_now() -> f64 {
+    WebClock.now().as_secs_f64() * 1000.0
+}
