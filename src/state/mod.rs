@@ -9,13 +9,16 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Namespace, Pod};
-use kubeglass_client::backoff::Backoff;
 use kubeglass_client::cache::{Change, Reflector, ReflectorConfig, ReflectorStatus, Store};
 use kubeglass_client::clock::{Clock, PassiveClock};
 use kubeglass_client::kube_core::PartialObjectMeta;
+use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
 use kubeglass_web::{FetchTransport, WebClock, spawn};
 use leptos::prelude::*;
+
+/// How often the API is probed while it cannot be reached.
+const PROBE_INTERVAL: Duration = Duration::from_secs(1);
 
 /// How the app's link to the API is doing.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,9 +52,9 @@ pub struct ClusterState {
     pub version: RwSignal<Option<Result<String, String>>>,
     /// The namespaces by name.
     pub namespaces: RwSignal<BTreeMap<String, NamespaceRow>>,
-    /// Pods per namespace.
+    /// Pods per namespace, not counting those being deleted.
     pub pods_by_namespace: RwSignal<BTreeMap<String, usize>>,
-    /// All pods in the cluster (None until the first list arrives).
+    /// Pods in the cluster that are not being deleted (None until the first list arrives).
     pub pod_count: RwSignal<Option<usize>>,
     /// The link to the API.
     pub connection: RwSignal<Connection>,
@@ -61,7 +64,7 @@ pub struct ClusterState {
     pub namespace_status: RwSignal<ReflectorStatus>,
 }
 
-type MetaStore<K> = Rc<RefCell<Store<PartialObjectMeta<K>>>>;
+type PodMeta = PartialObjectMeta<Pod>;
 
 impl ClusterState {
     /// Creates the signals and starts the informers and the version probe.
@@ -78,28 +81,42 @@ impl ClusterState {
         let transport = Rc::new(FetchTransport::new("", Duration::from_secs(30)));
         let client = RestClient::new(transport);
         let clock: Rc<dyn Clock> = Rc::new(WebClock);
-        state.start_version_probe(client.clone(), clock.clone());
-        state.start_namespaces(client.clone(), clock.clone());
-        state.start_pods(client, clock);
+        let reconnect = Reconnect::new();
+        state.start_prober(client.clone(), clock.clone(), reconnect.clone());
+        state.start_namespaces(client.clone(), clock.clone(), reconnect.clone());
+        state.start_pods(client, clock, reconnect);
         state
     }
 
-    fn start_version_probe(self, client: RestClient, clock: Rc<dyn Clock>) {
+    /// Reads `/version` once, and while the API is unreachable probes it every
+    /// second: the first answer wakes every reflector waiting out a backoff, so
+    /// the app reconnects within about a second of the proxy coming back.
+    fn start_prober(self, client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) {
         spawn(async move {
-            let mut backoff = Backoff::reflector(clock.now().as_millis() as u64);
             loop {
-                match client.version().await {
-                    Ok(info) => {
-                        self.version.set(Some(Ok(info.git_version)));
-                        return;
-                    }
-                    Err(e) => {
-                        if self.version.get_untracked().is_none() || e.is_connect() {
-                            self.version.set(Some(Err(e.to_string())));
+                let unreachable = matches!(
+                    self.connection.get_untracked(),
+                    Connection::Unreachable { .. }
+                );
+                let need_version = !matches!(self.version.get_untracked(), Some(Ok(_)));
+                if unreachable || need_version {
+                    match client.version().await {
+                        Ok(info) => {
+                            if need_version {
+                                self.version.set(Some(Ok(info.git_version)));
+                            }
+                            if unreachable {
+                                reconnect.notify();
+                            }
                         }
-                        clock.sleep(backoff.next_delay(clock.now())).await;
+                        Err(e) => {
+                            if need_version {
+                                self.version.set(Some(Err(e.to_string())));
+                            }
+                        }
                     }
                 }
+                clock.sleep(PROBE_INTERVAL).await;
             }
         });
     }
@@ -129,7 +146,7 @@ impl ClusterState {
         }
     }
 
-    fn start_namespaces(self, client: RestClient, clock: Rc<dyn Clock>) {
+    fn start_namespaces(self, client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) {
         // Whole objects: namespaces are few and small, and the phase lives in status.
         let store = Rc::new(RefCell::new(Store::<Namespace>::new()));
         store.borrow_mut().subscribe(move |change| {
@@ -163,6 +180,7 @@ impl ClusterState {
             ReflectorConfig::new("/api/v1/namespaces"),
             store,
         )
+        .with_reconnect(reconnect)
         .on_status(move |s| {
             self.namespace_status.set(s.clone());
             self.connection_changed();
@@ -170,30 +188,33 @@ impl ClusterState {
         spawn(reflector.run());
     }
 
-    fn start_pods(self, client: RestClient, clock: Rc<dyn Clock>) {
-        let store: MetaStore<Pod> = Rc::new(RefCell::new(Store::new()));
+    fn start_pods(self, client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) {
+        let store = Rc::new(RefCell::new(Store::<PodMeta>::new()));
         store.borrow_mut().subscribe(move |change| {
-            let ns_of =
-                |p: &PartialObjectMeta<Pod>| p.metadata.namespace.clone().unwrap_or_default();
-            match change {
-                Change::Added(p) => self
-                    .pods_by_namespace
-                    .update(|m| *m.entry(ns_of(p)).or_default() += 1),
-                Change::Deleted(p) => self.pods_by_namespace.update(|m| {
-                    let ns = ns_of(p);
-                    if let Some(c) = m.get_mut(&ns) {
-                        *c = c.saturating_sub(1);
-                        if *c == 0 {
-                            m.remove(&ns);
-                        }
+            // Pods being deleted (deletionTimestamp set) are not counted: a
+            // scale-down shows at once, not after the grace period.
+            let delta: [(Option<&PodMeta>, i64); 2] = match change {
+                Change::Added(p) => [(Some(p), 1), (None, 0)],
+                Change::Deleted(p) => [(Some(p), -1), (None, 0)],
+                Change::Updated { old, new } => [(Some(old), -1), (Some(new), 1)],
+                Change::Replaced => [(None, 0), (None, 0)],
+            };
+            let mut changed = false;
+            for (pod, d) in delta {
+                let Some(pod) = pod.filter(|p| p.metadata.deletion_timestamp.is_none()) else {
+                    continue;
+                };
+                let ns = pod.metadata.namespace.clone().unwrap_or_default();
+                self.pods_by_namespace.update(|m| {
+                    let c = m.entry(ns.clone()).or_default();
+                    *c = (*c as i64 + d).max(0) as usize;
+                    if *c == 0 {
+                        m.remove(&ns);
                     }
-                }),
-                Change::Updated { .. } | Change::Replaced => {}
+                });
+                changed = true;
             }
-            if matches!(
-                change,
-                Change::Added(_) | Change::Deleted(_) | Change::Replaced
-            ) {
+            if changed || matches!(change, Change::Replaced) {
                 let total = self.pods_by_namespace.with_untracked(|m| m.values().sum());
                 self.pod_count.set(Some(total));
             }
@@ -204,6 +225,7 @@ impl ClusterState {
             ReflectorConfig::new("/api/v1/pods").metadata_only(),
             store,
         )
+        .with_reconnect(reconnect)
         .on_status(move |s| {
             self.pod_status.set(s.clone());
             self.connection_changed();

@@ -11,6 +11,7 @@
 pub mod backoff;
 pub mod cache;
 pub mod clock;
+pub mod reconnect;
 pub mod rest;
 #[cfg(feature = "testing")]
 pub mod testing;

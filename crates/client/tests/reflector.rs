@@ -306,6 +306,12 @@ fn connection_refused_backs_off_and_resumes_from_the_last_rv() {
     h.settle();
     let mut waits = Vec::new();
     while h.server.remaining() > 0 {
+        if !waits.is_empty() {
+            assert!(
+                h.status.borrow().unreachable,
+                "refused connections mark it unreachable"
+            );
+        }
         waits.push(
             h.clock
                 .advance_to_next_timer()
@@ -315,8 +321,11 @@ fn connection_refused_backs_off_and_resumes_from_the_last_rv() {
         h.settle();
     }
     assert_eq!(waits, [800, 1600, 3200, 6400]);
-    assert!(h.status.borrow().unreachable || h.state() == ReflectorState::Watching);
     assert_eq!(h.state(), ReflectorState::Watching);
+    assert!(
+        !h.status.borrow().unreachable,
+        "an answered watch clears it"
+    );
     assert_eq!(
         h.status.borrow().lists,
         1,
@@ -443,4 +452,58 @@ fn invalid_json_in_the_stream_restarts_the_watch_and_keeps_the_store() {
     h.advance(Duration::from_millis(800));
     assert_eq!(h.state(), ReflectorState::Watching);
     h.server.verify();
+}
+
+// Backoff after "cannot connect" ends early when the app learns the API is
+// reachable again; other failures keep their full backoff.
+#[test]
+fn a_reconnect_signal_cuts_a_connection_backoff_short() {
+    use kubeglass_client::reconnect::Reconnect;
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(list("10", vec![], None));
+    for _ in 0..5 {
+        server
+            .expect_get(PATH)
+            .query("watch", "true")
+            .reply(Reply::Fail(TransportError::Connect(
+                "connection refused".into(),
+            )));
+    }
+    let (reply, _w) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .reply(reply);
+
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let store = Rc::new(RefCell::new(Store::<ConfigMap>::new()));
+    let reconnect = Reconnect::new();
+    let reflector = Reflector::new(
+        RestClient::new(Rc::new(server.clone())),
+        Rc::new(clock.clone()),
+        ReflectorConfig::new(PATH),
+        store,
+    )
+    .with_reconnect(reconnect.clone());
+    let status = reflector.status();
+    let mut pool = LocalPool::new();
+    pool.spawner().spawn_local(reflector.run()).expect("spawn");
+    pool.run_until_stalled();
+    // Five refusals in a row: the backoff is now several seconds long.
+    for _ in 0..4 {
+        clock.advance_to_next_timer();
+        pool.run_until_stalled();
+    }
+    assert!(status.borrow().unreachable);
+    assert!(matches!(
+        status.borrow().state,
+        ReflectorState::BackingOff { .. }
+    ));
+    let before = clock.now();
+    reconnect.notify();
+    pool.run_until_stalled();
+    assert_eq!(status.borrow().state, ReflectorState::Watching);
+    assert_eq!(clock.now(), before, "no time passed");
+    server.verify();
 }

@@ -25,6 +25,7 @@ use serde::de::DeserializeOwned;
 use super::store::ReflectorStore;
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Jitter, Timestamp};
+use crate::reconnect::Reconnect;
 use crate::rest::{Error, RestClient};
 
 /// Which resourceVersion the next list asks for.
@@ -196,6 +197,7 @@ pub struct Reflector<K> {
     on_status: Option<StatusListener>,
     backoff: Backoff,
     jitter: Jitter,
+    reconnect: Option<Reconnect>,
 }
 
 impl<K> Reflector<K>
@@ -220,6 +222,7 @@ where
             on_status: None,
             backoff: Backoff::reflector(seed),
             jitter,
+            reconnect: None,
         }
     }
 
@@ -231,6 +234,12 @@ where
     /// Calls `listener` after every status change.
     pub fn on_status(mut self, listener: impl Fn(&ReflectorStatus) + 'static) -> Self {
         self.on_status = Some(Box::new(listener));
+        self
+    }
+
+    /// Cuts a backoff after a connection failure short when `reconnect` fires.
+    pub fn with_reconnect(mut self, reconnect: Reconnect) -> Self {
+        self.reconnect = Some(reconnect);
         self
     }
 
@@ -264,7 +273,13 @@ where
             Step::Wait { delay, then } => {
                 let until = self.clock.now() + delay;
                 self.update(|s| s.state = ReflectorState::BackingOff { until });
-                self.clock.sleep(delay).await;
+                let sleep = self.clock.sleep(delay);
+                match &self.reconnect {
+                    Some(r) if self.status.borrow().unreachable => {
+                        futures::future::select(sleep, r.wait()).await;
+                    }
+                    _ => sleep.await,
+                }
                 *then
             }
             Step::List(from) => {
@@ -427,7 +442,11 @@ where
             Err(e) => return WatchEnd::Failed(e.into()),
         };
         let mut stream = match self.client.watch::<K>(request).await {
-            Ok(s) => s,
+            Ok(s) => {
+                // The server answered: whatever failed before is over.
+                self.update(|s| s.unreachable = false);
+                s
+            }
             Err(e) if e.api().is_some_and(|a| a.is_gone()) => {
                 self.record_error(&e);
                 return WatchEnd::Gone;
