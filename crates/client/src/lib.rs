@@ -8,6 +8,7 @@
 //! gloo or tokio.
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod backoff;
 pub mod cache;
 pub mod clock;

@@ -1,6 +1,7 @@
 //! The REST client: sends requests built with kube-core through a [`Transport`] and decodes the answers.
 
 pub mod status;
+pub mod table;
 pub mod watch;
 
 use std::rc::Rc;
@@ -13,7 +14,7 @@ use serde::de::DeserializeOwned;
 pub use status::ApiError;
 pub use watch::DecodeError;
 
-use crate::transport::{Request, Transport, TransportError};
+use crate::transport::{ByteStream, Request, Transport, TransportError};
 
 /// Everything a REST call can fail with.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -110,6 +111,28 @@ impl RestClient {
         self.send_json(request).await
     }
 
+    /// Sends `request` and returns the body of a 2xx answer as a stream of
+    /// chunks (watches, followed logs). A non-2xx answer is read (up to 64 KiB)
+    /// and returned as an error. Dropping the stream cancels the request.
+    pub async fn stream_raw(&self, request: Request) -> Result<ByteStream, Error> {
+        let response = self.transport.stream(request).await?;
+        let code = response.status().as_u16();
+        let retry_after =
+            status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
+        let mut body = response.into_body();
+        if (200..300).contains(&code) {
+            return Ok(body);
+        }
+        let mut bytes = Vec::new();
+        while let Some(Ok(chunk)) = body.next().await {
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() >= 64 * 1024 {
+                break;
+            }
+        }
+        Err(ApiError::from_response(code, &bytes, retry_after).into())
+    }
+
     /// Opens a watch built by `request` and decodes its events as they arrive.
     ///
     /// A non-2xx answer is returned as an error before any event. Dropping
@@ -118,33 +141,14 @@ impl RestClient {
         &self,
         request: Request,
     ) -> Result<WatchStream<K>, Error> {
-        let response = self.transport.stream(request).await?;
-        let code = response.status().as_u16();
-        let retry_after =
-            status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
-        let body = response.into_body();
-        if !(200..300).contains(&code) {
-            let mut bytes = Vec::new();
-            let mut body = body;
-            while let Some(chunk) = body.next().await {
-                match chunk {
-                    Ok(c) if bytes.len() < 64 * 1024 => bytes.extend_from_slice(&c),
-                    Ok(_) => break,
-                    Err(_) => break,
-                }
-            }
-            return Err(ApiError::from_response(code, &bytes, retry_after).into());
-        }
-        Ok(decode_stream(body))
+        Ok(decode_stream(self.stream_raw(request).await?))
     }
 }
 
 /// Turns a byte stream into a stream of watch events.
-pub fn decode_stream<K: DeserializeOwned + 'static>(
-    body: crate::transport::ByteStream,
-) -> WatchStream<K> {
+pub fn decode_stream<K: DeserializeOwned + 'static>(body: ByteStream) -> WatchStream<K> {
     struct State {
-        body: Option<crate::transport::ByteStream>,
+        body: Option<ByteStream>,
         lines: watch::LineBuffer,
         ready: std::collections::VecDeque<Result<Vec<u8>, Error>>,
     }

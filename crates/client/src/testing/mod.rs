@@ -189,6 +189,10 @@ struct Expectation {
     method: http::Method,
     path: String,
     query: Vec<(String, Option<String>)>,
+    /// Headers that must contain the given text.
+    headers: Vec<(String, String)>,
+    /// The JSON body the request must carry.
+    body: Option<serde_json::Value>,
     reply: Reply,
 }
 
@@ -213,6 +217,8 @@ pub struct ExpectBuilder<'a> {
     method: http::Method,
     path: String,
     query: Vec<(String, Option<String>)>,
+    headers: Vec<(String, String)>,
+    body: Option<serde_json::Value>,
 }
 
 impl ExpectBuilder<'_> {
@@ -228,6 +234,18 @@ impl ExpectBuilder<'_> {
         self
     }
 
+    /// The request's `name` header must contain `text`.
+    pub fn header(mut self, name: &str, text: &str) -> Self {
+        self.headers.push((name.into(), text.into()));
+        self
+    }
+
+    /// The request's body must be this JSON.
+    pub fn body(mut self, json: serde_json::Value) -> Self {
+        self.body = Some(json);
+        self
+    }
+
     /// Answers the request with `reply`.
     pub fn reply(self, reply: Reply) {
         self.server
@@ -238,6 +256,8 @@ impl ExpectBuilder<'_> {
                 method: self.method,
                 path: self.path,
                 query: self.query,
+                headers: self.headers,
+                body: self.body,
                 reply,
             });
     }
@@ -251,11 +271,18 @@ impl FakeApiServer {
 
     /// Expects a `GET` of `path` next.
     pub fn expect_get(&self, path: &str) -> ExpectBuilder<'_> {
+        self.expect(http::Method::GET, path)
+    }
+
+    /// Expects a `method` request to `path` next.
+    pub fn expect(&self, method: http::Method, path: &str) -> ExpectBuilder<'_> {
         ExpectBuilder {
             server: self,
-            method: http::Method::GET,
+            method,
             path: path.into(),
             query: Vec::new(),
+            headers: Vec::new(),
+            body: None,
         }
     }
 
@@ -337,6 +364,28 @@ impl FakeApiServer {
                 (None, None) => {}
                 (Some(want), got) => problems.push(format!("expected {k}={want}, got {got:?}")),
                 (None, Some(got)) => problems.push(format!("expected no {k}, got {got}")),
+            }
+        }
+        for (name, text) in &exp.headers {
+            let got = request
+                .headers()
+                .get(name.as_str())
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            if !got.contains(text.as_str()) {
+                problems.push(format!(
+                    "expected header {name} containing {text:?}, got {got:?}"
+                ));
+            }
+        }
+        if let Some(want) = &exp.body {
+            match serde_json::from_slice::<serde_json::Value>(request.body()) {
+                Ok(got) if &got == want => {}
+                Ok(got) => problems.push(format!("expected body {want}, got {got}")),
+                Err(_) => problems.push(format!(
+                    "expected body {want}, got {:?}",
+                    String::from_utf8_lossy(request.body())
+                )),
             }
         }
         if !problems.is_empty() {
