@@ -12,6 +12,7 @@ pub mod api;
 pub mod backoff;
 pub mod cache;
 pub mod clock;
+pub mod discovery;
 pub mod reconnect;
 pub mod rest;
 #[cfg(feature = "testing")]

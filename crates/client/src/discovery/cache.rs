@@ -1,0 +1,143 @@
+//! A discovery cache with a 10-minute TTL in any key-value store (the browser's localStorage in the app).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Discovery, DiscoveryClient, ResourceInfo};
+use crate::clock::PassiveClock;
+use crate::rest::Error;
+
+/// How long cached discovery is used without asking the server (kubectl: 10 minutes).
+pub const DISCOVERY_TTL: Duration = Duration::from_secs(600);
+
+const KEY: &str = "kubeglass.discovery.v1";
+
+/// A place to keep strings between page loads.
+pub trait KeyValueStore {
+    /// The value under `key`.
+    fn load(&self, key: &str) -> Option<String>;
+    /// Stores `value` under `key` (best effort: a full store may drop it).
+    fn save(&self, key: &str, value: &str);
+    /// Forgets `key`.
+    fn remove(&self, key: &str);
+}
+
+/// An in-memory store, for tests and when browser storage is unavailable.
+#[derive(Debug, Default, Clone)]
+pub struct MemoryStore {
+    map: Rc<RefCell<HashMap<String, String>>>,
+}
+
+impl KeyValueStore for MemoryStore {
+    fn load(&self, key: &str) -> Option<String> {
+        self.map.borrow().get(key).cloned()
+    }
+    fn save(&self, key: &str, value: &str) {
+        self.map.borrow_mut().insert(key.into(), value.into());
+    }
+    fn remove(&self, key: &str) {
+        self.map.borrow_mut().remove(key);
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    /// When the discovery was fetched, in ms since the epoch.
+    fetched_at_ms: u64,
+    discovery: Discovery,
+}
+
+/// Discovery served from a store while fresh, fetched when stale or missing.
+pub struct CachedDiscovery {
+    client: DiscoveryClient,
+    store: Rc<dyn KeyValueStore>,
+    clock: Rc<dyn PassiveClock>,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for CachedDiscovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachedDiscovery")
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CachedDiscovery {
+    /// A cache over `client`, kept in `store`.
+    pub fn new(
+        client: DiscoveryClient,
+        store: Rc<dyn KeyValueStore>,
+        clock: Rc<dyn PassiveClock>,
+    ) -> Self {
+        Self {
+            client,
+            store,
+            clock,
+            ttl: DISCOVERY_TTL,
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.clock.now().as_millis() as u64
+    }
+
+    /// The cached discovery and its age, if any (corrupt entries are dropped).
+    pub fn cached(&self) -> Option<(Discovery, Duration)> {
+        let raw = self.store.load(KEY)?;
+        match serde_json::from_str::<Entry>(&raw) {
+            Ok(e) => {
+                let age = Duration::from_millis(self.now_ms().saturating_sub(e.fetched_at_ms));
+                Some((e.discovery, age))
+            }
+            Err(_) => {
+                self.store.remove(KEY);
+                None
+            }
+        }
+    }
+
+    /// Fresh cached discovery, or a fetch (stored for next time) when stale or missing.
+    pub async fn get(&self) -> Result<Discovery, Error> {
+        if let Some((d, age)) = self.cached()
+            && age < self.ttl
+        {
+            return Ok(d);
+        }
+        self.refresh().await
+    }
+
+    /// Fetches from the server and stores the result.
+    pub async fn refresh(&self) -> Result<Discovery, Error> {
+        let d = self.client.fetch().await?;
+        let entry = Entry {
+            fetched_at_ms: self.now_ms(),
+            discovery: d,
+        };
+        if let Ok(json) = serde_json::to_string(&entry) {
+            self.store.save(KEY, &json);
+        }
+        Ok(entry.discovery)
+    }
+
+    /// Forgets the cached discovery.
+    pub fn invalidate(&self) {
+        self.store.remove(KEY);
+    }
+
+    /// Resolves `query` with the cached discovery; when nothing matches, the
+    /// cache may predate the resource (a CRD created since), so it refetches
+    /// once and tries again.
+    pub async fn resolve(&self, query: &str) -> Result<Option<ResourceInfo>, Error> {
+        let d = self.get().await?;
+        if let Some(r) = d.mapper().resource_for(query) {
+            return Ok(Some(r.clone()));
+        }
+        let d = self.refresh().await?;
+        Ok(d.mapper().resource_for(query).cloned())
+    }
+}

@@ -1,0 +1,296 @@
+//! Discovery, the RESTMapper and the discovery cache, against discovery
+//! documents recorded from the real kube-apiserver v1.37.2 of `hack/`
+//! (tests/fixtures/, with the demo CRD installed) served by the scripted fake.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::executor::block_on;
+use kubeglass_client::discovery::{
+    CachedDiscovery, DISCOVERY_TTL, Discovery, DiscoveryClient, KeyValueStore, MemoryStore,
+};
+use kubeglass_client::rest::RestClient;
+use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
+
+fn fixture(name: &str) -> serde_json::Value {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture")).expect("json")
+}
+
+fn expect_aggregated(server: &FakeApiServer) {
+    server
+        .expect_get("/api")
+        .header("accept", "as=APIGroupDiscoveryList")
+        .reply(Reply::json(200, fixture("aggregated-api.json")));
+    server
+        .expect_get("/apis")
+        .header("accept", "g=apidiscovery.k8s.io;v=v2")
+        .reply(Reply::json(200, fixture("aggregated-apis.json")));
+}
+
+fn aggregated() -> Discovery {
+    let server = FakeApiServer::new();
+    expect_aggregated(&server);
+    let d = block_on(DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))).fetch())
+        .expect("discovery");
+    server.verify();
+    d
+}
+
+#[test]
+fn aggregated_discovery_finds_groups_versions_and_resources() {
+    let d = aggregated();
+    assert!(d.aggregated);
+    assert_eq!(d.groups[0].name, "", "core first");
+    assert_eq!(d.groups[0].preferred_version, "v1");
+    let apps = d.groups.iter().find(|g| g.name == "apps").expect("apps");
+    assert_eq!(apps.preferred_version, "v1");
+    let deploy = d
+        .resources_for("apps", "v1")
+        .into_iter()
+        .find(|r| r.plural == "deployments")
+        .expect("deployments");
+    assert_eq!(deploy.kind, "Deployment");
+    assert_eq!(deploy.singular, "deployment");
+    assert!(deploy.namespaced);
+    assert!(deploy.short_names.contains(&"deploy".to_string()));
+    assert!(deploy.categories.contains(&"all".to_string()));
+    assert!(deploy.supports("watch") && deploy.supports("patch"));
+    assert!(deploy.has_subresource("scale") && deploy.has_subresource("status"));
+    let pods = d
+        .resources_for("", "v1")
+        .into_iter()
+        .find(|r| r.plural == "pods")
+        .expect("pods");
+    assert!(pods.has_subresource("log"));
+    let ns = d
+        .resources_for("", "v1")
+        .into_iter()
+        .find(|r| r.plural == "namespaces")
+        .expect("ns");
+    assert!(!ns.namespaced);
+    // The demo CRD with its short name and categories.
+    let db = d
+        .resources
+        .iter()
+        .find(|r| r.group == "demo.kubeglass.dev")
+        .expect("the demo CRD");
+    assert_eq!(
+        (db.version.as_str(), db.kind.as_str(), db.plural.as_str()),
+        ("v1alpha1", "Database", "databases")
+    );
+    assert_eq!(db.short_names, ["db"]);
+    assert!(db.categories.contains(&"demo".to_string()));
+    // Subresources are folded into their parents, never listed as resources.
+    assert!(d.resources.iter().all(|r| !r.plural.contains('/')));
+    assert!(d.preferred_resources().iter().all(|r| r.preferred));
+}
+
+#[test]
+fn the_mapper_resolves_what_people_type() {
+    let d = aggregated();
+    let m = d.mapper();
+    let q = |s: &str| m.resource_for(s).map(|r| r.qualified_name());
+    assert_eq!(q("po").as_deref(), Some("pods"));
+    assert_eq!(q("Pod").as_deref(), Some("pods"));
+    assert_eq!(q("pods").as_deref(), Some("pods"));
+    assert_eq!(q("deploy").as_deref(), Some("deployments.apps"));
+    assert_eq!(q("deployments.apps").as_deref(), Some("deployments.apps"));
+    assert_eq!(
+        q("deployments.v1.apps").as_deref(),
+        Some("deployments.apps")
+    );
+    assert_eq!(q("db").as_deref(), Some("databases.demo.kubeglass.dev"));
+    assert_eq!(
+        q("databases.demo.kubeglass.dev").as_deref(),
+        Some("databases.demo.kubeglass.dev")
+    );
+    assert_eq!(
+        q("crd").as_deref(),
+        Some("customresourcedefinitions.apiextensions.k8s.io")
+    );
+    // `events` exists in core and events.k8s.io: core wins, as in kubectl.
+    assert_eq!(q("events").as_deref(), Some("events"));
+    assert_eq!(
+        q("events.events.k8s.io").as_deref(),
+        Some("events.events.k8s.io")
+    );
+    assert_eq!(q("nonsense"), None);
+    assert_eq!(q(""), None);
+    assert_eq!(
+        m.resource_for_kind("apps", None, "StatefulSet")
+            .map(|r| r.plural.as_str()),
+        Some("statefulsets")
+    );
+    assert_eq!(m.kind_for("", "v1", "configmaps"), Some("ConfigMap"));
+    let all: Vec<String> = m
+        .category("all")
+        .iter()
+        .map(|r| r.qualified_name())
+        .collect();
+    for expected in [
+        "pods",
+        "services",
+        "deployments.apps",
+        "databases.demo.kubeglass.dev",
+    ] {
+        assert!(
+            all.contains(&expected.to_string()),
+            "{expected} in category all: {all:?}"
+        );
+    }
+    assert!(!all.contains(&"configmaps".to_string()));
+}
+
+#[test]
+fn legacy_discovery_when_the_server_has_no_aggregated_documents() {
+    let server = FakeApiServer::new();
+    server
+        .expect_get("/api")
+        .reply(Reply::json(200, fixture("legacy-api.json")));
+    server
+        .expect_get("/apis")
+        .reply(Reply::json(200, fixture("legacy-apis.json")));
+    server
+        .expect_get("/api/v1")
+        .reply(Reply::json(200, fixture("legacy-api-v1.json")));
+    server
+        .expect_get("/apis/apps/v1")
+        .reply(Reply::json(200, fixture("legacy-apps-v1.json")));
+    server
+        .expect_get("/apis/demo.kubeglass.dev/v1alpha1")
+        .reply(Reply::json(200, fixture("legacy-demo-v1alpha1.json")));
+    let legacy = block_on(DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))).fetch())
+        .expect("legacy discovery");
+    server.verify();
+    assert!(!legacy.aggregated);
+    // The same facts as the aggregated documents give, for the groups both have.
+    let agg = aggregated();
+    for group in ["", "apps", "demo.kubeglass.dev"] {
+        let mut a: Vec<_> = agg
+            .resources
+            .iter()
+            .filter(|r| r.group == group)
+            .cloned()
+            .collect();
+        let mut l: Vec<_> = legacy
+            .resources
+            .iter()
+            .filter(|r| r.group == group)
+            .cloned()
+            .collect();
+        for v in [&mut a, &mut l] {
+            v.sort_by(|x, y| x.plural.cmp(&y.plural));
+            for r in v.iter_mut() {
+                r.subresources.sort_by(|x, y| x.name.cmp(&y.name));
+                r.verbs.sort();
+                for s in &mut r.subresources {
+                    s.verbs.sort();
+                }
+            }
+        }
+        let names = |v: &[kubeglass_client::discovery::ResourceInfo]| {
+            v.iter()
+                .map(|r| {
+                    (
+                        r.plural.clone(),
+                        r.kind.clone(),
+                        r.namespaced,
+                        r.short_names.clone(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&a), names(&l), "group {group:?}");
+        let subs = |v: &[kubeglass_client::discovery::ResourceInfo]| {
+            v.iter()
+                .map(|r| {
+                    r.subresources
+                        .iter()
+                        .map(|s| s.name.clone())
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(subs(&a), subs(&l), "subresources of group {group:?}");
+    }
+    assert_eq!(
+        legacy
+            .mapper()
+            .resource_for("deploy")
+            .map(|r| r.plural.as_str()),
+        Some("deployments")
+    );
+}
+
+#[test]
+fn the_cache_serves_fresh_entries_refetches_stale_ones_and_drops_corrupt_ones() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let store = MemoryStore::default();
+    let cache = CachedDiscovery::new(
+        DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))),
+        Rc::new(store.clone()),
+        Rc::new(clock.clone()),
+    );
+    assert!(cache.cached().is_none());
+    expect_aggregated(&server);
+    block_on(cache.get()).expect("first fetch");
+    assert_eq!(server.log().len(), 2);
+    clock.advance(DISCOVERY_TTL - Duration::from_secs(1));
+    block_on(cache.get()).expect("cached");
+    assert_eq!(
+        server.log().len(),
+        2,
+        "served from the cache within 10 minutes"
+    );
+    assert_eq!(
+        cache.cached().map(|(_, age)| age),
+        Some(DISCOVERY_TTL - Duration::from_secs(1))
+    );
+    clock.advance(Duration::from_secs(1));
+    expect_aggregated(&server);
+    block_on(cache.get()).expect("refetched");
+    assert_eq!(server.log().len(), 4, "refetched once stale");
+
+    store.save("kubeglass.discovery.v1", "{corrupt");
+    assert!(cache.cached().is_none());
+    assert!(
+        store.load("kubeglass.discovery.v1").is_none(),
+        "the corrupt entry is dropped"
+    );
+    server.verify();
+}
+
+#[test]
+fn an_unknown_name_refetches_once_so_a_new_crd_is_found() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let cache = CachedDiscovery::new(
+        DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))),
+        Rc::new(MemoryStore::default()),
+        Rc::new(clock.clone()),
+    );
+    // The cache was filled before the CRD "widgets" existed.
+    expect_aggregated(&server);
+    block_on(cache.get()).expect("fill");
+    let mut apis = fixture("aggregated-apis.json");
+    let items = apis["items"].as_array_mut().expect("items");
+    let mut widget_group = items.last().expect("demo group").clone();
+    widget_group["metadata"]["name"] = "widgets.example.com".into();
+    let res = &mut widget_group["versions"][0]["resources"][0];
+    res["resource"] = "widgets".into();
+    res["singularResource"] = "widget".into();
+    res["shortNames"] = serde_json::json!(["wdg"]);
+    res["responseKind"] = serde_json::json!({"group": "widgets.example.com", "version": "v1alpha1", "kind": "Widget"});
+    items.push(widget_group);
+    server
+        .expect_get("/api")
+        .reply(Reply::json(200, fixture("aggregated-api.json")));
+    server.expect_get("/apis").reply(Reply::json(200, apis));
+    let found = block_on(cache.resolve("wdg")).expect("resolve");
+    assert_eq!(found.map(|r| r.kind), Some("Widget".to_string()));
+    // Known names do not refetch.
+    assert!(block_on(cache.resolve("po")).expect("resolve").is_some());
+    server.verify();
+}
