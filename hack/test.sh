@@ -11,6 +11,7 @@ source "$(dirname "$0")/lib.sh"
 export KUBEGLASS_CLUSTER_DIR="${KUBEGLASS_TEST_CLUSTER_DIR:-$KUBEGLASS_CACHE/test-cluster}"
 export ETCD_PORT=33790 ETCD_PEER_PORT=33800 APISERVER_PORT=26443 KWOK_PORT=20247
 TEST_PROXY_PORT=18001
+RESTRICTED_PROXY_PORT=18002
 source "$HACK_DIR/lib.sh"
 
 children=()
@@ -54,17 +55,25 @@ bash "$HACK_DIR/cluster.sh" reset >/dev/null
 bash "$HACK_DIR/cluster.sh" up
 bash "$HACK_DIR/demo-workload.sh"
 
-step "kubectl proxy for the in-browser tests on 127.0.0.1:$TEST_PROXY_PORT"
+step "kubectl proxy for the integration tests: admin on :$TEST_PROXY_PORT, restricted on :$RESTRICTED_PROXY_PORT"
 "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy \
   --address 127.0.0.1 --port "$TEST_PROXY_PORT" >"$CLUSTER_DIR/logs/test-proxy.log" 2>&1 &
 children+=($!)
+"$CLUSTER_BIN/kubectl" --kubeconfig "$RESTRICTED_KUBECONFIG" proxy \
+  --address 127.0.0.1 --port "$RESTRICTED_PROXY_PORT" >"$CLUSTER_DIR/logs/test-proxy-restricted.log" 2>&1 &
+children+=($!)
 wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$TEST_PROXY_PORT/version"
+wait_for "the restricted kubectl proxy" 30 curl -sf "http://127.0.0.1:$RESTRICTED_PROXY_PORT/version"
+export KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT"
+export KUBEGLASS_TEST_RESTRICTED_PROXY="http://127.0.0.1:$RESTRICTED_PROXY_PORT"
+
+step "native integration tests (the client natively against the real apiserver)"
+cargo test -p kubeglass-native --quiet -- --include-ignored
 
 step "in-browser tests (wasm-bindgen-test, headless Chromium, real apiserver)"
 (
   cd crates/web
   CHROMEDRIVER=/usr/bin/chromedriver \
-  KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT" \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   WASM_BINDGEN_TEST_TIMEOUT=120 \
     cargo test --target wasm32-unknown-unknown -p kubeglass-web

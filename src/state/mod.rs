@@ -14,7 +14,7 @@ use kubeglass_client::clock::{Clock, PassiveClock};
 use kubeglass_client::kube_core::PartialObjectMeta;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
-use kubeglass_web::{FetchTransport, WebClock, spawn};
+use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport, spawn};
 use leptos::prelude::*;
 
 /// How often the API is probed while it cannot be reached.
@@ -78,7 +78,12 @@ impl ClusterState {
             pod_status: RwSignal::new(ReflectorStatus::default()),
             namespace_status: RwSignal::new(ReflectorStatus::default()),
         };
-        let transport = Rc::new(FetchTransport::new("", Duration::from_secs(30)));
+        // Plain-JSON watches go over WebSocket (they hold no HTTP/1.1
+        // connection); everything else, metadata-only watches included, over fetch.
+        let transport = Rc::new(WebSocketTransport::new(FetchTransport::new(
+            "",
+            Duration::from_secs(30),
+        )));
         let client = RestClient::new(transport);
         let clock: Rc<dyn Clock> = Rc::new(WebClock);
         let reconnect = Reconnect::new();

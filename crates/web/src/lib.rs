@@ -21,6 +21,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit};
 
+mod storage;
+mod websocket;
+
+pub use storage::LocalStorage;
+pub use websocket::WebSocketTransport;
+
 /// Runs a future on the browser's event loop.
 pub fn spawn(fut: impl std::future::Future<Output = ()> + 'static) {
     wasm_bindgen_futures::spawn_local(fut);
@@ -97,8 +103,10 @@ impl Clock for WebClock {
 pub struct ConnectionCounts {
     /// Requests waiting for a whole response.
     pub requests: Cell<u32>,
-    /// Streams (watches) currently open.
+    /// fetch streams (watches, logs) currently open: each holds an HTTP/1.1 connection.
     pub streams: Cell<u32>,
+    /// WebSocket watches currently open (not counted against the connection limit).
+    pub websockets: Cell<u32>,
     /// Requests sent since the start.
     pub total: Cell<u64>,
 }
@@ -140,6 +148,11 @@ impl FetchTransport {
             clock: WebClock,
             counts: Rc::default(),
         }
+    }
+
+    /// The base URL requests go to (empty = the page's own origin).
+    pub fn base(&self) -> &str {
+        &self.base
     }
 
     /// Open requests and streams.

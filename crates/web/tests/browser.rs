@@ -19,8 +19,9 @@ use kubeglass_client::kube_core::params::{DeleteParams, PostParams, WatchParams}
 use kubeglass_client::kube_core::watch::WatchEvent;
 use kubeglass_client::kube_core::{ObjectList, Request};
 use kubeglass_client::rest::RestClient;
+use kubeglass_client::testing::scenarios;
 use kubeglass_client::transport::{Transport, TransportError};
-use kubeglass_web::{FetchTransport, WebClock};
+use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -224,4 +225,87 @@ async fn a_reflector_syncs_namespaces_and_follows_a_new_one() {
         eventually(5, || t.counts().streams.get() == 0).await,
         "stopping the reflector closed its watch"
     );
+}
+
+// The same integration scenarios the native tests run (kubeglass-client's
+// testing::scenarios), here through fetch in Chromium.
+
+const RESTRICTED_PROXY: &str = match option_env!("KUBEGLASS_TEST_RESTRICTED_PROXY") {
+    Some(p) => p,
+    None => "http://127.0.0.1:8002",
+};
+
+fn admin() -> RestClient {
+    RestClient::new(transport())
+}
+
+#[wasm_bindgen_test]
+async fn scenario_configmap_crud() {
+    scenarios::configmap_crud(&admin(), &WebClock).await;
+}
+
+#[wasm_bindgen_test]
+async fn scenario_paginated_list() {
+    scenarios::paginated_list(&admin(), &WebClock).await;
+}
+
+#[wasm_bindgen_test]
+async fn scenario_tables() {
+    scenarios::tables(&admin()).await;
+}
+
+#[wasm_bindgen_test]
+async fn scenario_watch_sees_changes() {
+    scenarios::watch_sees_changes(&admin(), &WebClock).await;
+}
+
+#[wasm_bindgen_test]
+async fn scenario_watch_over_websocket() {
+    let ws = Rc::new(WebSocketTransport::new(FetchTransport::new(
+        PROXY,
+        Duration::from_secs(20),
+    )));
+    let counts = ws.fetch().counts();
+    scenarios::watch_sees_changes(&RestClient::new(ws.clone()), &WebClock).await;
+    assert!(
+        ws.websockets_enabled(),
+        "the socket opened through kubectl proxy"
+    );
+    assert_eq!(counts.streams.get(), 0, "no fetch stream was used");
+    assert!(
+        eventually(5, || counts.websockets.get() == 0).await,
+        "dropping the watch closed the socket"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn scenario_discovery_finds_crds() {
+    scenarios::discovery_finds_crds(&admin(), &WebClock).await;
+}
+
+#[wasm_bindgen_test]
+async fn scenario_restricted_user_is_forbidden() {
+    let restricted = RestClient::new(Rc::new(FetchTransport::new(
+        RESTRICTED_PROXY,
+        Duration::from_secs(20),
+    )));
+    scenarios::restricted_user_is_forbidden(&restricted).await;
+}
+
+#[wasm_bindgen_test]
+async fn discovery_is_cached_in_local_storage() {
+    use kubeglass_client::discovery::{CachedDiscovery, DiscoveryClient, KeyValueStore};
+    use kubeglass_web::LocalStorage;
+    LocalStorage.remove("kubeglass.discovery.v1");
+    let cache = CachedDiscovery::new(
+        DiscoveryClient::new(admin()),
+        Rc::new(LocalStorage),
+        Rc::new(WebClock),
+    );
+    assert!(cache.cached().is_none());
+    let d = cache.get().await.expect("discovery");
+    assert!(d.mapper().resource_for("deploy").is_some());
+    let (cached, age) = cache.cached().expect("stored in localStorage");
+    assert_eq!(cached, d);
+    assert!(age < Duration::from_secs(60));
 }

@@ -12,6 +12,8 @@ use futures::channel::{mpsc, oneshot};
 use futures::future::LocalBoxFuture;
 use futures::{FutureExt, StreamExt};
 
+pub mod scenarios;
+
 use crate::clock::{Clock, PassiveClock, Timestamp};
 use crate::transport::{ByteStream, Request, Transport, TransportError};
 

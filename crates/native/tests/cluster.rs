@@ -1,0 +1,61 @@
+//! The client, natively, against the real apiserver through a real `kubectl
+//! proxy` (started by `make test`; `KUBEGLASS_TEST_PROXY` and
+//! `KUBEGLASS_TEST_RESTRICTED_PROXY` name them). The scenarios are the same
+//! ones the in-browser tests run.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::executor::block_on;
+use kubeglass_client::rest::RestClient;
+use kubeglass_client::testing::scenarios;
+use kubeglass_native::{NativeTransport, SystemClock};
+
+const NEEDS: &str = "needs the local cluster and kubectl proxy: run through `make test`";
+
+fn client(var: &str) -> RestClient {
+    let url = std::env::var(var).unwrap_or_else(|_| panic!("{var} is not set: {NEEDS}"));
+    RestClient::new(Rc::new(NativeTransport::new(url, Duration::from_secs(30))))
+}
+
+fn admin() -> RestClient {
+    client("KUBEGLASS_TEST_PROXY")
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn configmap_crud() {
+    block_on(scenarios::configmap_crud(&admin(), &SystemClock));
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn paginated_list() {
+    block_on(scenarios::paginated_list(&admin(), &SystemClock));
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn tables() {
+    block_on(scenarios::tables(&admin()));
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn watch_sees_changes() {
+    block_on(scenarios::watch_sees_changes(&admin(), &SystemClock));
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn discovery_finds_crds() {
+    block_on(scenarios::discovery_finds_crds(&admin(), &SystemClock));
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn restricted_user_is_forbidden() {
+    block_on(scenarios::restricted_user_is_forbidden(&client(
+        "KUBEGLASS_TEST_RESTRICTED_PROXY",
+    )));
+}
