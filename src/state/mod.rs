@@ -13,7 +13,7 @@ use kubeglass_client::cache::{Change, Reflector, ReflectorConfig, ReflectorStatu
 use kubeglass_client::clock::{Clock, PassiveClock};
 use kubeglass_client::kube_core::PartialObjectMeta;
 use kubeglass_client::reconnect::Reconnect;
-use kubeglass_client::rest::RestClient;
+use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
 use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport, spawn};
 use leptos::prelude::*;
 
@@ -84,8 +84,10 @@ impl ClusterState {
             "",
             Duration::from_secs(30),
         )));
-        let client = RestClient::new(transport);
         let clock: Rc<dyn Clock> = Rc::new(WebClock);
+        let client = RestClient::new(transport)
+            .with_clock(clock.clone())
+            .with_rate_limit(BROWSER_QPS, BROWSER_BURST);
         let reconnect = Reconnect::new();
         state.start_prober(client.clone(), clock.clone(), reconnect.clone());
         state.start_namespaces(client.clone(), clock.clone(), reconnect.clone());

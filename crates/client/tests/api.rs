@@ -556,3 +556,71 @@ fn bad_names_transport_failures_and_garbage_are_errors() {
     });
     server.verify();
 }
+
+#[test]
+fn the_rate_limit_spaces_requests_and_metrics_count_them() {
+    use futures::executor::LocalPool;
+    use futures::task::LocalSpawnExt;
+    use kubeglass_client::clock::PassiveClock;
+    use kubeglass_client::testing::FakeClock;
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_000));
+    let client = RestClient::new(Rc::new(server.clone()))
+        .with_clock(Rc::new(clock.clone()))
+        .with_rate_limit(2.0, 2);
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "shop");
+    for i in 0..4 {
+        server
+            .expect_get(&format!("{CMS}/c{i}"))
+            .reply(Reply::json(200, cm_json(&format!("c{i}"), "1")));
+    }
+    server
+        .expect_get(&format!("{CMS}/missing"))
+        .reply(Reply::status(404, "NotFound", "not found"));
+    let mut pool = LocalPool::new();
+    let done = Rc::new(std::cell::RefCell::new(Vec::new()));
+    for i in 0..4 {
+        let (api, done, clock) = (api.clone(), done.clone(), clock.clone());
+        pool.spawner()
+            .spawn_local(async move {
+                api.get(&format!("c{i}")).await.expect("get");
+                done.borrow_mut()
+                    .push((i, clock.now().as_millis() as u64 - 1_000_000));
+            })
+            .expect("spawn");
+    }
+    pool.run_until_stalled();
+    assert_eq!(done.borrow().len(), 2, "the burst of 2 goes at once");
+    clock.advance(Duration::from_millis(500));
+    pool.run_until_stalled();
+    assert_eq!(done.borrow().len(), 3);
+    clock.advance(Duration::from_millis(500));
+    pool.run_until_stalled();
+    assert_eq!(*done.borrow(), [(0, 0), (1, 0), (2, 500), (3, 1000)]);
+    // The bucket is empty now: the next request waits half a second.
+    let missing = Rc::new(std::cell::Cell::new(false));
+    let (api2, missing2) = (api.clone(), missing.clone());
+    pool.spawner()
+        .spawn_local(async move { missing2.set(api2.get("missing").await.is_err()) })
+        .expect("spawn");
+    pool.run_until_stalled();
+    assert!(!missing.get());
+    clock.advance(Duration::from_millis(500));
+    pool.run_until_stalled();
+    assert!(missing.get(), "the 404 came back as an error");
+    let m = client.metrics();
+    assert_eq!(
+        m.by_verb_code[&("GET".to_string(), "200".to_string())].count,
+        4
+    );
+    assert_eq!(
+        m.by_verb_code[&("GET".to_string(), "404".to_string())].count,
+        1
+    );
+    assert!(
+        (m.rate_limiter_wait - 2.0).abs() < 1e-9,
+        "waited 0.5 + 1.0 + 0.5 s: {}",
+        m.rate_limiter_wait
+    );
+    server.verify();
+}

@@ -1,9 +1,12 @@
 //! The REST client: sends requests built with kube-core through a [`Transport`] and decodes the answers.
 
+pub mod limiter;
+pub mod metrics;
 pub mod status;
 pub mod table;
 pub mod watch;
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::StreamExt;
@@ -14,7 +17,23 @@ use serde::de::DeserializeOwned;
 pub use status::ApiError;
 pub use watch::DecodeError;
 
+use crate::clock::Clock;
 use crate::transport::{ByteStream, Request, Transport, TransportError};
+use limiter::TokenBucket;
+use metrics::RequestMetrics;
+
+/// The app's client-side limit: 20 requests a second, bursts of 60.
+///
+/// client-go's default (5 qps, burst 10) is sized for a controller in a
+/// cluster. A dashboard opening a page needs discovery (2 requests) and the
+/// first list of every informer the page shows, about 10–20 requests at once,
+/// so the burst covers a page load. Watches are long-lived and count once.
+/// The limit is there so that a runaway loop in the tab can never send the
+/// user's apiserver more than 20 requests a second; the apiserver's own
+/// priority and fairness protects it from everyone else.
+pub const BROWSER_QPS: f64 = 20.0;
+/// See [`BROWSER_QPS`].
+pub const BROWSER_BURST: u32 = 60;
 
 /// Everything a REST call can fail with.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -66,10 +85,14 @@ impl From<kube_core::request::Error> for Error {
 /// A stream of decoded watch events; ends when the server closes the watch.
 pub type WatchStream<K> = LocalBoxStream<'static, Result<WatchEvent<K>, Error>>;
 
-/// Sends requests and decodes JSON answers.
+/// Sends requests and decodes JSON answers; optionally limits its rate and
+/// measures latency (both need a clock).
 #[derive(Clone)]
 pub struct RestClient {
     transport: Rc<dyn Transport>,
+    clock: Option<Rc<dyn Clock>>,
+    limiter: Option<Rc<RefCell<TokenBucket>>>,
+    metrics: Rc<RefCell<RequestMetrics>>,
 }
 
 impl std::fmt::Debug for RestClient {
@@ -79,14 +102,65 @@ impl std::fmt::Debug for RestClient {
 }
 
 impl RestClient {
-    /// A client sending through `transport`.
+    /// A client sending through `transport`, with no rate limit.
     pub fn new(transport: Rc<dyn Transport>) -> Self {
-        Self { transport }
+        Self {
+            transport,
+            clock: None,
+            limiter: None,
+            metrics: Rc::default(),
+        }
+    }
+
+    /// Measures request latency with `clock` (and lets a rate limit wait on it).
+    pub fn with_clock(mut self, clock: Rc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Limits requests to `qps` per second with bursts of `burst` (needs a clock).
+    pub fn with_rate_limit(mut self, qps: f64, burst: u32) -> Self {
+        self.limiter = Some(Rc::new(RefCell::new(TokenBucket::new(qps, burst))));
+        self
+    }
+
+    /// What this client (and its clones) sent so far.
+    pub fn metrics(&self) -> RequestMetrics {
+        self.metrics.borrow().clone()
+    }
+
+    /// Waits for the rate limit; returns when the request started.
+    async fn before(&self) -> Option<crate::clock::Timestamp> {
+        let clock = self.clock.as_ref()?;
+        if let Some(limiter) = &self.limiter {
+            let wait = limiter.borrow_mut().reserve(clock.now());
+            if !wait.is_zero() {
+                self.metrics.borrow_mut().rate_limiter_wait += wait.as_secs_f64();
+                clock.sleep(wait).await;
+            }
+        }
+        Some(clock.now())
+    }
+
+    fn after(&self, verb: &str, start: Option<crate::clock::Timestamp>, code: Option<u16>) {
+        let latency = match (start, &self.clock) {
+            (Some(s), Some(c)) => c.now().saturating_sub(s),
+            _ => std::time::Duration::ZERO,
+        };
+        self.metrics.borrow_mut().observe(verb, code, latency);
     }
 
     /// Sends `request` and returns the raw body of a 2xx answer.
     pub async fn send_raw(&self, request: Request) -> Result<Vec<u8>, Error> {
-        let response = self.transport.send(request).await?;
+        let verb = metrics::verb_of(&request);
+        let start = self.before().await;
+        let response = self.transport.send(request).await;
+        self.after(
+            &verb,
+            start,
+            response.as_ref().ok().map(|r| r.status().as_u16()),
+        );
+        let response = response?;
         let code = response.status().as_u16();
         if (200..300).contains(&code) {
             Ok(response.into_body())
@@ -115,7 +189,15 @@ impl RestClient {
     /// chunks (watches, followed logs). A non-2xx answer is read (up to 64 KiB)
     /// and returned as an error. Dropping the stream cancels the request.
     pub async fn stream_raw(&self, request: Request) -> Result<ByteStream, Error> {
-        let response = self.transport.stream(request).await?;
+        let verb = metrics::verb_of(&request);
+        let start = self.before().await;
+        let response = self.transport.stream(request).await;
+        self.after(
+            &verb,
+            start,
+            response.as_ref().ok().map(|r| r.status().as_u16()),
+        );
+        let response = response?;
         let code = response.status().as_u16();
         let retry_after =
             status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
