@@ -18,6 +18,7 @@ pub mod rest;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod transport;
+pub mod typed;
 
 pub use k8s_openapi;
 pub use kube_core;

@@ -624,3 +624,42 @@ fn the_rate_limit_spaces_requests_and_metrics_count_them() {
     );
     server.verify();
 }
+
+#[test]
+fn secrets_are_read_as_metadata_unless_revealed() {
+    use kubeglass_client::typed::SecretsApi;
+    let server = FakeApiServer::new();
+    let secrets = SecretsApi::new(RestClient::new(Rc::new(server.clone())), Some("shop"));
+    let path = "/api/v1/namespaces/shop/secrets";
+    server
+        .expect_get(path)
+        .header("accept", "as=PartialObjectMetadataList")
+        .reply(Reply::json(
+            200,
+            json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+            "metadata": {}, "items": [{"metadata": {"name": "db-password", "namespace": "shop"}}]}),
+        ));
+    server
+        .expect_get(&format!("{path}/db-password"))
+        .header("accept", "as=PartialObjectMetadata;")
+        .reply(Reply::json(
+            200,
+            json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+            "metadata": {"name": "db-password", "namespace": "shop"}}),
+        ));
+    server
+        .expect_get(&format!("{path}/db-password"))
+        .reply(Reply::json(
+            200,
+            json!({"kind": "Secret", "apiVersion": "v1",
+            "metadata": {"name": "db-password"}, "data": {"password": "aHVudGVyMg=="}}),
+        ));
+    block_on(async {
+        let list = secrets.list(&ListParams::default()).await.expect("list");
+        assert_eq!(list.items[0].metadata.name.as_deref(), Some("db-password"));
+        secrets.get("db-password").await.expect("metadata");
+        let s = secrets.reveal("db-password").await.expect("reveal");
+        assert_eq!(s.data.expect("data")["password"].0, b"hunter2");
+    });
+    server.verify();
+}

@@ -294,3 +294,26 @@ fn an_unknown_name_refetches_once_so_a_new_crd_is_found() {
     assert!(block_on(cache.resolve("po")).expect("resolve").is_some());
     server.verify();
 }
+
+#[test]
+fn stale_while_revalidate_serves_the_old_tree_and_says_so() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let cache = CachedDiscovery::new(
+        DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))),
+        Rc::new(MemoryStore::default()),
+        Rc::new(clock.clone()),
+    );
+    expect_aggregated(&server);
+    let (_, stale) = block_on(cache.get_stale_while_revalidate()).expect("first");
+    assert!(!stale, "just fetched");
+    clock.advance(DISCOVERY_TTL);
+    let (d, stale) = block_on(cache.get_stale_while_revalidate()).expect("cached");
+    assert!(
+        stale,
+        "older than 10 minutes: the caller refreshes in the background"
+    );
+    assert!(d.mapper().resource_for("po").is_some());
+    assert_eq!(server.log().len(), 2, "no request for the stale answer");
+    server.verify();
+}

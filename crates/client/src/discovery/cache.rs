@@ -111,6 +111,16 @@ impl CachedDiscovery {
         self.refresh().await
     }
 
+    /// Whatever the cache holds, at once, and whether it should be refreshed
+    /// (stale or missing); with nothing cached, fetches. The app shows the
+    /// cached tree immediately and refreshes it in the background.
+    pub async fn get_stale_while_revalidate(&self) -> Result<(Discovery, bool), Error> {
+        match self.cached() {
+            Some((d, age)) => Ok((d, age >= self.ttl)),
+            None => Ok((self.refresh().await?, false)),
+        }
+    }
+
     /// Fetches from the server and stores the result.
     pub async fn refresh(&self) -> Result<Discovery, Error> {
         let d = self.client.fetch().await?;
