@@ -19,6 +19,7 @@ pub mod rest;
 pub mod testing;
 pub mod transport;
 pub mod typed;
+pub mod workqueue;
 
 pub use k8s_openapi;
 pub use kube_core;
