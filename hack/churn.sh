@@ -27,9 +27,14 @@ YAML
 }
 
 flaky_pod
+# Wait in the background so a TERM ends the loop at once, sleep included.
+nap=""
+trap '[[ -n $nap ]] && kill "$nap" 2>/dev/null; exit 0' TERM INT
 tick=0
 while true; do
-  sleep 15
+  sleep 15 &
+  nap=$!
+  wait "$nap"
   tick=$((tick + 1))
   case $((tick % 4)) in
     1) kc -n demo-shop scale deployment/frontend --replicas=5 >/dev/null && say "scaled demo-shop/frontend to 5" ;;

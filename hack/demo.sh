@@ -10,7 +10,8 @@ cleanup() {
   trap - INT TERM EXIT
   echo
   log "stopping the demo"
-  for pid in "${children[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # Background jobs of a script ignore SIGINT, so each gets a TERM.
+  for pid in "${children[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   bash "$HACK_DIR/cluster.sh" down
 }
@@ -25,9 +26,10 @@ bash "$HACK_DIR/churn.sh" &
 children+=($!)
 
 log "starting kubectl proxy on 127.0.0.1:$PROXY_PORT"
+# Process substitution, not a pipe, so that $! is kubectl's own pid.
 "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy \
   --address 127.0.0.1 --port "$PROXY_PORT" \
-  --www "$REPO_ROOT/dist" --www-prefix /ui/ 2>&1 | sed -u 's/^/[proxy] /' &
+  --www "$REPO_ROOT/dist" --www-prefix /ui/ > >(sed -u 's/^/[proxy] /') 2>&1 &
 children+=($!)
 wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$PROXY_PORT/version"
 
