@@ -14,6 +14,7 @@ pub mod cache;
 pub mod clock;
 pub mod discovery;
 pub mod reconnect;
+pub mod record;
 pub mod rest;
 #[cfg(feature = "testing")]
 pub mod testing;

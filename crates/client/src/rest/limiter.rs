@@ -42,6 +42,21 @@ impl TokenBucket {
         }
     }
 
+    /// Takes a token at `now` if one is there; never goes into debt.
+    pub fn try_take(&mut self, now: Timestamp) -> bool {
+        if let Some(last) = self.last {
+            let elapsed = now.saturating_sub(last).as_secs_f64();
+            self.tokens = (self.tokens + elapsed * self.qps).min(self.burst);
+        }
+        self.last = Some(now);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+
     /// Tokens left now (negative while reservations wait).
     pub fn available(&self) -> f64 {
         self.tokens

@@ -1,0 +1,419 @@
+//! Recording Kubernetes Events (client-go tools/record): recorder → broadcaster → correlator → sink.
+//!
+//! An [`EventRecorder`] puts events on the [`EventBroadcaster`]'s queue (1000
+//! deep; the non-blocking `event` drops when it is full, the blocking
+//! `record` waits). The broadcaster's [`EventBroadcaster::run`] hands each
+//! event to its watchers (a log, the UI) and, through the [`Correlator`], to
+//! a [`EventSink`] that creates it, or patches the count and lastTimestamp of
+//! the event written before, retrying 12 times 10 s apart.
+
+pub mod correlator;
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::channel::mpsc;
+use futures::future::LocalBoxFuture;
+use futures::{FutureExt, StreamExt};
+use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use kube_core::params::{Patch, PatchParams, PostParams};
+
+pub use correlator::{Correlator, Decision, EventKey};
+
+use crate::api::Api;
+use crate::clock::{Clock, Timestamp};
+use crate::rest::{Error, RestClient};
+
+/// Events queued before the non-blocking recorder starts dropping (client-go: 1000).
+pub const QUEUE_LENGTH: usize = 1000;
+/// Attempts to write one event (client-go: 12).
+pub const SINK_TRIES: u32 = 12;
+/// Wait between attempts (client-go: 10 s).
+pub const SINK_RETRY_INTERVAL: Duration = Duration::from_secs(10);
+
+/// `Normal` or `Warning`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    /// Something expected happened.
+    Normal,
+    /// Something a person should look at.
+    Warning,
+}
+
+impl EventType {
+    /// The API's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Normal => "Normal",
+            EventType::Warning => "Warning",
+        }
+    }
+}
+
+fn time(t: Timestamp) -> Option<Time> {
+    let secs = i64::try_from(t.as_secs()).ok()?;
+    k8s_openapi::jiff::Timestamp::from_second(secs)
+        .ok()
+        .map(Time)
+}
+
+/// Puts events on a broadcaster's queue.
+#[derive(Clone)]
+pub struct EventRecorder {
+    /// This recorder's sender; never cloned per event (each clone of a
+    /// futures sender adds a slot, which would make the queue unbounded).
+    tx: Rc<RefCell<mpsc::Sender<Event>>>,
+    component: String,
+    clock: Rc<dyn Clock>,
+    dropped: Rc<Cell<u64>>,
+}
+
+impl std::fmt::Debug for EventRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventRecorder")
+            .field("component", &self.component)
+            .field("dropped", &self.dropped.get())
+            .finish()
+    }
+}
+
+impl EventRecorder {
+    fn build(
+        &self,
+        object: &ObjectReference,
+        annotations: BTreeMap<String, String>,
+        type_: EventType,
+        reason: &str,
+        message: &str,
+    ) -> Event {
+        let now = self.clock.now();
+        let name = format!(
+            "{}.{:x}",
+            object.name.as_deref().unwrap_or("unknown"),
+            now.as_nanos()
+        );
+        Event {
+            metadata: ObjectMeta {
+                name: Some(name),
+                namespace: Some(
+                    object
+                        .namespace
+                        .clone()
+                        .filter(|n| !n.is_empty())
+                        .unwrap_or_else(|| "default".into()),
+                ),
+                annotations: (!annotations.is_empty()).then_some(annotations),
+                ..Default::default()
+            },
+            involved_object: object.clone(),
+            reason: Some(reason.to_string()),
+            message: Some(message.to_string()),
+            type_: Some(type_.as_str().to_string()),
+            source: Some(EventSource {
+                component: Some(self.component.clone()),
+                host: None,
+            }),
+            reporting_component: Some(self.component.clone()),
+            reporting_instance: Some(self.component.clone()),
+            first_timestamp: time(now),
+            last_timestamp: time(now),
+            count: Some(1),
+            ..Default::default()
+        }
+    }
+
+    /// Records an event; drops it (and counts the drop) when the queue is full.
+    pub fn event(&self, object: &ObjectReference, type_: EventType, reason: &str, message: &str) {
+        self.annotated_event(object, BTreeMap::new(), type_, reason, message);
+    }
+
+    /// Records an event with a formatted message.
+    pub fn eventf(
+        &self,
+        object: &ObjectReference,
+        type_: EventType,
+        reason: &str,
+        message: std::fmt::Arguments<'_>,
+    ) {
+        self.event(object, type_, reason, &message.to_string());
+    }
+
+    /// Records an event carrying annotations.
+    pub fn annotated_event(
+        &self,
+        object: &ObjectReference,
+        annotations: BTreeMap<String, String>,
+        type_: EventType,
+        reason: &str,
+        message: &str,
+    ) {
+        let e = self.build(object, annotations, type_, reason, message);
+        if self.tx.borrow_mut().try_send(e).is_err() {
+            self.dropped.set(self.dropped.get() + 1);
+        }
+    }
+
+    /// Records an event, waiting for room in the queue (blocking mode).
+    pub async fn record(
+        &self,
+        object: &ObjectReference,
+        type_: EventType,
+        reason: &str,
+        message: &str,
+    ) {
+        let e = self.build(object, BTreeMap::new(), type_, reason, message);
+        // Wait for room without holding the borrow across the await.
+        let ready = futures::future::poll_fn(|cx| self.tx.borrow_mut().poll_ready(cx)).await;
+        if ready.is_err() || self.tx.borrow_mut().start_send(e).is_err() {
+            self.dropped.set(self.dropped.get() + 1);
+        }
+    }
+
+    /// Events dropped because the queue was full (or closed).
+    pub fn dropped(&self) -> u64 {
+        self.dropped.get()
+    }
+}
+
+/// Where events are written.
+pub trait EventSink {
+    /// Creates `event`.
+    fn create<'a>(&'a self, event: &'a Event) -> LocalBoxFuture<'a, Result<Event, Error>>;
+    /// Patches the existing event `name` in `namespace` with a merge patch.
+    fn patch<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+        patch: serde_json::Value,
+    ) -> LocalBoxFuture<'a, Result<Event, Error>>;
+}
+
+/// Writes core/v1 Events through the API.
+#[derive(Debug, Clone)]
+pub struct ApiSink {
+    client: RestClient,
+}
+
+impl ApiSink {
+    /// A sink writing with `client`.
+    pub fn new(client: RestClient) -> Self {
+        Self { client }
+    }
+}
+
+impl EventSink for ApiSink {
+    fn create<'a>(&'a self, event: &'a Event) -> LocalBoxFuture<'a, Result<Event, Error>> {
+        async move {
+            let ns = event.metadata.namespace.as_deref().unwrap_or("default");
+            Api::<Event>::namespaced(self.client.clone(), ns)
+                .create(&PostParams::default(), event)
+                .await
+        }
+        .boxed_local()
+    }
+
+    fn patch<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+        patch: serde_json::Value,
+    ) -> LocalBoxFuture<'a, Result<Event, Error>> {
+        async move {
+            Api::<Event>::namespaced(self.client.clone(), namespace)
+                .patch(name, &PatchParams::default(), &Patch::Merge(patch))
+                .await
+        }
+        .boxed_local()
+    }
+}
+
+fn key_of(e: &Event) -> EventKey {
+    let o = &e.involved_object;
+    let s = |v: &Option<String>| v.clone().unwrap_or_default();
+    EventKey {
+        source: e
+            .source
+            .as_ref()
+            .and_then(|s| s.component.clone())
+            .unwrap_or_default(),
+        object: (
+            s(&o.kind),
+            s(&o.namespace),
+            s(&o.name),
+            s(&o.uid),
+            s(&o.api_version),
+        ),
+        type_: s(&e.type_),
+        reason: s(&e.reason),
+        message: s(&e.message),
+    }
+}
+
+fn retryable(e: &Error) -> bool {
+    match e {
+        Error::Transport(_) => true,
+        Error::Api(a) => a.is_too_many_requests() || a.is_server_error() || a.is_timeout(),
+        _ => false,
+    }
+}
+
+type Watcher = Box<dyn FnMut(&Event)>;
+
+/// Fans recorded events out to watchers and a sink.
+pub struct EventBroadcaster {
+    tx: mpsc::Sender<Event>,
+    rx: RefCell<Option<mpsc::Receiver<Event>>>,
+    watchers: Rc<RefCell<Vec<Watcher>>>,
+    written: Rc<Cell<u64>>,
+    skipped: Rc<Cell<u64>>,
+    failed: Rc<Cell<u64>>,
+}
+
+impl std::fmt::Debug for EventBroadcaster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventBroadcaster")
+            .field("written", &self.written.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for EventBroadcaster {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EventBroadcaster {
+    /// A broadcaster with client-go's queue length.
+    pub fn new() -> Self {
+        Self::with_queue_length(QUEUE_LENGTH)
+    }
+
+    /// A broadcaster whose queue holds `len` events.
+    pub fn with_queue_length(len: usize) -> Self {
+        // mpsc::channel(n) holds n plus one slot per sender (this one and
+        // one per recorder), so the queue holds about `len` events.
+        let (tx, rx) = mpsc::channel(len.saturating_sub(1));
+        Self {
+            tx,
+            rx: RefCell::new(Some(rx)),
+            watchers: Rc::default(),
+            written: Rc::default(),
+            skipped: Rc::default(),
+            failed: Rc::default(),
+        }
+    }
+
+    /// A recorder reporting as `component` (e.g. `kubeglass`).
+    pub fn recorder(&self, component: &str, clock: Rc<dyn Clock>) -> EventRecorder {
+        EventRecorder {
+            tx: Rc::new(RefCell::new(self.tx.clone())),
+            component: component.to_string(),
+            clock,
+            dropped: Rc::default(),
+        }
+    }
+
+    /// Calls `watcher` with every event (e.g. logging to the console).
+    pub fn watch(&self, watcher: impl FnMut(&Event) + 'static) {
+        self.watchers.borrow_mut().push(Box::new(watcher));
+    }
+
+    /// (written, skipped by the spam filter, given up after retries).
+    pub fn counts(&self) -> (u64, u64, u64) {
+        (self.written.get(), self.skipped.get(), self.failed.get())
+    }
+
+    /// Distributes events until every recorder is gone; spawn it once.
+    pub fn run(
+        &self,
+        sink: Rc<dyn EventSink>,
+        clock: Rc<dyn Clock>,
+    ) -> LocalBoxFuture<'static, ()> {
+        let Some(mut rx) = self.rx.borrow_mut().take() else {
+            return futures::future::ready(()).boxed_local();
+        };
+        let watchers = self.watchers.clone();
+        let (written, skipped, failed) = (
+            self.written.clone(),
+            self.skipped.clone(),
+            self.failed.clone(),
+        );
+        async move {
+            let mut correlator = Correlator::default();
+            while let Some(event) = rx.next().await {
+                for w in watchers.borrow_mut().iter_mut() {
+                    w(&event);
+                }
+                match write(&mut correlator, sink.as_ref(), clock.as_ref(), event).await {
+                    Outcome::Written => written.set(written.get() + 1),
+                    Outcome::Skipped => skipped.set(skipped.get() + 1),
+                    Outcome::Failed => failed.set(failed.get() + 1),
+                }
+            }
+        }
+        .boxed_local()
+    }
+}
+
+enum Outcome {
+    Written,
+    Skipped,
+    Failed,
+}
+
+async fn write(
+    correlator: &mut Correlator,
+    sink: &dyn EventSink,
+    clock: &dyn Clock,
+    mut event: Event,
+) -> Outcome {
+    let key = key_of(&event);
+    let name = event.metadata.name.clone().unwrap_or_default();
+    let namespace = event.metadata.namespace.clone().unwrap_or_default();
+    let decision = correlator.correlate(&key, clock.now(), &name);
+    for attempt in 0..SINK_TRIES {
+        if attempt > 0 {
+            clock.sleep(SINK_RETRY_INTERVAL).await;
+        }
+        let result = match &decision {
+            Decision::Skip => return Outcome::Skipped,
+            Decision::Create { message } => {
+                event.message = Some(message.clone());
+                match sink.create(&event).await {
+                    Err(Error::Api(a)) if a.is_already_exists() => return Outcome::Written,
+                    other => other,
+                }
+            }
+            Decision::Patch {
+                name,
+                count,
+                message,
+            } => {
+                let patch = serde_json::json!({
+                    "count": count,
+                    "message": message,
+                    "lastTimestamp": time(clock.now()),
+                });
+                match sink.patch(&namespace, name, patch).await {
+                    Err(Error::Api(a)) if a.is_not_found() => {
+                        // The event expired (event-ttl): write it anew.
+                        correlator.forget_written(&key);
+                        event.message = Some(message.clone());
+                        sink.create(&event).await
+                    }
+                    other => other,
+                }
+            }
+        };
+        match result {
+            Ok(_) => return Outcome::Written,
+            Err(e) if retryable(&e) => continue,
+            Err(_) => return Outcome::Failed,
+        }
+    }
+    Outcome::Failed
+}

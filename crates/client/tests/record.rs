@@ -1,0 +1,276 @@
+//! The event correlator, recorder, broadcaster and sink on a fake clock,
+//! ported from client-go's tools/record tests (events_cache_test and
+//! event_test), with the scripted fake API server as the sink's apiserver.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use http::Method;
+use k8s_openapi::api::core::v1::ObjectReference;
+use kubeglass_client::record::correlator::{
+    AGGREGATE_AFTER, COMBINED_PREFIX, Correlator, Decision, EventKey, SPAM_BURST,
+};
+use kubeglass_client::record::{ApiSink, EventBroadcaster, EventType, SINK_TRIES};
+use kubeglass_client::rest::RestClient;
+use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
+use serde_json::json;
+
+fn key(object: &str, reason: &str, message: &str) -> EventKey {
+    EventKey {
+        source: "kubeglass".into(),
+        object: (
+            "Deployment".into(),
+            "shop".into(),
+            object.into(),
+            format!("uid-{object}"),
+            "apps/v1".into(),
+        ),
+        type_: "Normal".into(),
+        reason: reason.into(),
+        message: message.into(),
+    }
+}
+
+const T0: Duration = Duration::from_secs(1_700_000_000);
+
+// TestEventCorrelator "the same event": created once, then patched with a count.
+#[test]
+fn identical_events_become_patches_with_a_count() {
+    let mut c = Correlator::default();
+    let k = key("web", "Scaled", "scaled to 3");
+    assert_eq!(
+        c.correlate(&k, T0, "web.1"),
+        Decision::Create {
+            message: "scaled to 3".into()
+        }
+    );
+    assert_eq!(
+        c.correlate(&k, T0, "web.2"),
+        Decision::Patch {
+            name: "web.1".into(),
+            count: 2,
+            message: "scaled to 3".into()
+        }
+    );
+    assert!(matches!(
+        c.correlate(&k, T0, "web.3"),
+        Decision::Patch { count: 3, .. }
+    ));
+}
+
+// Spam filter: burst 25 per source+object, then one per 300 s; other objects unaffected.
+#[test]
+fn the_spam_filter_allows_25_then_one_per_300_seconds() {
+    let mut c = Correlator::default();
+    let mut created = 0;
+    for i in 0..30 {
+        // Distinct reasons, so neither aggregation nor dedupe hides anything.
+        match c.correlate(&key("web", &format!("R{i}"), "m"), T0, &format!("e{i}")) {
+            Decision::Skip => {}
+            _ => created += 1,
+        }
+    }
+    assert_eq!(created, SPAM_BURST as usize);
+    assert!(!matches!(
+        c.correlate(&key("other", "R", "m"), T0, "o"),
+        Decision::Skip
+    ));
+    assert_eq!(
+        c.correlate(&key("web", "late", "m"), T0 + Duration::from_secs(299), "x"),
+        Decision::Skip
+    );
+    assert!(!matches!(
+        c.correlate(
+            &key("web", "later", "m"),
+            T0 + Duration::from_secs(300),
+            "y"
+        ),
+        Decision::Skip
+    ));
+}
+
+// Aggregator: the 10th similar event (same reason, new message) within 600 s is combined.
+#[test]
+fn ten_similar_events_are_combined() {
+    let mut c = Correlator::default();
+    for i in 0..AGGREGATE_AFTER - 1 {
+        let d = c.correlate(
+            &key("web", "Pulling", &format!("image {i}")),
+            T0,
+            &format!("e{i}"),
+        );
+        assert_eq!(
+            d,
+            Decision::Create {
+                message: format!("image {i}")
+            }
+        );
+    }
+    let d = c.correlate(&key("web", "Pulling", "image 9"), T0, "combined");
+    assert_eq!(
+        d,
+        Decision::Create {
+            message: format!("{COMBINED_PREFIX}image 9")
+        }
+    );
+    // Further similar events patch the combined one.
+    let d = c.correlate(&key("web", "Pulling", "image 10"), T0, "ignored");
+    assert_eq!(
+        d,
+        Decision::Patch {
+            name: "combined".into(),
+            count: 2,
+            message: format!("{COMBINED_PREFIX}image 10")
+        }
+    );
+    // After the window the count starts over.
+    let d = c.correlate(
+        &key("web", "Pulling", "image 11"),
+        T0 + Duration::from_secs(601),
+        "fresh",
+    );
+    assert_eq!(
+        d,
+        Decision::Create {
+            message: "image 11".into()
+        }
+    );
+}
+
+#[test]
+fn caches_are_bounded() {
+    let mut c = Correlator::new(8);
+    for i in 0..100 {
+        c.correlate(&key(&format!("o{i}"), "R", "m"), T0, &format!("e{i}"));
+    }
+    // The first object was evicted everywhere: it is new again.
+    assert_eq!(
+        c.correlate(&key("o0", "R", "m"), T0, "again"),
+        Decision::Create {
+            message: "m".into()
+        }
+    );
+    assert!(format!("{c:?}").contains("written: 8"));
+}
+
+fn deployment() -> ObjectReference {
+    ObjectReference {
+        api_version: Some("apps/v1".into()),
+        kind: Some("Deployment".into()),
+        namespace: Some("shop".into()),
+        name: Some("web".into()),
+        uid: Some("uid-web".into()),
+        ..Default::default()
+    }
+}
+
+// The recorder writes through the sink: create, then a patch for the repeat.
+#[test]
+fn recorded_events_are_created_then_patched() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(T0);
+    let b = EventBroadcaster::new();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s2 = seen.clone();
+    b.watch(move |e| s2.borrow_mut().push(e.reason.clone().unwrap_or_default()));
+    let rec = b.recorder("kubeglass", Rc::new(clock.clone()));
+    server
+        .expect(Method::POST, "/api/v1/namespaces/shop/events")
+        .reply(Reply::json(
+            201,
+            json!({"metadata": {"name": "web.1"}, "involvedObject": {}}),
+        ));
+    let name = format!("web.{:x}", T0.as_nanos());
+    server
+        .expect(
+            Method::PATCH,
+            &format!("/api/v1/namespaces/shop/events/{name}"),
+        )
+        .header("content-type", "application/merge-patch+json")
+        .reply(Reply::json(
+            200,
+            json!({"metadata": {"name": "web.1"}, "involvedObject": {}}),
+        ));
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(b.run(
+            Rc::new(ApiSink::new(RestClient::new(Rc::new(server.clone())))),
+            Rc::new(clock.clone()),
+        ))
+        .expect("spawn");
+    rec.event(
+        &deployment(),
+        EventType::Normal,
+        "Scaled",
+        "scaled to 3 by kubeglass",
+    );
+    pool.run_until_stalled();
+    rec.eventf(
+        &deployment(),
+        EventType::Normal,
+        "Scaled",
+        format_args!("scaled to {} by kubeglass", 3),
+    );
+    pool.run_until_stalled();
+    assert_eq!(*seen.borrow(), ["Scaled", "Scaled"]);
+    assert_eq!(b.counts(), (2, 0, 0));
+    let log = server.log();
+    assert!(log[0].starts_with("POST /api/v1/namespaces/shop/events"));
+    assert!(
+        log[1].starts_with("PATCH /api/v1/namespaces/shop/events/web."),
+        "{log:?}"
+    );
+    server.verify();
+}
+
+// Retries: 12 tries, 10 s apart, on 5xx and transport errors; then it gives up.
+#[test]
+fn the_sink_retries_twelve_times_ten_seconds_apart() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(T0);
+    let b = EventBroadcaster::new();
+    let rec = b.recorder("kubeglass", Rc::new(clock.clone()));
+    for _ in 0..SINK_TRIES {
+        server
+            .expect(Method::POST, "/api/v1/namespaces/shop/events")
+            .reply(Reply::status(503, "ServiceUnavailable", "try later"));
+    }
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(b.run(
+            Rc::new(ApiSink::new(RestClient::new(Rc::new(server.clone())))),
+            Rc::new(clock.clone()),
+        ))
+        .expect("spawn");
+    rec.event(
+        &deployment(),
+        EventType::Warning,
+        "Failed",
+        "could not scale",
+    );
+    pool.run_until_stalled();
+    let mut waits = Vec::new();
+    while let Some(d) = clock.advance_to_next_timer() {
+        waits.push(d.as_secs());
+        pool.run_until_stalled();
+    }
+    assert_eq!(waits, vec![10; SINK_TRIES as usize - 1]);
+    assert_eq!(b.counts(), (0, 0, 1));
+    server.verify();
+}
+
+// Non-blocking recording drops when the queue is full, and says how many.
+#[test]
+fn a_full_queue_drops_events_in_non_blocking_mode() {
+    let clock = FakeClock::new(T0);
+    let b = EventBroadcaster::with_queue_length(5);
+    let rec = b.recorder("kubeglass", Rc::new(clock.clone()));
+    for i in 0..10 {
+        rec.event(&deployment(), EventType::Normal, "R", &format!("{i}"));
+    }
+    // The queue holds 5 (the channel's 4 plus the recording sender's own slot).
+    assert_eq!(rec.dropped(), 5);
+}
