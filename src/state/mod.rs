@@ -14,7 +14,7 @@ use kubeglass_client::clock::{Clock, PassiveClock};
 use kubeglass_client::kube_core::PartialObjectMeta;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
-use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport, spawn};
+use kubeglass_web::{FetchTransport, FrameQueue, WebClock, WebSocketTransport, spawn};
 use leptos::prelude::*;
 
 /// How often the API is probed while it cannot be reached.
@@ -156,30 +156,36 @@ impl ClusterState {
     fn start_namespaces(self, client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) {
         // Whole objects: namespaces are few and small, and the phase lives in status.
         let store = Rc::new(RefCell::new(Store::<Namespace>::new()));
-        store.borrow_mut().subscribe(move |change| {
-            let row = |n: &Namespace| NamespaceRow {
-                name: n.metadata.name.clone().unwrap_or_default(),
-                phase: n
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.phase.clone())
-                    .unwrap_or_default(),
-            };
-            match change {
-                Change::Added(n) | Change::Updated { new: n, .. } => {
-                    let r = row(n);
-                    self.namespaces.update(|m| {
-                        m.insert(r.name.clone(), r);
-                    });
+        // Changes reach the view through a frame queue: a namespace changed
+        // many times between two frames is applied once, from the store.
+        let reader = store.clone();
+        let frames = FrameQueue::new("namespace-rows", move |names: Vec<String>| {
+            let store = reader.borrow();
+            self.namespaces.update(|rows| {
+                for name in names {
+                    match store.get(&name) {
+                        Some(n) => {
+                            let phase = n.status.as_ref().and_then(|s| s.phase.clone());
+                            rows.insert(
+                                name.clone(),
+                                NamespaceRow {
+                                    name,
+                                    phase: phase.unwrap_or_default(),
+                                },
+                            );
+                        }
+                        None => {
+                            rows.remove(&name);
+                        }
+                    }
                 }
-                Change::Deleted(n) => {
-                    let name = n.metadata.name.clone().unwrap_or_default();
-                    self.namespaces.update(|m| {
-                        m.remove(&name);
-                    });
-                }
-                Change::Replaced => {}
+            });
+        });
+        store.borrow_mut().subscribe(move |change| match change {
+            Change::Added(n) | Change::Updated { new: n, .. } | Change::Deleted(n) => {
+                frames.add(n.metadata.name.clone().unwrap_or_default());
             }
+            Change::Replaced => {}
         });
         let reflector = Reflector::new(
             client,
@@ -197,6 +203,15 @@ impl ClusterState {
 
     fn start_pods(self, client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) {
         let store = Rc::new(RefCell::new(Store::<PodMeta>::new()));
+        // Counts per namespace are kept here as events arrive and copied to
+        // the signals once per animation frame.
+        let counts: Rc<RefCell<BTreeMap<String, usize>>> = Rc::default();
+        let shown = counts.clone();
+        let frames = FrameQueue::new("pod-counts", move |_: Vec<()>| {
+            let counts = shown.borrow();
+            self.pods_by_namespace.set(counts.clone());
+            self.pod_count.set(Some(counts.values().sum()));
+        });
         store.borrow_mut().subscribe(move |change| {
             // Pods being deleted (deletionTimestamp set) are not counted: a
             // scale-down shows at once, not after the grace period.
@@ -206,25 +221,19 @@ impl ClusterState {
                 Change::Updated { old, new } => [(Some(old), -1), (Some(new), 1)],
                 Change::Replaced => [(None, 0), (None, 0)],
             };
-            let mut changed = false;
+            let mut m = counts.borrow_mut();
             for (pod, d) in delta {
                 let Some(pod) = pod.filter(|p| p.metadata.deletion_timestamp.is_none()) else {
                     continue;
                 };
                 let ns = pod.metadata.namespace.clone().unwrap_or_default();
-                self.pods_by_namespace.update(|m| {
-                    let c = m.entry(ns.clone()).or_default();
-                    *c = (*c as i64 + d).max(0) as usize;
-                    if *c == 0 {
-                        m.remove(&ns);
-                    }
-                });
-                changed = true;
+                let c = m.entry(ns.clone()).or_default();
+                *c = (*c as i64 + d).max(0) as usize;
+                if *c == 0 {
+                    m.remove(&ns);
+                }
             }
-            if changed || matches!(change, Change::Replaced) {
-                let total = self.pods_by_namespace.with_untracked(|m| m.values().sum());
-                self.pod_count.set(Some(total));
-            }
+            frames.add(());
         });
         let reflector = Reflector::new(
             client,

@@ -21,9 +21,11 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit};
 
+mod frame;
 mod storage;
 mod websocket;
 
+pub use frame::FrameQueue;
 pub use storage::LocalStorage;
 pub use websocket::WebSocketTransport;
 

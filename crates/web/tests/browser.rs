@@ -309,3 +309,37 @@ async fn discovery_is_cached_in_local_storage() {
     assert_eq!(cached, d);
     assert!(age < Duration::from_secs(60));
 }
+
+/// Resolves at the next animation frame.
+async fn next_frame() {
+    let (tx, rx) = futures::channel::oneshot::channel::<()>();
+    let cb = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let _ = tx.send(());
+    });
+    web_sys::window()
+        .expect("window")
+        .request_animation_frame(wasm_bindgen::JsCast::unchecked_ref(&cb))
+        .expect("requestAnimationFrame");
+    let _ = rx.await;
+}
+
+#[wasm_bindgen_test]
+async fn ten_thousand_updates_to_a_hundred_keys_apply_at_most_a_hundred_times() {
+    use kubeglass_web::FrameQueue;
+    let applied = Rc::new(RefCell::new(Vec::new()));
+    let a2 = applied.clone();
+    let q = FrameQueue::new("view", move |batch: Vec<u32>| a2.borrow_mut().extend(batch));
+    // 10,000 updates between two frames: 100 per key.
+    for i in 0..10_000u32 {
+        q.add(i % 100);
+    }
+    next_frame().await;
+    next_frame().await;
+    let mut keys = applied.borrow().clone();
+    assert!(keys.len() <= 100, "{} view applications", keys.len());
+    keys.sort_unstable();
+    keys.dedup();
+    assert_eq!(keys.len(), 100, "every key was applied");
+    assert_eq!(q.frames(), 1, "in one frame");
+    assert_eq!(q.metrics().adds, 100);
+}

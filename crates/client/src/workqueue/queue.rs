@@ -103,20 +103,31 @@ impl<T: Clone + Eq + Hash + 'static> Queue<T> {
         Self::wake_one(&mut i);
     }
 
+    fn pop(&self, i: &mut Inner<T>) -> Option<T> {
+        let now = self.clock.now();
+        let item = i.queue.pop_front()?;
+        i.dirty.remove(&item);
+        i.processing.insert(item.clone());
+        if let Some(at) = i.added_at.remove(&item) {
+            i.metrics.observe_queue_latency(now.saturating_sub(at));
+        }
+        i.started_at.insert(item.clone(), now);
+        i.metrics.depth = i.queue.len();
+        Some(item)
+    }
+
+    /// The next item if one is waiting, without waiting (call `done` after).
+    pub fn try_get(&self) -> Option<T> {
+        let mut i = self.inner.borrow_mut();
+        self.pop(&mut i)
+    }
+
     /// Waits for the next item; `None` once the queue is shut down and empty.
     pub async fn get(&self) -> Option<T> {
         loop {
             let rx = {
-                let now = self.clock.now();
                 let mut i = self.inner.borrow_mut();
-                if let Some(item) = i.queue.pop_front() {
-                    i.dirty.remove(&item);
-                    i.processing.insert(item.clone());
-                    if let Some(at) = i.added_at.remove(&item) {
-                        i.metrics.observe_queue_latency(now.saturating_sub(at));
-                    }
-                    i.started_at.insert(item.clone(), now);
-                    i.metrics.depth = i.queue.len();
+                if let Some(item) = self.pop(&mut i) {
                     return Some(item);
                 }
                 if i.shutting_down {
