@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::pages::workloads::{DeploymentsPanel, EventStream};
 use crate::state::ClusterState;
 
 /// The first page: what cluster this is and what lives in it.
@@ -75,5 +76,9 @@ pub fn Overview() -> impl IntoView {
                 </tbody>
             </table>
         </section>
+        <div class="two-col">
+            <DeploymentsPanel/>
+            <EventStream/>
+        </div>
     }
 }

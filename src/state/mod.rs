@@ -17,6 +17,10 @@ use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
 use kubeglass_web::{FetchTransport, FrameQueue, WebClock, WebSocketTransport, spawn};
 use leptos::prelude::*;
 
+pub mod workloads;
+
+pub use workloads::Workloads;
+
 /// How often the API is probed while it cannot be reached.
 const PROBE_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -62,6 +66,8 @@ pub struct ClusterState {
     pub pod_status: RwSignal<ReflectorStatus>,
     /// The namespace informer's status.
     pub namespace_status: RwSignal<ReflectorStatus>,
+    /// Deployments, events and actions.
+    pub workloads: Workloads,
 }
 
 type PodMeta = PartialObjectMeta<Pod>;
@@ -69,15 +75,6 @@ type PodMeta = PartialObjectMeta<Pod>;
 impl ClusterState {
     /// Creates the signals and starts the informers and the version probe.
     pub fn start() -> Self {
-        let state = Self {
-            version: RwSignal::new(None),
-            namespaces: RwSignal::new(BTreeMap::new()),
-            pods_by_namespace: RwSignal::new(BTreeMap::new()),
-            pod_count: RwSignal::new(None),
-            connection: RwSignal::new(Connection::Connecting),
-            pod_status: RwSignal::new(ReflectorStatus::default()),
-            namespace_status: RwSignal::new(ReflectorStatus::default()),
-        };
         // Plain-JSON watches go over WebSocket (they hold no HTTP/1.1
         // connection); everything else, metadata-only watches included, over fetch.
         let transport = Rc::new(WebSocketTransport::new(FetchTransport::new(
@@ -89,6 +86,17 @@ impl ClusterState {
             .with_clock(clock.clone())
             .with_rate_limit(BROWSER_QPS, BROWSER_BURST);
         let reconnect = Reconnect::new();
+        let state = Self {
+            version: RwSignal::new(None),
+            namespaces: RwSignal::new(BTreeMap::new()),
+            pods_by_namespace: RwSignal::new(BTreeMap::new()),
+            pod_count: RwSignal::new(None),
+            connection: RwSignal::new(Connection::Connecting),
+            pod_status: RwSignal::new(ReflectorStatus::default()),
+            namespace_status: RwSignal::new(ReflectorStatus::default()),
+            workloads: Workloads::start(client.clone(), clock.clone(), reconnect.clone()),
+        };
+
         state.start_prober(client.clone(), clock.clone(), reconnect.clone());
         state.start_namespaces(client.clone(), clock.clone(), reconnect.clone());
         state.start_pods(client, clock, reconnect);

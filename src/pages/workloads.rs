@@ -1,0 +1,104 @@
+//! Deployments with scale buttons, and the live event stream.
+
+use leptos::prelude::*;
+
+use crate::state::ClusterState;
+
+/// Deployments, with − and + to scale them (recorded as Events).
+#[component]
+pub fn DeploymentsPanel() -> impl IntoView {
+    let w = expect_context::<ClusterState>().workloads;
+    let outcome = move || {
+        w.last_action.get().map(|r| match r {
+            Ok(m) => {
+                view! { <div class="action-ok" data-testid="action-result">{m}</div> }.into_any()
+            }
+            Err(e) => {
+                view! { <div class="action-err" data-testid="action-result" role="alert">{e}</div> }
+                    .into_any()
+            }
+        })
+    };
+    view! {
+        <section class="panel">
+            <h2>"Deployments"</h2>
+            {outcome}
+            <table class="grid" data-testid="deployment-table">
+                <thead>
+                    <tr><th>"Namespace"</th><th>"Name"</th><th class="num">"Ready"</th><th class="num">"Scale"</th></tr>
+                </thead>
+                <tbody>
+                    <For
+                        each=move || w.deployments.get().into_values()
+                        key=|r| (r.key.clone(), r.desired, r.ready)
+                        children=move |r| {
+                            let (ns, name, desired) = (r.namespace.clone(), r.name.clone(), r.desired);
+                            let (ns2, name2) = (ns.clone(), name.clone());
+                            let ok = if r.ready == r.desired { "status-ok" } else { "status-warn" };
+                            view! {
+                                <tr data-testid="deployment-row" data-key=r.key.clone()>
+                                    <td>{r.namespace.clone()}</td>
+                                    <td class="name">{r.name.clone()}</td>
+                                    <td class=format!("num {ok}")>{format!("{}/{}", r.ready, r.desired)}</td>
+                                    <td class="num scale">
+                                        <button title="Scale down by one" data-testid="scale-down"
+                                            disabled=desired == 0
+                                            on:click=move |_| w.scale(&ns, &name, desired - 1)>"−"</button>
+                                        <span data-testid="desired">{desired}</span>
+                                        <button title="Scale up by one" data-testid="scale-up"
+                                            on:click=move |_| w.scale(&ns2, &name2, desired + 1)>"+"</button>
+                                    </td>
+                                </tr>
+                            }
+                        }
+                    />
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+/// The newest events, Warnings highlighted.
+#[component]
+pub fn EventStream() -> impl IntoView {
+    let w = expect_context::<ClusterState>().workloads;
+    let now = move || js_sys::Date::now() / 1000.0;
+    let age = move |t: i64| {
+        let s = (now() - t as f64).max(0.0) as i64;
+        match s {
+            0..60 => format!("{s}s"),
+            60..3600 => format!("{}m", s / 60),
+            _ => format!("{}h", s / 3600),
+        }
+    };
+    view! {
+        <section class="panel">
+            <h2>"Events"</h2>
+            <table class="grid events" data-testid="event-table">
+                <thead>
+                    <tr><th>"Last seen"</th><th>"Type"</th><th>"Reason"</th><th>"Object"</th><th class="num">"Count"</th><th>"Message"</th><th>"From"</th></tr>
+                </thead>
+                <tbody>
+                    <For
+                        each=move || w.events.get()
+                        key=|e| (e.key.clone(), e.count, e.last_seen, e.message.clone())
+                        children=move |e| {
+                            let class = if e.type_ == "Warning" { "event-warning" } else { "" };
+                            view! {
+                                <tr class=class data-testid="event-row">
+                                    <td>{age(e.last_seen)}</td>
+                                    <td>{e.type_.clone()}</td>
+                                    <td>{e.reason.clone()}</td>
+                                    <td class="name">{format!("{}/{}", e.namespace, e.object)}</td>
+                                    <td class="num">{e.count}</td>
+                                    <td class="message">{e.message.clone()}</td>
+                                    <td class="muted">{e.source.clone()}</td>
+                                </tr>
+                            }
+                        }
+                    />
+                </tbody>
+            </table>
+        </section>
+    }
+}
