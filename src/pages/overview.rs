@@ -48,37 +48,37 @@ pub fn Overview() -> impl IntoView {
                 </div>
             </div>
         </section>
-        <section class="panel">
-            <h2>"Namespaces"</h2>
-            <table class="grid" data-testid="namespace-table">
-                <thead>
-                    <tr><th>"Name"</th><th>"Status"</th><th class="num">"Pods"</th></tr>
-                </thead>
-                <tbody>
-                    <For
-                        each=move || cluster.namespaces.get().into_values()
-                        key=|row| (row.name.clone(), row.phase.clone())
-                        children=move |row| {
-                            let name = row.name.clone();
-                            let count = move || {
-                                cluster.pods_by_namespace.with(|m| m.get(&name).copied().unwrap_or(0))
-                            };
-                            let phase_class = if row.phase == "Active" { "status-ok" } else { "status-warn" };
-                            view! {
-                                <tr data-testid="namespace-row">
-                                    <td class="name">{row.name.clone()}</td>
-                                    <td class=phase_class>{row.phase.clone()}</td>
-                                    <td class="num">{count}</td>
-                                </tr>
-                            }
-                        }
-                    />
-                </tbody>
-            </table>
-        </section>
         <div class="two-col">
+            <section class="panel">
+                <h2>"Namespaces"</h2>
+                <table class="grid" data-testid="namespace-table">
+                    <thead>
+                        <tr><th>"Name"</th><th>"Status"</th><th class="num">"Pods"</th></tr>
+                    </thead>
+                    <tbody>
+                        <For
+                            each=move || cluster.namespaces.get().into_values()
+                            key=|row| (row.name.clone(), row.phase.clone())
+                            children=move |row| {
+                                let name = row.name.clone();
+                                let count = move || {
+                                    cluster.pods_by_namespace.with(|m| m.get(&name).copied().unwrap_or(0))
+                                };
+                                let phase_class = if row.phase == "Active" { "status-ok" } else { "status-warn" };
+                                view! {
+                                    <tr data-testid="namespace-row">
+                                        <td class="name">{row.name.clone()}</td>
+                                        <td class=phase_class>{row.phase.clone()}</td>
+                                        <td class="num">{count}</td>
+                                    </tr>
+                                }
+                            }
+                        />
+                    </tbody>
+                </table>
+            </section>
             <DeploymentsPanel/>
-            <EventStream/>
         </div>
+        <EventStream/>
     }
 }

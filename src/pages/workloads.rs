@@ -74,6 +74,7 @@ pub fn EventStream() -> impl IntoView {
     view! {
         <section class="panel">
             <h2>"Events"</h2>
+            <div class="events-scroll">
             <table class="grid events" data-testid="event-table">
                 <thead>
                     <tr><th>"Last seen"</th><th>"Type"</th><th>"Reason"</th><th>"Object"</th><th class="num">"Count"</th><th>"Message"</th><th>"From"</th></tr>
@@ -99,6 +100,7 @@ pub fn EventStream() -> impl IntoView {
                     />
                 </tbody>
             </table>
+            </div>
         </section>
     }
 }
