@@ -10,6 +10,9 @@ serve:         ## build the app and serve it through kubectl proxy for your curr
 test:          ## every test: lints, unit, in-browser and end-to-end
 	@bash hack/test.sh
 
+bench:         ## measurements (printed; docs/benchmarks.md records them)
+	@bash hack/bench.sh
+
 bootstrap:     ## install the toolchain (idempotent)
 	@bash hack/bootstrap.sh
 

@@ -76,7 +76,7 @@ step "in-browser tests (wasm-bindgen-test, headless Chromium, real apiserver)"
   CHROMEDRIVER=/usr/bin/chromedriver \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   WASM_BINDGEN_TEST_TIMEOUT=120 \
-    cargo test --target wasm32-unknown-unknown -p kubeglass-web
+    cargo test --target wasm32-unknown-unknown -p kubeglass-web --test browser
 )
 
 step "end-to-end tests (real Chromium, real UI, real cluster)"

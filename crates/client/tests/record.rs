@@ -274,3 +274,76 @@ fn a_full_queue_drops_events_in_non_blocking_mode() {
     // The queue holds 5 (the channel's 4 plus the recording sender's own slot).
     assert_eq!(rec.dropped(), 5);
 }
+
+// events.k8s.io/v1 when the server offers it: created with eventTime,
+// reportingController and note; a repeat becomes a series.
+#[test]
+fn events_v1_with_series_when_the_server_offers_it() {
+    use kubeglass_client::discovery::{Discovery, ResourceInfo};
+    use kubeglass_client::record::EventsApi;
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(T0);
+    let events_v1 = ResourceInfo {
+        group: "events.k8s.io".into(),
+        version: "v1".into(),
+        kind: "Event".into(),
+        plural: "events".into(),
+        singular: "event".into(),
+        short_names: vec!["ev".into()],
+        categories: vec![],
+        namespaced: true,
+        verbs: [
+            "create", "delete", "get", "list", "patch", "update", "watch",
+        ]
+        .map(String::from)
+        .to_vec(),
+        subresources: vec![],
+        preferred: true,
+    };
+    let discovery = Discovery {
+        groups: vec![],
+        resources: vec![events_v1],
+        aggregated: true,
+    };
+    let sink = ApiSink::for_server(
+        RestClient::new(Rc::new(server.clone())),
+        &discovery,
+        Rc::new(clock.clone()),
+    );
+    assert_eq!(sink.api(), EventsApi::EventsV1);
+    assert_eq!(
+        ApiSink::for_server(
+            RestClient::new(Rc::new(server.clone())),
+            &Discovery::default(),
+            Rc::new(clock.clone())
+        )
+        .api(),
+        EventsApi::CoreV1
+    );
+    let path = "/apis/events.k8s.io/v1/namespaces/shop/events";
+    let name = format!("web.{:x}", T0.as_nanos());
+    server.expect(Method::POST, path).reply(Reply::json(201, json!({
+        "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": name, "namespace": "shop"},
+        "eventTime": "2023-11-14T22:13:20.000000Z", "reportingController": "kubeglass", "reportingInstance": "kubeglass",
+        "action": "Scaled", "reason": "Scaled", "note": "scaled", "type": "Normal"})));
+    server
+        .expect(Method::PATCH, &format!("{path}/{name}"))
+        .header("content-type", "application/merge-patch+json")
+        .reply(Reply::json(
+            200,
+            json!({"metadata": {"name": name}, "eventTime": "2023-11-14T22:13:20.000000Z",
+            "series": {"count": 2, "lastObservedTime": "2023-11-14T22:13:20.000000Z"}}),
+        ));
+    let b = EventBroadcaster::new();
+    let rec = b.recorder("kubeglass", Rc::new(clock.clone()));
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(b.run(Rc::new(sink), Rc::new(clock.clone())))
+        .expect("spawn");
+    rec.event(&deployment(), EventType::Normal, "Scaled", "scaled");
+    pool.run_until_stalled();
+    rec.event(&deployment(), EventType::Normal, "Scaled", "scaled");
+    pool.run_until_stalled();
+    assert_eq!(b.counts(), (2, 0, 0));
+    server.verify();
+}

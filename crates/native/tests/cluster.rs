@@ -59,3 +59,9 @@ fn restricted_user_is_forbidden() {
         "KUBEGLASS_TEST_RESTRICTED_PROXY",
     )));
 }
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn events_v1_sink() {
+    block_on(scenarios::events_v1_sink(&admin(), Rc::new(SystemClock)));
+}

@@ -474,3 +474,8 @@ async fn a_scale_action_survives_a_conflict_and_records_an_event() {
     }
     assert!(found, "a Scaled event from kubeglass for demo-shop/cart");
 }
+
+#[wasm_bindgen_test]
+async fn scenario_events_v1_sink() {
+    scenarios::events_v1_sink(&admin(), Rc::new(WebClock)).await;
+}

@@ -4,6 +4,7 @@
 //! in front of the local cluster of `hack/` (with the demo workload applied)
 //! and panics with a message on failure.
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -329,4 +330,67 @@ pub async fn restricted_user_is_forbidden(restricted: &RestClient) {
         .await
         .expect_err("no writes");
     assert!(err.api().is_some_and(|a| a.is_forbidden()));
+}
+
+/// The events.k8s.io/v1 sink writes an Event and turns a repeat into a series.
+pub async fn events_v1_sink(client: &RestClient, clock: Rc<dyn Clock>) {
+    use crate::record::{ApiSink, EventSink, EventsApi};
+    use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
+    let discovery = DiscoveryClient::new(client.clone())
+        .fetch()
+        .await
+        .expect("discovery");
+    let sink = ApiSink::for_server(client.clone(), &discovery, clock.clone());
+    assert_eq!(
+        sink.api(),
+        EventsApi::EventsV1,
+        "v1.37 offers events.k8s.io/v1"
+    );
+    let name = unique(clock.as_ref(), "kubeglass-test");
+    let event = Event {
+        metadata: kube_core::ObjectMeta {
+            name: Some(name.clone()),
+            namespace: Some(NAMESPACE.into()),
+            ..Default::default()
+        },
+        involved_object: ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("ConfigMap".into()),
+            namespace: Some(NAMESPACE.into()),
+            name: Some(name.clone()),
+            ..Default::default()
+        },
+        reason: Some("Tested".into()),
+        message: Some("written by the events.k8s.io/v1 sink".into()),
+        type_: Some("Normal".into()),
+        source: Some(EventSource {
+            component: Some("kubeglass".into()),
+            host: None,
+        }),
+        reporting_component: Some("kubeglass".into()),
+        reporting_instance: Some("kubeglass".into()),
+        ..Default::default()
+    };
+    sink.create(&event).await.expect("create");
+    let patched = sink
+        .patch(
+            NAMESPACE,
+            &name,
+            json!({"count": 2, "message": "written twice"}),
+        )
+        .await
+        .expect("patch into a series");
+    assert_eq!(patched.count, Some(2));
+    let v1: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(client.clone(), NAMESPACE);
+    let got = v1.get(&name).await.expect("get");
+    assert_eq!(got.reporting_controller.as_deref(), Some("kubeglass"));
+    assert_eq!(got.series.map(|s| s.count), Some(2));
+    assert_eq!(
+        got.note.as_deref(),
+        Some("written by the events.k8s.io/v1 sink"),
+        "note is immutable in events.k8s.io/v1"
+    );
+    v1.delete(&name, &DeleteParams::default())
+        .await
+        .expect("delete");
 }
