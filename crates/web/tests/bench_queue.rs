@@ -3,25 +3,14 @@
 
 use std::rc::Rc;
 
-use kubeglass_client::workqueue::Queue;
+use kubeglass_bench::queue_workload;
 use kubeglass_web::WebClock;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn workload(items: u32, repeats: u32) -> u64 {
-    let q: Queue<u32> = Queue::new("bench", Rc::new(WebClock));
-    for _ in 0..repeats {
-        for i in 0..items {
-            q.add(i);
-        }
-    }
-    let mut processed = 0;
-    while let Some(i) = q.try_get() {
-        q.done(&i);
-        processed += 1;
-    }
-    processed
+    queue_workload(Rc::new(WebClock), items, repeats)
 }
 
 #[wasm_bindgen_test]
