@@ -14,7 +14,7 @@ log "work queue throughput, headless Chromium (release build)"
   cd crates/web
   CHROMEDRIVER=/usr/bin/chromedriver \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-    cargo test --quiet --release --target wasm32-unknown-unknown -p kubeglass-web --test bench_queue 2>&1 \
+    cargo test --release --target wasm32-unknown-unknown -p kubeglass-web --test bench_queue -- --nocapture 2>&1 \
     | grep -E 'browser queue|test result'
 )
 
