@@ -5,6 +5,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$REPO_ROOT"
 log "building the app (trunk build --release)"
 trunk build --release >/dev/null
+python3 "$HACK_DIR/csp.py" dist/index.html >/dev/null
 wasm=$(ls dist/*.wasm | head -1)
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)

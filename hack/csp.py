@@ -1,0 +1,32 @@
+"""Adds a Content-Security-Policy to dist/index.html after Trunk builds it.
+
+Trunk writes the loader as an inline module script whose text changes with
+every build (it names the hashed files), so the policy allows exactly that
+script by its SHA-256 hash instead of allowing inline scripts at large.
+"""
+import base64
+import hashlib
+import re
+import sys
+
+path = sys.argv[1]
+html = open(path, encoding="utf-8").read()
+scripts = re.findall(r"<script type=\"module\">(.*?)</script>", html, re.S)
+if len(scripts) != 1:
+    sys.exit(f"expected one inline module script in {path}, found {len(scripts)}")
+digest = base64.b64encode(hashlib.sha256(scripts[0].encode("utf-8")).digest()).decode()
+policy = "; ".join([
+    "default-src 'self'",
+    f"script-src 'self' 'wasm-unsafe-eval' 'sha256-{digest}'",
+    "connect-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+])
+meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}" />'
+html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>\s*', "", html)
+html = html.replace("<head>", "<head>\n    " + meta, 1)
+open(path, "w", encoding="utf-8").write(html)
+print(f"Content-Security-Policy: {policy}")
