@@ -7,10 +7,17 @@ import { kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 1;
 let proxy;
 let browser;
+// One dialog handler for the whole file; tests set how it answers.
+const dialog = { mode: 'accept', prompt: '', seen: [] };
 
 before(async () => {
   proxy = await startProxy(PORT);
   browser = await launchBrowser();
+  browser.page.on('dialog', (d) => {
+    dialog.seen.push(`${d.type()}: ${d.message()}`);
+    if (dialog.mode === 'dismiss') return d.dismiss();
+    return d.type() === 'prompt' ? d.accept(dialog.prompt) : d.accept();
+  });
 });
 
 after(async () => {
@@ -20,6 +27,7 @@ after(async () => {
 
 test('scaling a Deployment from the UI records an Event', async () => {
   const { page } = browser;
+  dialog.mode = 'accept';
   await page.goto(proxy.url);
   const row = page.locator('[data-testid=deployment-row][data-key="demo-shop/checkout"]');
   await row.waitFor({ timeout: 20000 });
@@ -34,14 +42,9 @@ test('scaling a Deployment from the UI records an Event', async () => {
   await page.getByTestId('action-result').filter({ hasText: `Scaled demo-shop/checkout to ${before + 1}` }).waitFor({ timeout: 10000 });
 
   const want = `Scaled from ${before} to ${before + 1} replicas by kubeglass`;
-  const fromKubectl = await until(async () =>
-    kubectl('-n', 'demo-shop', 'get', 'events', '--field-selector', 'involvedObject.name=checkout,reason=Scaled', '-o', 'json')
-      .includes(want), 15000, 200);
-  assert.ok(fromKubectl, 'kubectl get events shows the Event');
-  const events = JSON.parse(kubectl('-n', 'demo-shop', 'get', 'events', '--field-selector', 'involvedObject.name=checkout,reason=Scaled', '-o', 'json'));
-  const mine = events.items.find((e) => e.message === want);
-  assert.equal(mine.reportingComponent, 'kubeglass');
-  assert.equal(mine.source.component, 'kubeglass');
+  const mine = await kubeglassEvent('demo-shop', 'checkout', 'Scaled', t0);
+  assert.ok(mine, 'kubectl get events shows a Scaled Event from kubeglass written just now');
+  assert.equal(mine.message, want);
 
   const inStream = page.getByTestId('event-row').filter({ hasText: 'deployment/checkout' }).filter({ hasText: want }).first();
   await inStream.waitFor({ timeout: 15000 });
@@ -55,8 +58,88 @@ test('scaling a Deployment from the UI records an Event', async () => {
 test('a Warning event from a real controller shows in the stream', async () => {
   const { page } = browser;
   await page.goto(proxy.url);
-  // The demo's gpu-trainer can never be scheduled: the scheduler reports it.
-  const warning = page.locator('[data-testid=event-row].event-warning').filter({ hasText: 'FailedScheduling' });
-  await warning.first().waitFor({ timeout: 30000 });
-  assert.match(await warning.first().innerText(), /gpu-trainer/);
+  // A pod no node can take: the real scheduler reports FailedScheduling.
+  const pod = `e2e-unschedulable-${Date.now() % 100000}`;
+  kubectl('-n', 'demo-batch', 'run', pod, '--image=registry.example/e2e:1', '--restart=Never',
+    '--overrides={"spec":{"nodeSelector":{"kubeglass.dev/nowhere":"true"}}}');
+  try {
+    const warning = page.locator('[data-testid=event-row].event-warning')
+      .filter({ hasText: 'FailedScheduling' }).filter({ hasText: pod });
+    await warning.first().waitFor({ timeout: 30000 });
+    assert.match(await warning.first().innerText(), /didn't match Pod's node affinity\/selector/);
+  } finally {
+    kubectl('-n', 'demo-batch', 'delete', 'pod', pod, '--wait=false');
+  }
+});
+
+/** Waits until an Event with `reason` from kubeglass about `name`, seen since `since`, exists in `namespace`. */
+async function kubeglassEvent(namespace, name, reason, since = Date.now() - 20000) {
+  let found;
+  await until(async () => {
+    const list = JSON.parse(kubectl('-n', namespace, 'get', 'events', '--field-selector', `involvedObject.name=${name},reason=${reason}`, '-o', 'json'));
+    found = list.items.find((e) => e.reportingComponent === 'kubeglass'
+      && e.source?.component === 'kubeglass'
+      && Date.parse(e.lastTimestamp ?? e.eventTime) >= since - 1000);
+    return found;
+  }, 15000, 200);
+  return found;
+}
+
+test('restart rollout, labels and delete from the UI, each confirmed and recorded', async () => {
+  const { page } = browser;
+  const ns = 'demo-batch';
+  const name = `e2e-actions-${Date.now() % 100000}`;
+  kubectl('-n', ns, 'create', 'deployment', name, '--image=registry.example/e2e:1', '--replicas=1');
+  dialog.mode = 'accept';
+  dialog.prompt = 'tier=gold, team-';
+  dialog.seen = [];
+  await page.goto(proxy.url);
+  const row = page.locator(`[data-testid=deployment-row][data-key="${ns}/${name}"]`);
+  await row.waitFor({ timeout: 20000 });
+
+  await row.getByTestId('restart').click();
+  const restarted = await until(async () => kubectl('-n', ns, 'get', 'deployment', name, '-o',
+    'jsonpath={.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt}').trim(), 15000, 200);
+  assert.ok(restarted, 'the pod template carries restartedAt');
+  assert.ok(await kubeglassEvent(ns, name, 'RolloutRestarted'), 'RolloutRestarted event');
+
+  await row.getByTestId('labels').click();
+  assert.ok(await until(async () => kubectl('-n', ns, 'get', 'deployment', name, '-o', 'jsonpath={.metadata.labels.tier}') === 'gold', 15000, 200));
+  assert.ok(await kubeglassEvent(ns, name, 'LabelsEdited'), 'LabelsEdited event');
+
+  await row.getByTestId('delete').click();
+  assert.ok(await until(async () => !kubectl('-n', ns, 'get', 'deployments', '-o', 'name').includes(`/${name}`), 15000, 200), 'deleted');
+  await row.waitFor({ state: 'detached', timeout: 15000 });
+  assert.ok(await kubeglassEvent(ns, name, 'Deleted'), 'Deleted event');
+  assert.deepEqual(dialog.seen.map((d) => d.split(':')[0]), ['confirm', 'prompt', 'confirm'], 'each action asked first');
+});
+
+test('a declined confirmation does nothing', async () => {
+  const { page } = browser;
+  dialog.mode = 'dismiss';
+  await page.goto(proxy.url);
+  const row = page.locator('[data-testid=deployment-row][data-key="demo-shop/checkout"]');
+  await row.waitFor({ timeout: 20000 });
+  const before = kubectl('-n', 'demo-shop', 'get', 'deployment', 'checkout', '-o', 'jsonpath={.spec.replicas}');
+  await row.getByTestId('scale-up').click();
+  await page.waitForTimeout(1500);
+  assert.equal(kubectl('-n', 'demo-shop', 'get', 'deployment', 'checkout', '-o', 'jsonpath={.spec.replicas}'), before);
+});
+
+test('cordon and uncordon a node from the UI', async () => {
+  const { page } = browser;
+  dialog.mode = 'accept';
+  await page.goto(proxy.url);
+  // Start from a schedulable node whatever an earlier run left behind.
+  kubectl('uncordon', 'kwok-node-5');
+  const row = page.locator('[data-testid=node-row][data-name="kwok-node-5"]');
+  await row.getByTestId('scheduling').filter({ hasText: /^Schedulable$/ }).waitFor({ timeout: 20000 });
+  const unschedulable = () => kubectl('get', 'node', 'kwok-node-5', '-o', 'jsonpath={.spec.unschedulable}');
+  await row.getByTestId('cordon').click();
+  assert.ok(await until(async () => unschedulable() === 'true', 15000, 200), 'cordoned');
+  await row.getByTestId('scheduling').filter({ hasText: 'SchedulingDisabled' }).waitFor({ timeout: 10000 });
+  assert.ok(await kubeglassEvent('default', 'kwok-node-5', 'Cordoned'), 'Cordoned event (cluster-scoped objects get their events in default)');
+  await row.getByTestId('cordon').click();
+  assert.ok(await until(async () => unschedulable() !== 'true', 15000, 200), 'uncordoned');
+  assert.ok(await kubeglassEvent('default', 'kwok-node-5', 'Uncordoned'), 'Uncordoned event');
 });

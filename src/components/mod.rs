@@ -1,3 +1,4 @@
 //! Small, thin components shared by pages.
 
 pub mod banner;
+pub mod dialog;

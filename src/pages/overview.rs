@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::pages::workloads::{DeploymentsPanel, EventStream};
+use crate::pages::workloads::{DeploymentsPanel, EventStream, NodesPanel};
 use crate::state::ClusterState;
 
 /// The first page: what cluster this is and what lives in it.
@@ -77,8 +77,9 @@ pub fn Overview() -> impl IntoView {
                     </tbody>
                 </table>
             </section>
-            <DeploymentsPanel/>
+            <NodesPanel/>
         </div>
+        <DeploymentsPanel/>
         <EventStream/>
     }
 }

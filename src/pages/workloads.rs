@@ -2,7 +2,11 @@
 
 use leptos::prelude::*;
 
+use kubeglass_client::actions::ActionKind;
+
+use crate::components::dialog::{confirm, prompt};
 use crate::state::ClusterState;
+use crate::state::workloads::parse_label_changes;
 
 /// Deployments, with − and + to scale them (recorded as Events).
 #[component]
@@ -25,7 +29,7 @@ pub fn DeploymentsPanel() -> impl IntoView {
             {outcome}
             <table class="grid" data-testid="deployment-table">
                 <thead>
-                    <tr><th>"Namespace"</th><th>"Name"</th><th class="num">"Ready"</th><th class="num">"Scale"</th></tr>
+                    <tr><th>"Namespace"</th><th>"Name"</th><th class="num">"Ready"</th><th class="num">"Scale"</th><th>"Actions"</th></tr>
                 </thead>
                 <tbody>
                     <For
@@ -33,7 +37,30 @@ pub fn DeploymentsPanel() -> impl IntoView {
                         key=|r| (r.key.clone(), r.desired, r.ready)
                         children=move |r| {
                             let (ns, name, desired) = (r.namespace.clone(), r.name.clone(), r.desired);
-                            let (ns2, name2) = (ns.clone(), name.clone());
+                            let target = format!("{ns}/{name}");
+                            let act = move |kind: ActionKind, question: String| {
+                                let (ns, name) = (ns.clone(), name.clone());
+                                move |_| {
+                                    if confirm(&question) {
+                                        w.act(&ns, &name, kind.clone());
+                                    }
+                                }
+                            };
+                            let labels = {
+                                let (ns, name, target) = (r.namespace.clone(), r.name.clone(), target.clone());
+                                move |_| {
+                                    let Some(text) = prompt(
+                                        &format!("Labels for {target} (key=value to set, key- to remove):"),
+                                        "",
+                                    ) else {
+                                        return;
+                                    };
+                                    match parse_label_changes(&text) {
+                                        Ok(changes) => w.act(&ns, &name, ActionKind::Labels(changes)),
+                                        Err(e) => w.last_action.set(Some(Err(format!("{target}: {e}")))),
+                                    }
+                                }
+                            };
                             let ok = if r.ready == r.desired { "status-ok" } else { "status-warn" };
                             view! {
                                 <tr data-testid="deployment-row" data-key=r.key.clone()>
@@ -43,10 +70,17 @@ pub fn DeploymentsPanel() -> impl IntoView {
                                     <td class="num scale">
                                         <button title="Scale down by one" data-testid="scale-down"
                                             disabled=desired == 0
-                                            on:click=move |_| w.scale(&ns, &name, desired - 1)>"−"</button>
+                                            on:click=act(ActionKind::Scale((desired - 1).max(0)), format!("Scale {target} to {}?", (desired - 1).max(0)))>"−"</button>
                                         <span data-testid="desired">{desired}</span>
                                         <button title="Scale up by one" data-testid="scale-up"
-                                            on:click=move |_| w.scale(&ns2, &name2, desired + 1)>"+"</button>
+                                            on:click=act(ActionKind::Scale(desired + 1), format!("Scale {target} to {}?", desired + 1))>"+"</button>
+                                    </td>
+                                    <td class="actions">
+                                        <button data-testid="restart" title="kubectl rollout restart"
+                                            on:click=act(ActionKind::RestartRollout, format!("Restart the rollout of {target}?"))>"Restart"</button>
+                                        <button data-testid="labels" title="Set or remove labels" on:click=labels>"Labels"</button>
+                                        <button data-testid="delete" class="danger" title="Delete this Deployment"
+                                            on:click=act(ActionKind::Delete, format!("Delete {target}? Its pods go too."))>"Delete"</button>
                                     </td>
                                 </tr>
                             }
@@ -101,6 +135,51 @@ pub fn EventStream() -> impl IntoView {
                 </tbody>
             </table>
             </div>
+        </section>
+    }
+}
+
+/// Nodes, with cordon and uncordon.
+#[component]
+pub fn NodesPanel() -> impl IntoView {
+    let w = expect_context::<ClusterState>().workloads;
+    view! {
+        <section class="panel">
+            <h2>"Nodes"</h2>
+            <table class="grid" data-testid="node-table">
+                <thead>
+                    <tr><th>"Name"</th><th>"Ready"</th><th>"Scheduling"</th><th>"Actions"</th></tr>
+                </thead>
+                <tbody>
+                    <For
+                        each=move || w.nodes.get().into_values()
+                        key=|n| (n.name.clone(), n.ready.clone(), n.cordoned)
+                        children=move |n| {
+                            let name = n.name.clone();
+                            let cordoned = n.cordoned;
+                            let (label, question) = if cordoned {
+                                ("Uncordon", format!("Let pods be scheduled on {name} again?"))
+                            } else {
+                                ("Cordon", format!("Stop scheduling pods on {name}?"))
+                            };
+                            let toggle = move |_| {
+                                if confirm(&question) {
+                                    w.act_on_node(&name, ActionKind::Cordon(!cordoned));
+                                }
+                            };
+                            let ready = if n.ready == "True" { "status-ok" } else { "status-warn" };
+                            view! {
+                                <tr data-testid="node-row" data-name=n.name.clone()>
+                                    <td class="name">{n.name.clone()}</td>
+                                    <td class=ready>{n.ready.clone()}</td>
+                                    <td data-testid="scheduling">{if cordoned { "SchedulingDisabled" } else { "Schedulable" }}</td>
+                                    <td class="actions"><button data-testid="cordon" on:click=toggle>{label}</button></td>
+                                </tr>
+                            }
+                        }
+                    />
+                </tbody>
+            </table>
         </section>
     }
 }

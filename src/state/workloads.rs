@@ -38,6 +38,34 @@ pub struct DeploymentRow {
     pub ready: i32,
 }
 
+/// One node as the overview shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeRow {
+    /// Name.
+    pub name: String,
+    /// The Ready condition's status (`True`, `False`, `Unknown`).
+    pub ready: String,
+    /// `spec.unschedulable` (cordoned).
+    pub cordoned: bool,
+}
+
+fn node_row(n: &DynamicObject) -> NodeRow {
+    let ready = n
+        .conditions()
+        .into_iter()
+        .find(|c| c.type_ == "Ready")
+        .map(|c| c.status)
+        .unwrap_or_else(|| "Unknown".into());
+    NodeRow {
+        name: n.metadata.name.clone().unwrap_or_default(),
+        ready,
+        cordoned: n
+            .field("spec.unschedulable")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false),
+    }
+}
+
 /// One Event in the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventRow {
@@ -109,11 +137,55 @@ fn event_row(e: &Event) -> EventRow {
     }
 }
 
+/// Parses `key=value, other-` into label changes: `key=value` sets,
+/// `key-` removes. Errors say what is wrong with which part.
+pub fn parse_label_changes(text: &str) -> Result<Vec<(String, Option<String>)>, String> {
+    let mut out = Vec::new();
+    for part in text
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        let change = match part.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), Some(v.trim().to_string())),
+            None => match part.strip_suffix('-') {
+                Some(k) => (k.to_string(), None),
+                None => {
+                    return Err(format!(
+                        "{part:?}: write key=value to set or key- to remove"
+                    ));
+                }
+            },
+        };
+        let valid = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 253
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        };
+        if !valid(&change.0) {
+            return Err(format!("{:?} is not a valid label key", change.0));
+        }
+        if let Some(v) = &change.1
+            && !(v.is_empty() || valid(v) && !v.contains('/') && v.len() <= 63)
+        {
+            return Err(format!("{v:?} is not a valid label value"));
+        }
+        out.push(change);
+    }
+    if out.is_empty() {
+        return Err("no label changes given".into());
+    }
+    Ok(out)
+}
+
 /// Signals for the deployments panel and the event stream.
 #[derive(Clone, Copy)]
 pub struct Workloads {
     /// Deployments by `namespace/name`.
     pub deployments: RwSignal<BTreeMap<String, DeploymentRow>>,
+    /// Nodes by name.
+    pub nodes: RwSignal<BTreeMap<String, NodeRow>>,
     /// Events, newest first (at most 200).
     pub events: RwSignal<Vec<EventRow>>,
     /// The last action's outcome, for a person to read.
@@ -133,6 +205,7 @@ impl Workloads {
     pub fn start(client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) -> Self {
         let w = Self {
             deployments: RwSignal::new(BTreeMap::new()),
+            nodes: RwSignal::new(BTreeMap::new()),
             events: RwSignal::new(Vec::new()),
             last_action: RwSignal::new(None),
             actions: StoredValue::new_local(None),
@@ -166,6 +239,39 @@ impl Workloads {
             client.clone(),
             clock.clone(),
             ReflectorConfig::new("/apis/apps/v1/deployments"),
+            store,
+        )
+        .with_reconnect(reconnect.clone());
+        spawn(r.run());
+
+        // Nodes.
+        let store = Rc::new(RefCell::new(Store::<DynamicObject>::new()));
+        let reader = store.clone();
+        let frames = FrameQueue::new("node-rows", move |keys: Vec<String>| {
+            let store = reader.borrow();
+            w.nodes.update(|rows| {
+                for key in keys {
+                    match store.get(&key) {
+                        Some(n) => {
+                            rows.insert(key, node_row(&n));
+                        }
+                        None => {
+                            rows.remove(&key);
+                        }
+                    }
+                }
+            });
+        });
+        store.borrow_mut().subscribe(move |c| match c {
+            Change::Added(n) | Change::Updated { new: n, .. } | Change::Deleted(n) => {
+                frames.add(object_key(n.as_ref()))
+            }
+            Change::Replaced => {}
+        });
+        let r = Reflector::new(
+            client.clone(),
+            clock.clone(),
+            ReflectorConfig::new("/api/v1/nodes"),
             store,
         )
         .with_reconnect(reconnect.clone());
@@ -220,25 +326,50 @@ impl Workloads {
                 (ActionResult::Done { .. }, ActionKind::Scale(n)) => {
                     Ok(format!("Scaled {target} to {n}"))
                 }
-                (ActionResult::Done { .. }, k) => Ok(format!("{k:?} {target}: done")),
+                (ActionResult::Done { .. }, ActionKind::Delete) => Ok(format!("Deleted {target}")),
+                (ActionResult::Done { .. }, ActionKind::RestartRollout) => {
+                    Ok(format!("Restarted the rollout of {target}"))
+                }
+                (ActionResult::Done { .. }, ActionKind::Cordon(true)) => {
+                    Ok(format!("Cordoned {}", a.name))
+                }
+                (ActionResult::Done { .. }, ActionKind::Cordon(false)) => {
+                    Ok(format!("Uncordoned {}", a.name))
+                }
+                (ActionResult::Done { .. }, ActionKind::Labels(_)) => {
+                    Ok(format!("Labels of {target} set"))
+                }
                 (ActionResult::Failed { error }, _) => Err(format!("{target}: {error}")),
             }));
         });
-        spawn(broadcaster.run(std::rc::Rc::new(ApiSink::new(client)), clock));
+        // core/v1 Events: `kubectl get events` shows their source, which
+        // events.k8s.io/v1 cannot set on create (see record::to_events_v1).
+        spawn(broadcaster.run(Rc::new(ApiSink::new(client.clone())), clock.clone()));
         spawn(actions.clone().run());
         w.actions.set_value(Some(actions));
         w
     }
 
-    /// Asks for `namespace/name` to run `replicas` replicas.
-    pub fn scale(&self, namespace: &str, name: &str, replicas: i32) {
+    /// Queues `kind` on the Deployment `namespace/name`.
+    pub fn act(&self, namespace: &str, name: &str, kind: ActionKind) {
+        self.submit(deployments_resource(), Some(namespace), name, kind);
+    }
+
+    /// Queues `kind` on the node `name`.
+    pub fn act_on_node(&self, name: &str, kind: ActionKind) {
+        let nodes =
+            ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Node"), "nodes");
+        self.submit(nodes, None, name, kind);
+    }
+
+    fn submit(&self, resource: ApiResource, namespace: Option<&str>, name: &str, kind: ActionKind) {
         self.actions.with_value(|a| {
             if let Some(a) = a {
                 a.submit(Action {
-                    resource: deployments_resource(),
-                    namespace: Some(namespace.to_string()),
+                    resource,
+                    namespace: namespace.map(String::from),
                     name: name.to_string(),
-                    kind: ActionKind::Scale(replicas.max(0)),
+                    kind,
                 });
             }
         });

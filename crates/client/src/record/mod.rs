@@ -290,6 +290,9 @@ fn to_events_v1(
         regarding: Some(e.involved_object.clone()),
         note: e.message.clone(),
         type_: e.type_.clone(),
+        // deprecatedSource stays unset: the apiserver refuses it on create
+        // ("needs to be unset"), so core/v1 readers see no `source` for
+        // events written this way.
         ..Default::default()
     }
 }
