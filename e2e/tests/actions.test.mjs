@@ -77,9 +77,10 @@ async function kubeglassEvent(namespace, name, reason, since = Date.now() - 2000
   let found;
   await until(async () => {
     const list = JSON.parse(kubectl('-n', namespace, 'get', 'events', '--field-selector', `involvedObject.name=${name},reason=${reason}`, '-o', 'json'));
+    // Written through events.k8s.io/v1: reportingController shows as
+    // reportingComponent in core/v1, and eventTime is when it happened.
     found = list.items.find((e) => e.reportingComponent === 'kubeglass'
-      && e.source?.component === 'kubeglass'
-      && Date.parse(e.lastTimestamp ?? e.eventTime) >= since - 1000);
+      && Date.parse(e.eventTime ?? e.lastTimestamp) >= since - 1000);
     return found;
   }, 15000, 200);
   return found;

@@ -342,9 +342,14 @@ impl Workloads {
                 (ActionResult::Failed { error }, _) => Err(format!("{target}: {error}")),
             }));
         });
-        // core/v1 Events: `kubectl get events` shows their source, which
-        // events.k8s.io/v1 cannot set on create (see record::to_events_v1).
-        spawn(broadcaster.run(Rc::new(ApiSink::new(client.clone())), clock.clone()));
+        // events.k8s.io/v1 (with series) when the server serves it, core/v1
+        // otherwise; events recorded meanwhile wait in the broadcaster's queue.
+        let (sink_client, sink_clock) = (client.clone(), clock.clone());
+        spawn(async move {
+            let sink = ApiSink::probe(sink_client, sink_clock.clone()).await;
+            leptos::logging::log!("recording events through {:?}", sink.api());
+            broadcaster.run(Rc::new(sink), sink_clock).await;
+        });
         spawn(actions.clone().run());
         w.actions.set_value(Some(actions));
         w

@@ -347,3 +347,28 @@ fn events_v1_with_series_when_the_server_offers_it() {
     assert_eq!(b.counts(), (2, 0, 0));
     server.verify();
 }
+
+#[test]
+fn the_probe_picks_events_v1_only_when_the_server_serves_it() {
+    use kubeglass_client::record::EventsApi;
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(T0);
+    server.expect_get("/apis/events.k8s.io/v1").reply(Reply::json(200, json!({
+        "kind": "APIResourceList", "groupVersion": "events.k8s.io/v1",
+        "resources": [{"name": "events", "singularName": "event", "namespaced": true, "kind": "Event",
+                       "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]}]})));
+    server
+        .expect_get("/apis/events.k8s.io/v1")
+        .reply(Reply::status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        ));
+    let client = RestClient::new(Rc::new(server.clone()));
+    let mut pool = LocalPool::new();
+    let first = pool.run_until(ApiSink::probe(client.clone(), Rc::new(clock.clone())));
+    let second = pool.run_until(ApiSink::probe(client, Rc::new(clock.clone())));
+    assert_eq!(first.api(), EventsApi::EventsV1);
+    assert_eq!(second.api(), EventsApi::CoreV1);
+    server.verify();
+}

@@ -248,6 +248,34 @@ impl ApiSink {
         }
     }
 
+    /// Asks the server whether it serves events.k8s.io/v1 (one small
+    /// request, no full discovery) and picks the API accordingly.
+    pub async fn probe(client: RestClient, clock: Rc<dyn Clock>) -> Self {
+        let request = http::Request::get("/apis/events.k8s.io/v1").body(Vec::new());
+        let v1 = match request {
+            Ok(r) => client
+                .send_json::<k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList>(r)
+                .await
+                .is_ok_and(|l| {
+                    l.resources.iter().any(|r| {
+                        r.name == "events"
+                            && r.verbs.iter().any(|v| v == "create")
+                            && r.verbs.iter().any(|v| v == "patch")
+                    })
+                }),
+            Err(_) => false,
+        };
+        Self {
+            client,
+            api: if v1 {
+                EventsApi::EventsV1
+            } else {
+                EventsApi::CoreV1
+            },
+            clock: Some(clock),
+        }
+    }
+
     /// The API this sink writes to.
     pub fn api(&self) -> EventsApi {
         self.api
