@@ -372,3 +372,40 @@ fn the_probe_picks_events_v1_only_when_the_server_serves_it() {
     assert_eq!(second.api(), EventsApi::CoreV1);
     server.verify();
 }
+
+// The defaults are client-go's: caches of 4096 keys, a queue of 1000 events.
+#[test]
+fn the_default_correlator_remembers_4096_objects() {
+    use kubeglass_client::record::correlator::CACHE_SIZE;
+    assert_eq!(CACHE_SIZE, 4096);
+    let mut c = Correlator::default();
+    for i in 0..CACHE_SIZE {
+        c.correlate(&key(&format!("o{i}"), "R", "m"), T0, &format!("e{i}"));
+    }
+    // All 4096 are still known: a repeat is a patch.
+    assert!(matches!(
+        c.correlate(&key("o0", "R", "m"), T0, "x"),
+        Decision::Patch { .. }
+    ));
+    // One more object evicts the least recently used (o1, since o0 was just used).
+    c.correlate(&key("new", "R", "m"), T0, "n");
+    assert_eq!(
+        c.correlate(&key("o1", "R", "m"), T0, "again"),
+        Decision::Create {
+            message: "m".into()
+        }
+    );
+}
+
+#[test]
+fn the_default_broadcaster_queues_1000_events() {
+    use kubeglass_client::record::QUEUE_LENGTH;
+    assert_eq!(QUEUE_LENGTH, 1000);
+    let clock = FakeClock::new(T0);
+    let b = EventBroadcaster::new();
+    let rec = b.recorder("kubeglass", Rc::new(clock.clone()));
+    for i in 0..QUEUE_LENGTH + 10 {
+        rec.event(&deployment(), EventType::Normal, "R", &format!("{i}"));
+    }
+    assert_eq!(rec.dropped(), 10);
+}
