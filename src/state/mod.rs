@@ -136,6 +136,28 @@ impl ClusterState {
         });
     }
 
+    /// A reflector status listener that shows the latest status once per
+    /// animation frame: the reflector reports after every event, and a
+    /// signal update per event would re-render at watch speed.
+    fn status_per_frame(
+        self,
+        signal: RwSignal<ReflectorStatus>,
+        name: &str,
+    ) -> impl Fn(&ReflectorStatus) + 'static {
+        let latest: Rc<RefCell<Option<ReflectorStatus>>> = Rc::default();
+        let pending = latest.clone();
+        let frames = FrameQueue::new(name, move |_: Vec<()>| {
+            if let Some(s) = pending.borrow_mut().take() {
+                signal.set(s);
+                self.connection_changed();
+            }
+        });
+        move |s: &ReflectorStatus| {
+            *latest.borrow_mut() = Some(s.clone());
+            frames.add(());
+        }
+    }
+
     fn connection_changed(self) {
         let statuses = [
             self.pod_status.get_untracked(),
@@ -202,10 +224,7 @@ impl ClusterState {
             store,
         )
         .with_reconnect(reconnect)
-        .on_status(move |s| {
-            self.namespace_status.set(s.clone());
-            self.connection_changed();
-        });
+        .on_status(self.status_per_frame(self.namespace_status, "namespace-status"));
         spawn(reflector.run());
     }
 
@@ -250,10 +269,7 @@ impl ClusterState {
             store,
         )
         .with_reconnect(reconnect)
-        .on_status(move |s| {
-            self.pod_status.set(s.clone());
-            self.connection_changed();
-        });
+        .on_status(self.status_per_frame(self.pod_status, "pod-status"));
         spawn(reflector.run());
     }
 }
