@@ -15,7 +15,7 @@ use kube_core::watch::WatchEvent;
 use kube_core::{ApiResource, DynamicObject, GroupVersionKind};
 use serde_json::json;
 
-use crate::api::{Api, Deleted};
+use crate::api::Api;
 use crate::clock::Clock;
 use crate::discovery::DiscoveryClient;
 use crate::rest::RestClient;
@@ -98,13 +98,9 @@ pub async fn configmap_crud(client: &RestClient, clock: &dyn Clock) {
         updated.metadata.resource_version
     );
 
-    match api
-        .delete(&name, &DeleteParams::default())
+    api.delete(&name, &DeleteParams::default())
         .await
-        .expect("delete")
-    {
-        Deleted::Gone(_) | Deleted::Pending(_) => {}
-    }
+        .expect("delete");
     assert!(
         api.get_opt(&name)
             .await
