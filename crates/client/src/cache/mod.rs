@@ -1,7 +1,25 @@
-//! The informer machinery: reflector (list + watch) feeding a store that notifies listeners.
+//! The informer machinery: reflector (list + watch) → queue → indexer → handlers.
+//!
+//! - [`reflector`]: keeps a queue or store in step with the server.
+//! - [`fifo`]: client-go's DeltaFIFO and in-order FIFO between reflector and processor.
+//! - [`indexer`]: the cache with secondary indexes; [`lister`] reads it.
+//! - [`informer`]: shared informers with event handlers; [`factory`] shares them.
+//! - [`store`]: a simple diffing store for a single consumer.
 
+pub mod factory;
+pub mod fifo;
+pub mod indexer;
+pub mod informer;
+pub mod lister;
 pub mod reflector;
 pub mod store;
 
+pub use factory::{InformerFactory, InformerKey, InformerRef};
+pub use fifo::{
+    Delta, DeltaFifo, DeltaObject, DeltaType, InformerQueue, Popped, RealFifo, Tombstone,
+};
+pub use indexer::{IndexFunc, Indexer};
+pub use informer::{InformerOptions, InformerSnapshot, Notification, QueueKind, SharedInformer};
+pub use lister::{LabelSelector, Lister};
 pub use reflector::{ListFrom, Reflector, ReflectorConfig, ReflectorState, ReflectorStatus};
 pub use store::{Change, ReflectorStore, Store, object_key};

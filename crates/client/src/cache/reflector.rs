@@ -231,6 +231,12 @@ where
         self.status.clone()
     }
 
+    /// Writes status into `status` instead of a fresh cell (an informer shares it).
+    pub fn sharing_status(mut self, status: Rc<RefCell<ReflectorStatus>>) -> Self {
+        self.status = status;
+        self
+    }
+
     /// Calls `listener` after every status change.
     pub fn on_status(mut self, listener: impl Fn(&ReflectorStatus) + 'static) -> Self {
         self.on_status = Some(Box::new(listener));

@@ -1,0 +1,639 @@
+//! Shared informers: one reflector and one cache, any number of event handlers.
+//!
+//! A [`SharedInformer`] runs three loops in one future: the reflector (list +
+//! watch into a queue), the processor (pops the queue, applies each change to
+//! the [`Indexer`], tells every handler) and the resync timer. Everything is
+//! single-threaded: handlers are called synchronously, in order, after the
+//! indexer already holds the change, so a handler reading the cache sees at
+//! least what it is told about. Handlers must be quick (the app's push into
+//! per-frame queues).
+//!
+//! The processor drains the whole queue in one go before it yields, so nobody
+//! else runs while a relist is half applied: readers never see a half-synced
+//! cache with either queue. With the in-order queue ([`RealFifo`], the
+//! default) a relist is also one atomic swap of the indexer.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+use std::rc::{Rc, Weak};
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::channel::oneshot;
+use kube_core::Resource;
+use serde::de::DeserializeOwned;
+
+use super::fifo::{
+    DeltaFifo, DeltaObject, DeltaType, InformerQueue, KnownObjects, Popped, RealFifo, Transform,
+    Wakeup,
+};
+use super::indexer::{IndexFunc, Indexer};
+use super::lister::Lister;
+use super::reflector::{Reflector, ReflectorConfig, ReflectorState, ReflectorStatus};
+use super::store::{ReflectorStore, object_key};
+use crate::clock::{Clock, Timestamp};
+use crate::reconnect::Reconnect;
+use crate::rest::RestClient;
+
+/// What a handler is told.
+#[derive(Debug)]
+pub enum Notification<K> {
+    /// An object appeared. `initial` is true for objects delivered as part of
+    /// the state at sync (or the replay a late handler receives).
+    Added {
+        /// The object.
+        object: Rc<K>,
+        /// Part of the initial state rather than a change.
+        initial: bool,
+    },
+    /// An object changed (or, with `resync`, was re-delivered unchanged).
+    Updated {
+        /// The state before.
+        old: Rc<K>,
+        /// The state now.
+        new: Rc<K>,
+        /// A periodic resync, not a change.
+        resync: bool,
+    },
+    /// An object went away.
+    Deleted {
+        /// Its last state (the server's, or the last one held when the
+        /// deletion was only inferred from a relist).
+        object: Rc<K>,
+        /// The deletion was inferred from a relist (client-go's
+        /// `DeletedFinalStateUnknown`): the real final state was never seen.
+        final_state_unknown: bool,
+    },
+}
+
+/// Which queue sits between the reflector and the processor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueKind {
+    /// client-go's in-order FIFO with atomic relists and batch pops (the
+    /// default: docs/benchmarks.md has the measurement).
+    #[default]
+    InOrder,
+    /// client-go's classic DeltaFIFO (per-key delta lists).
+    Delta,
+}
+
+/// How an informer is built.
+pub struct InformerOptions<K> {
+    /// What to list and watch.
+    pub reflector: ReflectorConfig,
+    /// Applied to each object before it is cached.
+    pub transform: Option<Transform<K>>,
+    /// The queue design.
+    pub queue: QueueKind,
+    /// Extra indexes (the namespace index is always there).
+    pub indexers: Vec<(String, IndexFunc<K>)>,
+}
+
+impl<K: Resource> InformerOptions<K> {
+    /// Defaults for the collection at `url_path`: in-order queue, managed
+    /// fields dropped (display caches never need them).
+    pub fn new(url_path: impl Into<String>) -> Self {
+        Self {
+            reflector: ReflectorConfig::new(url_path),
+            transform: Some(drop_managed_fields::<K>()),
+            queue: QueueKind::default(),
+            indexers: Vec::new(),
+        }
+    }
+}
+
+/// The default transform for display caches: `metadata.managedFields` removed.
+pub fn drop_managed_fields<K: Resource>() -> Transform<K> {
+    Rc::new(|mut o: K| {
+        o.meta_mut().managed_fields = None;
+        o
+    })
+}
+
+/// Counters of the processor side, for the X-ray page.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProcessorStats {
+    /// Units of work popped.
+    pub popped: u64,
+    /// Notifications handed to handlers.
+    pub notifications: u64,
+    /// Relists applied.
+    pub replaces: u64,
+    /// Largest number of units popped in one turn.
+    pub largest_batch: usize,
+    /// Turns that took over 100 ms with more than 10 units waiting.
+    pub slow_turns: u64,
+    /// What the last slow turn looked like, for a log line.
+    pub last_slow: Option<String>,
+}
+
+/// Everything the X-ray page shows about one informer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InformerSnapshot {
+    /// The reflector's state and counters.
+    pub reflector: ReflectorStatus,
+    /// The processor's counters.
+    pub processor: ProcessorStats,
+    /// Objects in the cache.
+    pub objects: usize,
+    /// Units of work waiting in the queue.
+    pub queued: usize,
+    /// Registered handlers.
+    pub handlers: usize,
+    /// True once the first list has been applied and delivered.
+    pub synced: bool,
+    /// Watches re-opened after the first.
+    pub watch_restarts: u64,
+    /// Lists after the first.
+    pub relists: u64,
+}
+
+impl InformerSnapshot {
+    /// A short word for the state: "listing", "watching", "backing off", "stopped", "idle".
+    pub fn state_label(&self) -> &'static str {
+        self.reflector.state.label()
+    }
+}
+
+type HandlerFn<K> = Rc<RefCell<dyn FnMut(&Notification<K>)>>;
+
+struct HandlerEntry<K> {
+    id: u64,
+    f: HandlerFn<K>,
+    resync: Option<Duration>,
+    next_resync: Timestamp,
+}
+
+struct Inner<K> {
+    indexer: Rc<RefCell<Indexer<K>>>,
+    queue: Rc<RefCell<dyn InformerQueue<K>>>,
+    store: Rc<RefCell<dyn ReflectorStore<K>>>,
+    status: Rc<RefCell<ReflectorStatus>>,
+    stats: RefCell<ProcessorStats>,
+    handlers: RefCell<Vec<HandlerEntry<K>>>,
+    next_id: Cell<u64>,
+    synced: Cell<bool>,
+    sync_waiters: RefCell<Vec<oneshot::Sender<()>>>,
+    handlers_changed: Wakeup,
+    /// Handlers due at the current resync; only they get `Sync` deltas.
+    resyncing: RefCell<HashSet<u64>>,
+    watch_error: RefCell<Option<Box<dyn Fn(&str)>>>,
+    clock: Rc<dyn Clock>,
+    client: RestClient,
+    config: ReflectorConfig,
+    reconnect: RefCell<Option<Reconnect>>,
+    running: Cell<bool>,
+}
+
+/// One cache of one collection, shared by any number of handlers and listers.
+pub struct SharedInformer<K> {
+    inner: Rc<Inner<K>>,
+}
+
+impl<K> Clone for SharedInformer<K> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+struct IndexerKnown<K>(Rc<RefCell<Indexer<K>>>);
+
+impl<K: Resource> KnownObjects<K> for IndexerKnown<K> {
+    fn known_keys(&self) -> Vec<String> {
+        self.0.borrow().keys()
+    }
+    fn known(&self, key: &str) -> Option<Rc<K>> {
+        self.0.borrow().get(key)
+    }
+}
+
+/// A handler's registration: remove it, or ask whether it has synced.
+pub struct HandlerRegistration<K> {
+    id: u64,
+    informer: Weak<Inner<K>>,
+}
+
+impl<K> HandlerRegistration<K> {
+    /// True once the handler has received the complete initial state.
+    ///
+    /// Handlers are called synchronously, so this is the informer's own
+    /// has-synced: by the time the informer reports synced, every handler
+    /// (and a late one, at registration) has been given every object.
+    pub fn has_synced(&self) -> bool {
+        self.informer.upgrade().is_some_and(|i| i.synced.get())
+    }
+
+    /// Stops calling the handler.
+    pub fn remove(&self) {
+        if let Some(i) = self.informer.upgrade() {
+            i.handlers.borrow_mut().retain(|h| h.id != self.id);
+            i.handlers_changed.notify();
+        }
+    }
+}
+
+impl<K> SharedInformer<K>
+where
+    K: Resource + DeserializeOwned + Clone + 'static,
+{
+    /// An informer that has not started.
+    pub fn new(client: RestClient, clock: Rc<dyn Clock>, options: InformerOptions<K>) -> Self {
+        let mut indexer = Indexer::new();
+        for (name, f) in options.indexers {
+            indexer.add_index(&name, f);
+        }
+        let indexer = Rc::new(RefCell::new(indexer));
+        let known: Rc<dyn KnownObjects<K>> = Rc::new(IndexerKnown(indexer.clone()));
+        let (queue, store): (
+            Rc<RefCell<dyn InformerQueue<K>>>,
+            Rc<RefCell<dyn ReflectorStore<K>>>,
+        ) = match options.queue {
+            QueueKind::InOrder => {
+                let mut q = RealFifo::new(Some(known));
+                if let Some(t) = options.transform {
+                    q = q.with_transform(t);
+                }
+                let q = Rc::new(RefCell::new(q));
+                (q.clone(), q)
+            }
+            QueueKind::Delta => {
+                let mut q = DeltaFifo::new(Some(known));
+                if let Some(t) = options.transform {
+                    q = q.with_transform(t);
+                }
+                let q = Rc::new(RefCell::new(q));
+                (q.clone(), q)
+            }
+        };
+        Self {
+            inner: Rc::new(Inner {
+                indexer,
+                queue,
+                store,
+                status: Rc::new(RefCell::new(ReflectorStatus::default())),
+                stats: RefCell::new(ProcessorStats::default()),
+                handlers: RefCell::new(Vec::new()),
+                next_id: Cell::new(1),
+                synced: Cell::new(false),
+                sync_waiters: RefCell::new(Vec::new()),
+                handlers_changed: Wakeup::default(),
+                resyncing: RefCell::new(HashSet::new()),
+                watch_error: RefCell::new(None),
+                clock,
+                client,
+                config: options.reflector,
+                reconnect: RefCell::new(None),
+                running: Cell::new(false),
+            }),
+        }
+    }
+
+    /// Cuts connection-failure backoffs short when `reconnect` fires.
+    pub fn set_reconnect(&self, reconnect: Reconnect) {
+        *self.inner.reconnect.borrow_mut() = Some(reconnect);
+    }
+
+    /// Called with a readable message whenever list or watch fails.
+    pub fn set_watch_error_handler(&self, f: impl Fn(&str) + 'static) {
+        *self.inner.watch_error.borrow_mut() = Some(Box::new(f));
+    }
+
+    /// Registers `handler`. If objects are already cached it first receives
+    /// each of them as `Added { initial: true }`. With `resync`, it is also
+    /// re-sent every object (`Updated { resync: true }`) that often.
+    pub fn add_handler(
+        &self,
+        handler: impl FnMut(&Notification<K>) + 'static,
+        resync: Option<Duration>,
+    ) -> HandlerRegistration<K> {
+        let id = self.inner.next_id.get();
+        self.inner.next_id.set(id + 1);
+        let f: HandlerFn<K> = Rc::new(RefCell::new(handler));
+        // Replay what is cached before the handler sees any change.
+        let mut current = self.inner.indexer.borrow().list();
+        current.sort_by_key(|o| object_key(o.as_ref()));
+        for object in current {
+            (f.borrow_mut())(&Notification::Added {
+                object,
+                initial: true,
+            });
+        }
+        let period = resync.map(|p| p.max(Duration::from_secs(1)));
+        let next_resync = self.inner.clock.now() + period.unwrap_or_default();
+        self.inner.handlers.borrow_mut().push(HandlerEntry {
+            id,
+            f,
+            resync: period,
+            next_resync,
+        });
+        self.inner.handlers_changed.notify();
+        HandlerRegistration {
+            id,
+            informer: Rc::downgrade(&self.inner),
+        }
+    }
+
+    /// A lister over the cache.
+    pub fn lister(&self) -> Lister<K> {
+        Lister::new(self.inner.indexer.clone())
+    }
+
+    /// The cache itself (read it; the informer writes it).
+    pub fn indexer(&self) -> Rc<RefCell<Indexer<K>>> {
+        self.inner.indexer.clone()
+    }
+
+    /// Adds an index (also after start: what is cached is indexed at once).
+    pub fn add_index(&self, name: &str, f: IndexFunc<K>) {
+        self.inner.indexer.borrow_mut().add_index(name, f);
+    }
+
+    /// True once the first list has been cached and every handler told.
+    pub fn has_synced(&self) -> bool {
+        self.inner.synced.get()
+    }
+
+    /// The resourceVersion of the last list, event or bookmark.
+    pub fn last_sync_resource_version(&self) -> Option<String> {
+        self.inner.status.borrow().last_resource_version.clone()
+    }
+
+    /// Completes once [`SharedInformer::has_synced`].
+    pub async fn wait_synced(&self) {
+        if self.inner.synced.get() {
+            return;
+        }
+        let (tx, rx) = oneshot::channel();
+        self.inner.sync_waiters.borrow_mut().push(tx);
+        let _ = rx.await;
+    }
+
+    /// Everything the X-ray page shows.
+    pub fn snapshot(&self) -> InformerSnapshot {
+        let reflector = self.inner.status.borrow().clone();
+        InformerSnapshot {
+            watch_restarts: reflector.watches.saturating_sub(1),
+            relists: reflector.lists.saturating_sub(1),
+            reflector,
+            processor: self.inner.stats.borrow().clone(),
+            objects: self.inner.indexer.borrow().len(),
+            queued: self.inner.queue.borrow().len(),
+            handlers: self.inner.handlers.borrow().len(),
+            synced: self.inner.synced.get(),
+        }
+    }
+
+    /// The shared reflector status (updated as it runs).
+    pub fn status(&self) -> Rc<RefCell<ReflectorStatus>> {
+        self.inner.status.clone()
+    }
+
+    /// Runs until the future is dropped. Running one informer twice at once
+    /// is a bug and panics.
+    pub async fn run(&self) {
+        assert!(
+            !self.inner.running.replace(true),
+            "an informer runs at most once at a time"
+        );
+        let guard = StopGuard(self.inner.clone());
+        let inner = self.inner.clone();
+        let errors_seen = Cell::new(0u64);
+        let weak = Rc::downgrade(&self.inner);
+        let mut reflector = Reflector::new(
+            self.inner.client.clone(),
+            self.inner.clock.clone(),
+            self.inner.config.clone(),
+            self.inner.store.clone(),
+        )
+        .sharing_status(self.inner.status.clone())
+        .on_status(move |s| {
+            if s.errors != errors_seen.get() {
+                errors_seen.set(s.errors);
+                if let (Some(i), Some(msg)) = (weak.upgrade(), s.last_error.as_deref())
+                    && let Some(f) = i.watch_error.borrow().as_ref()
+                {
+                    f(msg);
+                }
+            }
+        });
+        if let Some(r) = self.inner.reconnect.borrow().clone() {
+            reflector = reflector.with_reconnect(r);
+        }
+        let processor = Self::process_loop(inner.clone());
+        let resync = Self::resync_loop(inner);
+        futures::future::join3(reflector.run(), processor, resync).await;
+        drop(guard);
+    }
+
+    async fn process_loop(inner: Rc<Inner<K>>) {
+        let wakeup = inner.queue.borrow().wakeup();
+        loop {
+            wakeup.wait().await;
+            Self::drain(&inner);
+        }
+    }
+
+    /// Pops and applies everything queued, then reports sync if reached.
+    fn drain(inner: &Rc<Inner<K>>) {
+        let started = inner.clock.now();
+        let waiting = inner.queue.borrow().len();
+        let mut popped = 0usize;
+        loop {
+            let batch = inner.queue.borrow_mut().pop_batch(256);
+            if batch.is_empty() {
+                break;
+            }
+            popped += batch.len();
+            for unit in batch {
+                Self::apply(inner, unit);
+            }
+        }
+        {
+            let mut stats = inner.stats.borrow_mut();
+            stats.popped += popped as u64;
+            stats.largest_batch = stats.largest_batch.max(popped);
+            let took = inner.clock.now().saturating_sub(started);
+            if waiting > 10 && took > Duration::from_millis(100) {
+                stats.slow_turns += 1;
+                stats.last_slow = Some(format!(
+                    "applying {popped} queued changes took {} ms",
+                    took.as_millis()
+                ));
+            }
+        }
+        if !inner.synced.get() && inner.queue.borrow().has_synced() {
+            inner.synced.set(true);
+            for tx in inner.sync_waiters.borrow_mut().drain(..) {
+                let _ = tx.send(());
+            }
+        }
+    }
+
+    fn notify(inner: &Rc<Inner<K>>, n: &Notification<K>, only_resyncing: bool) {
+        let targets: Vec<HandlerFn<K>> = {
+            let handlers = inner.handlers.borrow();
+            let resyncing = inner.resyncing.borrow();
+            handlers
+                .iter()
+                .filter(|h| !only_resyncing || resyncing.contains(&h.id))
+                .map(|h| h.f.clone())
+                .collect()
+        };
+        inner.stats.borrow_mut().notifications += targets.len() as u64;
+        for f in targets {
+            (f.borrow_mut())(n);
+        }
+    }
+
+    fn apply(inner: &Rc<Inner<K>>, unit: Popped<K>) {
+        match unit {
+            Popped::Deltas { key, deltas } => {
+                for d in deltas {
+                    Self::apply_delta(inner, &key, d.kind, d.object);
+                }
+            }
+            Popped::Replace { objects, .. } => {
+                inner.stats.borrow_mut().replaces += 1;
+                let initial = !inner.synced.get();
+                let old = inner.indexer.borrow_mut().replace(objects);
+                let new: Vec<Rc<K>> = inner.indexer.borrow().list();
+                let mut seen = HashSet::with_capacity(new.len());
+                for obj in new {
+                    let key = object_key(obj.as_ref());
+                    match old.get(&key) {
+                        Some(prev) => {
+                            let same = prev.meta().resource_version == obj.meta().resource_version;
+                            let n = Notification::Updated {
+                                old: prev.clone(),
+                                new: obj,
+                                resync: same,
+                            };
+                            Self::notify(inner, &n, same);
+                        }
+                        None => Self::notify(
+                            inner,
+                            &Notification::Added {
+                                object: obj,
+                                initial,
+                            },
+                            false,
+                        ),
+                    }
+                    seen.insert(key);
+                }
+                for (key, prev) in old {
+                    if !seen.contains(&key) {
+                        let n = Notification::Deleted {
+                            object: prev,
+                            final_state_unknown: true,
+                        };
+                        Self::notify(inner, &n, false);
+                    }
+                }
+            }
+        }
+    }
+
+    fn apply_delta(inner: &Rc<Inner<K>>, key: &str, kind: DeltaType, object: DeltaObject<K>) {
+        match kind {
+            DeltaType::Deleted => {
+                let removed = inner.indexer.borrow_mut().remove(key);
+                // Nothing held means no handler was ever told it existed.
+                let Some(removed) = removed else { return };
+                let (object, final_state_unknown) = match object {
+                    DeltaObject::Object(o) => (o, false),
+                    DeltaObject::Tombstone(t) => (t.last_known.unwrap_or(removed), true),
+                };
+                Self::notify(
+                    inner,
+                    &Notification::Deleted {
+                        object,
+                        final_state_unknown,
+                    },
+                    false,
+                );
+            }
+            _ => {
+                let DeltaObject::Object(new) = object else {
+                    return;
+                };
+                let old = inner.indexer.borrow_mut().put(new.clone());
+                match old {
+                    Some(old) => {
+                        let resync = kind == DeltaType::Sync
+                            || (kind == DeltaType::Replaced
+                                && old.meta().resource_version == new.meta().resource_version);
+                        let n = Notification::Updated { old, new, resync };
+                        Self::notify(inner, &n, resync);
+                    }
+                    None => {
+                        let initial = matches!(kind, DeltaType::Replaced | DeltaType::Sync)
+                            && !inner.synced.get();
+                        Self::notify(
+                            inner,
+                            &Notification::Added {
+                                object: new,
+                                initial,
+                            },
+                            false,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    async fn resync_loop(inner: Rc<Inner<K>>) {
+        loop {
+            let period = inner
+                .handlers
+                .borrow()
+                .iter()
+                .filter_map(|h| h.resync)
+                .min();
+            let changed = inner.handlers_changed.clone();
+            match period {
+                None => changed.wait().await,
+                Some(p) => {
+                    let sleep = inner.clock.sleep(p).fuse();
+                    let wait = changed.wait().fuse();
+                    futures::pin_mut!(sleep, wait);
+                    futures::select! {
+                        () = sleep => Self::resync_due(&inner),
+                        () = wait => {}
+                    }
+                }
+            }
+        }
+    }
+
+    fn resync_due(inner: &Rc<Inner<K>>) {
+        let now = inner.clock.now();
+        let mut due = HashSet::new();
+        for h in inner.handlers.borrow_mut().iter_mut() {
+            if let Some(p) = h.resync
+                && h.next_resync <= now
+            {
+                due.insert(h.id);
+                h.next_resync = now + p;
+            }
+        }
+        if due.is_empty() {
+            return;
+        }
+        *inner.resyncing.borrow_mut() = due;
+        inner.queue.borrow_mut().resync();
+    }
+}
+
+/// Marks the informer stopped when its run future is dropped.
+struct StopGuard<K>(Rc<Inner<K>>);
+
+impl<K> Drop for StopGuard<K> {
+    fn drop(&mut self) {
+        self.0.running.set(false);
+        self.0.status.borrow_mut().state = ReflectorState::Stopped;
+    }
+}
