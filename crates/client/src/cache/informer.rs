@@ -156,6 +156,9 @@ impl InformerSnapshot {
 }
 
 type HandlerFn<K> = Rc<RefCell<dyn FnMut(&Notification<K>)>>;
+type ErrorHook = RefCell<Option<Box<dyn Fn(&str)>>>;
+type SharedQueue<K> = Rc<RefCell<dyn InformerQueue<K>>>;
+type SharedStore<K> = Rc<RefCell<dyn ReflectorStore<K>>>;
 
 struct HandlerEntry<K> {
     id: u64,
@@ -166,8 +169,8 @@ struct HandlerEntry<K> {
 
 struct Inner<K> {
     indexer: Rc<RefCell<Indexer<K>>>,
-    queue: Rc<RefCell<dyn InformerQueue<K>>>,
-    store: Rc<RefCell<dyn ReflectorStore<K>>>,
+    queue: SharedQueue<K>,
+    store: SharedStore<K>,
     status: Rc<RefCell<ReflectorStatus>>,
     stats: RefCell<ProcessorStats>,
     handlers: RefCell<Vec<HandlerEntry<K>>>,
@@ -177,7 +180,7 @@ struct Inner<K> {
     handlers_changed: Wakeup,
     /// Handlers due at the current resync; only they get `Sync` deltas.
     resyncing: RefCell<HashSet<u64>>,
-    watch_error: RefCell<Option<Box<dyn Fn(&str)>>>,
+    watch_error: ErrorHook,
     clock: Rc<dyn Clock>,
     client: RestClient,
     config: ReflectorConfig,
@@ -246,10 +249,7 @@ where
         }
         let indexer = Rc::new(RefCell::new(indexer));
         let known: Rc<dyn KnownObjects<K>> = Rc::new(IndexerKnown(indexer.clone()));
-        let (queue, store): (
-            Rc<RefCell<dyn InformerQueue<K>>>,
-            Rc<RefCell<dyn ReflectorStore<K>>>,
-        ) = match options.queue {
+        let (queue, store): (SharedQueue<K>, SharedStore<K>) = match options.queue {
             QueueKind::InOrder => {
                 let mut q = RealFifo::new(Some(known));
                 if let Some(t) = options.transform {
