@@ -32,8 +32,10 @@ impl Known {
     fn with(objs: &[ConfigMap]) -> Rc<Self> {
         let k = Self::default();
         for o in objs {
-            k.0.borrow_mut()
-                .insert(key(o.metadata.name.as_deref().unwrap()), Rc::new(o.clone()));
+            k.0.borrow_mut().insert(
+                key(o.metadata.name.as_deref().expect("present")),
+                Rc::new(o.clone()),
+            );
         }
         Rc::new(k)
     }
@@ -117,18 +119,18 @@ fn delta_fifo_transformer() {
         for d in deltas {
             match &d.object {
                 DeltaObject::Object(o) => {
-                    assert_eq!(o.data.as_ref().unwrap()["transformed"], "yes")
+                    assert_eq!(o.data.as_ref().expect("present")["transformed"], "yes")
                 }
                 DeltaObject::Tombstone(t) => {
                     tombstones += 1;
-                    let data = &t.last_known.as_ref().unwrap().data;
+                    let data = &t.last_known.as_ref().expect("present").data;
                     if t.key == key("gone") {
                         // Known objects were transformed when cached; not again.
                         assert!(data.is_none());
                     } else {
                         // "a" was only queued: its newest queued (transformed) state.
                         assert_eq!(t.key, key("a"));
-                        assert_eq!(data.as_ref().unwrap()["transformed"], "yes");
+                        assert_eq!(data.as_ref().expect("present")["transformed"], "yes");
                     }
                 }
             }
@@ -430,7 +432,10 @@ fn real_fifo_transforms_before_queueing() {
     f.replace(vec![cm("a", "1")], "2");
     match &f.pop_batch(1)[0] {
         Popped::Replace { objects, .. } => {
-            assert_eq!(objects[0].metadata.labels.as_ref().unwrap()["seen"], "1")
+            assert_eq!(
+                objects[0].metadata.labels.as_ref().expect("present")["seen"],
+                "1"
+            )
         }
         other => panic!("{other:?}"),
     }

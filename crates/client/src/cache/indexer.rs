@@ -347,30 +347,40 @@ mod tests {
         i.put(pod("b", "p3", "n2", "web", Some("rs1")));
         let names = |v: Vec<Rc<Pod>>| v.iter().map(|p| object_key(p.as_ref())).collect::<Vec<_>>();
         assert_eq!(
-            names(i.by_index(NODE_NAME_INDEX, "n1").unwrap()),
+            names(i.by_index(NODE_NAME_INDEX, "n1").expect("present")),
             ["a/p1", "a/p2"]
         );
-        assert_eq!(names(i.by_index(NAMESPACE_INDEX, "b").unwrap()), ["b/p3"]);
         assert_eq!(
-            names(i.by_index(OWNER_UID_INDEX, "rs1").unwrap()),
+            names(i.by_index(NAMESPACE_INDEX, "b").expect("present")),
+            ["b/p3"]
+        );
+        assert_eq!(
+            names(i.by_index(OWNER_UID_INDEX, "rs1").expect("present")),
             ["a/p1", "b/p3"]
         );
         // p1 moves node and changes app: both indexes follow.
         i.put(pod("a", "p1", "n2", "db", Some("rs1")));
-        assert_eq!(names(i.by_index(NODE_NAME_INDEX, "n1").unwrap()), ["a/p2"]);
         assert_eq!(
-            names(i.by_index("label:app", "db").unwrap()),
+            names(i.by_index(NODE_NAME_INDEX, "n1").expect("present")),
+            ["a/p2"]
+        );
+        assert_eq!(
+            names(i.by_index("label:app", "db").expect("present")),
             ["a/p1", "a/p2"]
         );
         i.remove("a/p2");
         // Empty sets go away with their value.
-        assert_eq!(i.index_values(NODE_NAME_INDEX).unwrap(), ["n2"]);
-        assert!(i.by_index(NODE_NAME_INDEX, "n1").unwrap().is_empty());
+        assert_eq!(i.index_values(NODE_NAME_INDEX).expect("present"), ["n2"]);
+        assert!(
+            i.by_index(NODE_NAME_INDEX, "n1")
+                .expect("present")
+                .is_empty()
+        );
         assert_eq!(
-            i.by_index("nope", "x").unwrap_err(),
+            i.by_index("nope", "x").expect_err("an error"),
             NoSuchIndex("nope".into())
         );
-        i.check_consistent().unwrap();
+        i.check_consistent().expect("present");
     }
 
     #[test]
@@ -379,9 +389,9 @@ mod tests {
         i.put(pod("a", "p1", "n1", "web", None));
         let old = i.replace(vec![pod("a", "p2", "n3", "web", None)]);
         assert!(old.contains_key("a/p1"));
-        assert_eq!(i.index_values(NODE_NAME_INDEX).unwrap(), ["n3"]);
-        assert_eq!(i.index_keys("label:app", "web").unwrap(), ["a/p2"]);
-        i.check_consistent().unwrap();
+        assert_eq!(i.index_values(NODE_NAME_INDEX).expect("present"), ["n3"]);
+        assert_eq!(i.index_keys("label:app", "web").expect("present"), ["a/p2"]);
+        i.check_consistent().expect("present");
     }
 
     #[test]
@@ -389,10 +399,13 @@ mod tests {
         let mut i: Indexer<Pod> = Indexer::new();
         i.put(pod("a", "p1", "n1", "web", None));
         i.add_index(NODE_NAME_INDEX, pod_node_name_index());
-        assert_eq!(i.index_keys(NODE_NAME_INDEX, "n1").unwrap(), ["a/p1"]);
+        assert_eq!(
+            i.index_keys(NODE_NAME_INDEX, "n1").expect("present"),
+            ["a/p1"]
+        );
         let same = i
             .matching(NODE_NAME_INDEX, &pod("x", "y", "n1", "", None))
-            .unwrap();
+            .expect("present");
         assert_eq!(same.len(), 1);
     }
 
@@ -408,8 +421,11 @@ mod tests {
             "metadata": {"name": "e1", "namespace": "a"},
             "involvedObject": {"uid": "u-1"}
         }))
-        .unwrap();
+        .expect("present");
         i.put(Rc::new(ev));
-        assert_eq!(i.index_keys(INVOLVED_UID_INDEX, "u-1").unwrap(), ["a/e1"]);
+        assert_eq!(
+            i.index_keys(INVOLVED_UID_INDEX, "u-1").expect("present"),
+            ["a/e1"]
+        );
     }
 }

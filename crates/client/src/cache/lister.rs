@@ -316,11 +316,11 @@ mod tests {
             );
         }
         for s in no {
-            let sel = LabelSelector::parse(s).unwrap();
+            let sel = LabelSelector::parse(s).expect("present");
             assert!(!sel.matches(Some(&l)), "{s} should not match");
         }
-        assert!(LabelSelector::parse("").unwrap().matches(None));
-        assert!(!LabelSelector::parse("app").unwrap().matches(None));
+        assert!(LabelSelector::parse("").expect("present").matches(None));
+        assert!(!LabelSelector::parse("app").expect("present").matches(None));
     }
 
     #[test]
@@ -355,7 +355,7 @@ mod tests {
         indexer.borrow_mut().put(cm("a", "two", "db"));
         indexer.borrow_mut().put(cm("b", "three", "web"));
         let lister = Lister::new(indexer);
-        let web = LabelSelector::parse("app=web").unwrap();
+        let web = LabelSelector::parse("app=web").expect("present");
         assert_eq!(lister.list(&web).len(), 2);
         assert_eq!(lister.list(&LabelSelector::default()).len(), 3);
         let a = lister.namespace("a");
