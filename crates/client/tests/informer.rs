@@ -1,0 +1,393 @@
+//! Shared informers and the factory against the scripted fake API server
+//! and a fake clock: handlers, late handlers, relists, resync, transforms,
+//! sharing and stopping.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kubeglass_client::cache::factory::Spawner;
+use kubeglass_client::cache::lister::LabelSelector;
+use kubeglass_client::cache::{
+    InformerFactory, InformerOptions, Notification, QueueKind, SharedInformer, object_key,
+};
+use kubeglass_client::rest::RestClient;
+use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply, StreamHandle};
+use serde_json::{Value, json};
+
+const PATH: &str = "/api/v1/namespaces/ns/configmaps";
+
+fn cm(name: &str, rv: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap",
+           "metadata": {"name": name, "namespace": "ns", "resourceVersion": rv,
+                        "labels": {"app": if name.starts_with('w') { "web" } else { "db" }},
+                        "managedFields": [{"manager": "kubectl", "operation": "Apply"}]}})
+}
+
+fn list(rv: &str, items: Vec<Value>) -> Reply {
+    Reply::json(
+        200,
+        json!({"apiVersion": "v1", "kind": "ConfigMapList",
+               "metadata": {"resourceVersion": rv}, "items": items}),
+    )
+}
+
+/// Expects the first list (rv=0) and a watch from `rv`; returns the watch feed.
+fn expect_list_and_watch(server: &FakeApiServer, rv: &str, items: Vec<Value>) -> StreamHandle {
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .reply(list(rv, items));
+    expect_watch(server, rv)
+}
+
+fn expect_watch(server: &FakeApiServer, rv: &str) -> StreamHandle {
+    let (reply, feed) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", rv)
+        .reply(reply);
+    feed
+}
+
+/// Handler notifications, as lines and applied to a map (the replay check).
+#[derive(Default)]
+struct Recorder {
+    lines: Vec<String>,
+    replay: BTreeMap<String, String>,
+}
+
+fn rv_of(o: &ConfigMap) -> String {
+    o.metadata.resource_version.clone().unwrap_or_default()
+}
+
+fn record(rec: &Rc<RefCell<Recorder>>) -> impl FnMut(&Notification<ConfigMap>) + 'static {
+    let rec = rec.clone();
+    move |n| {
+        let mut r = rec.borrow_mut();
+        let line = match n {
+            Notification::Added { object, initial } => {
+                r.replay.insert(object_key(object.as_ref()), rv_of(object));
+                format!(
+                    "add {}@{}{}",
+                    object_key(object.as_ref()),
+                    rv_of(object),
+                    if *initial { " initial" } else { "" }
+                )
+            }
+            Notification::Updated { old, new, resync } => {
+                r.replay.insert(object_key(new.as_ref()), rv_of(new));
+                format!(
+                    "update {} {}->{}{}",
+                    object_key(new.as_ref()),
+                    rv_of(old),
+                    rv_of(new),
+                    if *resync { " resync" } else { "" }
+                )
+            }
+            Notification::Deleted {
+                object,
+                final_state_unknown,
+            } => {
+                r.replay.remove(&object_key(object.as_ref()));
+                format!(
+                    "delete {}@{}{}",
+                    object_key(object.as_ref()),
+                    rv_of(object),
+                    if *final_state_unknown { " unknown" } else { "" }
+                )
+            }
+        };
+        r.lines.push(line);
+    }
+}
+
+struct Harness {
+    pool: LocalPool,
+    clock: FakeClock,
+    informer: SharedInformer<ConfigMap>,
+}
+
+impl Harness {
+    fn new(server: &FakeApiServer, queue: QueueKind) -> Self {
+        let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+        let mut options = InformerOptions::new(PATH);
+        options.queue = queue;
+        let informer = SharedInformer::new(
+            RestClient::new(Rc::new(server.clone())),
+            Rc::new(clock.clone()),
+            options,
+        );
+        Self {
+            pool: LocalPool::new(),
+            clock,
+            informer,
+        }
+    }
+
+    fn start(&mut self) {
+        let i = self.informer.clone();
+        self.pool
+            .spawner()
+            .spawn_local(async move { i.run().await })
+            .expect("spawn");
+        self.settle();
+    }
+
+    fn settle(&mut self) {
+        self.pool.run_until_stalled();
+    }
+
+    fn cached(&self) -> BTreeMap<String, String> {
+        self.informer
+            .indexer()
+            .borrow()
+            .list()
+            .iter()
+            .map(|o| (object_key(o.as_ref()), rv_of(o)))
+            .collect()
+    }
+}
+
+const BOTH: [QueueKind; 2] = [QueueKind::InOrder, QueueKind::Delta];
+
+#[test]
+fn handlers_see_adds_updates_and_deletes_with_old_and_new() {
+    for queue in BOTH {
+        let server = FakeApiServer::new();
+        let watch = expect_list_and_watch(&server, "10", vec![cm("a", "5"), cm("b", "6")]);
+        let mut h = Harness::new(&server, queue);
+        let rec = Rc::new(RefCell::new(Recorder::default()));
+        let reg = h.informer.add_handler(record(&rec), None);
+        assert!(!h.informer.has_synced() && !reg.has_synced());
+        h.start();
+        assert!(h.informer.has_synced(), "{queue:?}");
+        assert!(reg.has_synced());
+        watch.event("ADDED", cm("c", "11"));
+        watch.event("MODIFIED", cm("a", "12"));
+        watch.event("DELETED", cm("b", "13"));
+        h.settle();
+        let mut lines = rec.borrow().lines.clone();
+        lines[..2].sort();
+        assert_eq!(
+            lines,
+            [
+                "add ns/a@5 initial",
+                "add ns/b@6 initial",
+                "add ns/c@11",
+                "update ns/a 5->12",
+                "delete ns/b@13",
+            ],
+            "{queue:?}"
+        );
+        assert_eq!(rec.borrow().replay, h.cached());
+        assert_eq!(
+            h.informer.last_sync_resource_version().as_deref(),
+            Some("13")
+        );
+        server.assert_no_failures();
+    }
+}
+
+#[test]
+fn a_handler_added_later_first_receives_what_is_cached() {
+    let server = FakeApiServer::new();
+    let watch = expect_list_and_watch(&server, "10", vec![cm("a", "5"), cm("b", "6")]);
+    let mut h = Harness::new(&server, QueueKind::InOrder);
+    h.start();
+    let rec = Rc::new(RefCell::new(Recorder::default()));
+    let reg = h.informer.add_handler(record(&rec), None);
+    assert!(reg.has_synced());
+    watch.event("ADDED", cm("c", "11"));
+    h.settle();
+    assert_eq!(
+        rec.borrow().lines,
+        ["add ns/a@5 initial", "add ns/b@6 initial", "add ns/c@11"]
+    );
+}
+
+#[test]
+fn a_relist_after_410_reports_missed_deletes_as_final_state_unknown() {
+    for queue in BOTH {
+        let server = FakeApiServer::new();
+        let watch = expect_list_and_watch(&server, "10", vec![cm("a", "5"), cm("b", "6")]);
+        let mut h = Harness::new(&server, queue);
+        let rec = Rc::new(RefCell::new(Recorder::default()));
+        h.informer.add_handler(record(&rec), None);
+        h.start();
+        // While the watch was down, b was deleted, a changed and c appeared.
+        server
+            .expect_get(PATH)
+            .query("resourceVersion", "10")
+            .reply(list("20", vec![cm("a", "15"), cm("c", "16")]));
+        let _watch2 = expect_watch(&server, "20");
+        watch.event(
+            "ERROR",
+            json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                   "reason": "Expired", "code": 410, "message": "too old resource version"}),
+        );
+        h.settle();
+        let lines = rec.borrow().lines[2..].to_vec();
+        let mut sorted = lines.clone();
+        sorted.sort();
+        assert_eq!(
+            sorted,
+            ["add ns/c@16", "delete ns/b@6 unknown", "update ns/a 5->15"],
+            "{queue:?}"
+        );
+        assert_eq!(rec.borrow().replay, h.cached());
+        let snap = h.informer.snapshot();
+        assert_eq!(snap.relists, 1);
+        assert_eq!(snap.objects, 2);
+        server.assert_no_failures();
+    }
+}
+
+// client-go's per-handler resync: only the handler that asked is re-sent
+// every object, as an update that is marked as a resync.
+#[test]
+fn resync_goes_only_to_the_handler_that_asked_for_it() {
+    for queue in BOTH {
+        let server = FakeApiServer::new();
+        let _watch = expect_list_and_watch(&server, "10", vec![cm("a", "5")]);
+        let mut h = Harness::new(&server, queue);
+        let fast = Rc::new(RefCell::new(Recorder::default()));
+        let none = Rc::new(RefCell::new(Recorder::default()));
+        h.informer
+            .add_handler(record(&fast), Some(Duration::from_secs(30)));
+        h.informer.add_handler(record(&none), None);
+        h.start();
+        h.clock.advance(Duration::from_secs(31));
+        h.settle();
+        assert_eq!(
+            fast.borrow().lines,
+            ["add ns/a@5 initial", "update ns/a 5->5 resync"],
+            "{queue:?}"
+        );
+        assert_eq!(none.borrow().lines, ["add ns/a@5 initial"]);
+    }
+}
+
+#[test]
+fn a_removed_handler_hears_nothing_more() {
+    let server = FakeApiServer::new();
+    let watch = expect_list_and_watch(&server, "10", vec![]);
+    let mut h = Harness::new(&server, QueueKind::InOrder);
+    let rec = Rc::new(RefCell::new(Recorder::default()));
+    let reg = h.informer.add_handler(record(&rec), None);
+    h.start();
+    watch.event("ADDED", cm("a", "11"));
+    h.settle();
+    reg.remove();
+    watch.event("ADDED", cm("b", "12"));
+    h.settle();
+    assert_eq!(rec.borrow().lines, ["add ns/a@11"]);
+    assert_eq!(h.informer.snapshot().handlers, 0);
+    assert_eq!(h.cached().len(), 2);
+}
+
+// TestReflectorRespectStoreTransformer: the default transform drops managedFields.
+#[test]
+fn managed_fields_are_dropped_before_caching() {
+    let server = FakeApiServer::new();
+    let watch = expect_list_and_watch(&server, "10", vec![cm("a", "5")]);
+    let mut h = Harness::new(&server, QueueKind::InOrder);
+    h.start();
+    watch.event("ADDED", cm("b", "11"));
+    h.settle();
+    for o in h.informer.indexer().borrow().list() {
+        assert!(o.metadata.managed_fields.is_none(), "{:?}", o.metadata.name);
+    }
+}
+
+#[test]
+fn listers_read_the_cache_and_watch_errors_reach_the_hook() {
+    let server = FakeApiServer::new();
+    let watch = expect_list_and_watch(&server, "10", vec![cm("web-1", "5"), cm("db-1", "6")]);
+    let mut h = Harness::new(&server, QueueKind::InOrder);
+    let errors = Rc::new(RefCell::new(Vec::<String>::new()));
+    let e = errors.clone();
+    h.informer
+        .set_watch_error_handler(move |m| e.borrow_mut().push(m.to_string()));
+    h.start();
+    let web = LabelSelector::parse("app=web").expect("valid");
+    let lister = h.informer.lister();
+    assert_eq!(lister.namespace("ns").list(&web).len(), 1);
+    assert!(lister.namespace("ns").get("db-1").is_some());
+    let _again = expect_watch(&server, "10");
+    watch.chunk("{not json\n");
+    h.settle();
+    assert_eq!(errors.borrow().len(), 1, "{:?}", errors.borrow());
+    // The cache survives the bad stream.
+    assert_eq!(lister.list(&LabelSelector::default()).len(), 2);
+}
+
+fn factory(server: &FakeApiServer, pool: &LocalPool, clock: &FakeClock) -> InformerFactory {
+    let spawner = pool.spawner();
+    let spawn: Spawner = Rc::new(move |f| spawner.spawn_local(f).expect("spawn"));
+    InformerFactory::new(
+        RestClient::new(Rc::new(server.clone())),
+        Rc::new(clock.clone()),
+        spawn,
+    )
+}
+
+// One informer — one list and one watch — however many views ask; it stops
+// (and its watch is cancelled) when the last view lets go.
+#[test]
+fn the_factory_shares_one_watch_and_stops_it_when_nobody_needs_it() {
+    let server = FakeApiServer::new();
+    let watch = expect_list_and_watch(&server, "10", vec![cm("a", "5")]);
+    let mut pool = LocalPool::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let f = factory(&server, &pool, &clock);
+    let one = f.informer(InformerOptions::<ConfigMap>::new(PATH));
+    let two = f.informer(InformerOptions::<ConfigMap>::new(PATH));
+    let mut other = InformerOptions::<ConfigMap>::new(PATH);
+    other.reflector.label_selector = Some("app=web".into());
+    assert_eq!(f.len(), 1);
+    f.start();
+    pool.run_until_stalled();
+    assert!(one.has_synced() && two.has_synced());
+    assert_eq!(server.log().len(), 2, "{:#?}", server.log());
+    let snaps = f.snapshots();
+    assert_eq!(snaps.len(), 1);
+    assert_eq!(snaps[0].refs, 2);
+    assert_eq!(snaps[0].snapshot.objects, 1);
+    assert_eq!(snaps[0].snapshot.state_label(), "watching");
+    drop(one);
+    pool.run_until_stalled();
+    assert!(!watch.is_cancelled());
+    drop(two);
+    pool.run_until_stalled();
+    assert!(watch.is_cancelled());
+    assert_eq!(f.len(), 0);
+    assert_eq!(f.stopped_count(), 1);
+    // A different selector is a different informer, started at once.
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .query("labelSelector", "app=web")
+        .reply(list("30", vec![]));
+    let (reply, _w) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("labelSelector", "app=web")
+        .reply(reply);
+    let web = f.informer(other);
+    pool.run_until_stalled();
+    assert!(web.has_synced());
+    let sync = f.wait_for_cache_sync();
+    futures::pin_mut!(sync);
+    assert!(pool.run_until(async { futures::poll!(sync.as_mut()).is_ready() }));
+    server.verify();
+    f.shutdown();
+    pool.run_until_stalled();
+    assert_eq!(web.snapshot().state_label(), "stopped");
+}
