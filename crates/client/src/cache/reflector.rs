@@ -22,7 +22,9 @@ use kube_core::watch::WatchEvent;
 use kube_core::{ObjectList, Resource};
 use serde::de::DeserializeOwned;
 
-use super::store::ReflectorStore;
+use std::collections::HashMap;
+
+use super::store::{ReflectorStore, object_key};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Jitter, Timestamp};
 use crate::reconnect::Reconnect;
@@ -99,6 +101,11 @@ pub struct ReflectorStatus {
     pub unreachable: bool,
     /// When the last event or bookmark arrived.
     pub last_event_at: Option<Timestamp>,
+    /// Streaming lists completed (initial state received as watch events).
+    pub watch_lists: u64,
+    /// Streaming lists given up in favour of a plain list (refused, or no
+    /// end-of-initial-events bookmark in time).
+    pub watch_list_fallbacks: u64,
 }
 
 impl Default for ReflectorStatus {
@@ -117,6 +124,8 @@ impl Default for ReflectorStatus {
             last_error: None,
             unreachable: false,
             last_event_at: None,
+            watch_lists: 0,
+            watch_list_fallbacks: 0,
         }
     }
 }
@@ -140,6 +149,12 @@ pub struct ReflectorConfig {
     pub min_watch_duration: Duration,
     /// Extra time past the server-side timeout before a silent watch is abandoned.
     pub watch_grace: Duration,
+    /// Get the initial state as a streaming list (`sendInitialEvents`)
+    /// instead of a LIST, falling back to a LIST when that is refused.
+    pub watch_list: bool,
+    /// A streaming list that goes this long without an event before its
+    /// end bookmark is given up for a plain list.
+    pub watch_list_idle: Duration,
 }
 
 impl ReflectorConfig {
@@ -154,7 +169,15 @@ impl ReflectorConfig {
             min_watch_timeout: Duration::from_secs(300),
             min_watch_duration: Duration::from_secs(1),
             watch_grace: Duration::from_secs(30),
+            watch_list: false,
+            watch_list_idle: Duration::from_secs(30),
         }
+    }
+
+    /// Gets the initial state as a streaming list (client-go's WatchListClient).
+    pub fn streaming(mut self) -> Self {
+        self.watch_list = true;
+        self
     }
 
     /// Lists and watches metadata only (`PartialObjectMetadata`).
@@ -172,6 +195,10 @@ enum WatchEnd {
     Gone,
     /// A failure: back off, then watch again from the last resourceVersion.
     Failed(Error),
+    /// A streaming list ended before its initial state was complete.
+    Unsynced { delivered: bool },
+    /// A streaming list was refused or never finished: use a plain list.
+    FallBack(Error),
 }
 
 /// The next thing the reflector does; one [`Reflector::step`] per value.
@@ -181,6 +208,8 @@ enum Step {
     List(ListFrom),
     /// Watch from the last resourceVersion.
     Watch,
+    /// Streaming list: watch with the initial state sent as events.
+    WatchList,
     /// Wait, then do `then`.
     Wait { delay: Duration, then: Box<Step> },
 }
@@ -198,6 +227,29 @@ pub struct Reflector<K> {
     backoff: Backoff,
     jitter: Jitter,
     reconnect: Option<Reconnect>,
+    /// The current streaming list has delivered its initial state.
+    synced_this_stream: bool,
+}
+
+/// The annotation on the bookmark that ends a streaming list's initial state.
+pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+/// How a stream that simply ended counts: before a streaming list's initial
+/// state was complete, it must be asked for again.
+fn ended(unsynced: bool, delivered: bool) -> WatchEnd {
+    if unsynced {
+        WatchEnd::Unsynced { delivered }
+    } else {
+        WatchEnd::Closed { delivered }
+    }
+}
+
+/// Answers meaning "this server does not do streaming lists" (as opposed to
+/// "try again later"): fall back to a plain list.
+fn refuses_watch_list(e: &Error) -> bool {
+    e.api().is_some_and(|a| {
+        !a.is_too_many_requests() && !a.is_server_error() && !a.is_gone() && !a.is_timeout()
+    })
 }
 
 impl<K> Reflector<K>
@@ -223,6 +275,7 @@ where
             backoff: Backoff::reflector(seed),
             jitter,
             reconnect: None,
+            synced_this_stream: false,
         }
     }
 
@@ -268,7 +321,11 @@ where
 
     /// Runs until the future is dropped.
     pub async fn run(mut self) {
-        let mut step = Step::List(ListFrom::Any);
+        let mut step = if self.config.watch_list {
+            Step::WatchList
+        } else {
+            Step::List(ListFrom::Any)
+        };
         loop {
             step = self.step(step).await;
         }
@@ -310,6 +367,7 @@ where
                     }
                 }
             }
+            Step::WatchList => self.watch_list_step().await,
             Step::Watch => {
                 let Some(rv) = self.last_rv() else {
                     return Step::List(ListFrom::Any);
@@ -319,14 +377,10 @@ where
                     s.watches += 1;
                 });
                 let started = self.clock.now();
-                match self.watch(&rv).await {
-                    WatchEnd::Gone => {
-                        let from = match self.last_rv() {
-                            Some(rv) => ListFrom::NotOlderThan(rv),
-                            None => ListFrom::Latest,
-                        };
-                        Step::List(from)
-                    }
+                match self.watch(&rv, false).await {
+                    WatchEnd::Gone => self.relist_step(),
+                    // Only a streaming list ends these ways.
+                    WatchEnd::Unsynced { .. } | WatchEnd::FallBack(_) => Step::Watch,
                     WatchEnd::Closed { delivered } => {
                         let lasted = self.clock.now().saturating_sub(started);
                         if !delivered && lasted < self.config.min_watch_duration {
@@ -350,6 +404,85 @@ where
                             then: Box::new(Step::Watch),
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// After a 410: a streaming list from the last version (the server
+    /// answers from its cache or says 410 again), or a list at that version.
+    fn relist_step(&self) -> Step {
+        if self.config.watch_list {
+            return Step::WatchList;
+        }
+        match self.last_rv() {
+            Some(rv) => Step::List(ListFrom::NotOlderThan(rv)),
+            None => Step::List(ListFrom::Latest),
+        }
+    }
+
+    async fn watch_list_step(&mut self) -> Step {
+        self.update(|s| {
+            s.state = ReflectorState::Listing;
+            s.watches += 1;
+        });
+        let rv = self.last_rv().unwrap_or_default();
+        let started = self.clock.now();
+        match self.watch(&rv, true).await {
+            // Synced, then the stream went on as a plain watch and ended.
+            WatchEnd::Closed { delivered } => {
+                let lasted = self.clock.now().saturating_sub(started);
+                if !delivered && lasted < self.config.min_watch_duration {
+                    let e = Error::Decode("watch closed at once without any event".into());
+                    let delay = self.failure_delay(&e);
+                    return Step::Wait {
+                        delay,
+                        then: Box::new(Step::Watch),
+                    };
+                }
+                Step::Watch
+            }
+            WatchEnd::Failed(e) if self.synced_this_stream => {
+                let delay = self.failure_delay(&e);
+                Step::Wait {
+                    delay,
+                    then: Box::new(Step::Watch),
+                }
+            }
+            WatchEnd::Failed(e) => {
+                let delay = self.failure_delay(&e);
+                Step::Wait {
+                    delay,
+                    then: Box::new(Step::WatchList),
+                }
+            }
+            WatchEnd::Gone => {
+                // After sync the resumed watch expired: stream the state
+                // again from the last version. Before sync, the version asked
+                // from is too old: ask for the latest state.
+                if !self.synced_this_stream {
+                    self.update(|s| s.last_resource_version = None);
+                }
+                Step::WatchList
+            }
+            WatchEnd::Unsynced { delivered } => {
+                let lasted = self.clock.now().saturating_sub(started);
+                if !delivered && lasted < self.config.min_watch_duration {
+                    let e = Error::Decode("streaming list closed at once without any event".into());
+                    let delay = self.failure_delay(&e);
+                    return Step::Wait {
+                        delay,
+                        then: Box::new(Step::WatchList),
+                    };
+                }
+                Step::WatchList
+            }
+            WatchEnd::FallBack(e) => {
+                self.record_error(&e);
+                self.update(|s| s.watch_list_fallbacks += 1);
+                match self.last_rv() {
+                    Some(rv) => Step::List(ListFrom::NotOlderThan(rv)),
+                    None => Step::List(ListFrom::Any),
                 }
             }
         }
@@ -428,7 +561,8 @@ where
         Ok(())
     }
 
-    async fn watch(&mut self, rv: &str) -> WatchEnd {
+    async fn watch(&mut self, rv: &str, initial: bool) -> WatchEnd {
+        self.synced_this_stream = false;
         let min = self.config.min_watch_timeout;
         let timeout = self.jitter.between(min, min * 2);
         let params = WatchParams {
@@ -436,7 +570,7 @@ where
             field_selector: self.config.field_selector.clone(),
             timeout: Some(timeout.as_secs() as u32),
             bookmarks: true,
-            send_initial_events: false,
+            send_initial_events: initial,
         };
         let request = if self.config.metadata_only {
             self.collection().watch_metadata(&params, rv)
@@ -457,23 +591,88 @@ where
                 self.record_error(&e);
                 return WatchEnd::Gone;
             }
+            Err(e) if initial && refuses_watch_list(&e) => return WatchEnd::FallBack(e),
             Err(e) => return WatchEnd::Failed(e),
         };
         // A watch the server forgot to close is abandoned after its timeout.
         let mut deadline = self.clock.sleep(timeout + self.config.watch_grace).fuse();
+        // The initial state of a streaming list collects here until the
+        // end bookmark, then replaces the store in one go. Its events'
+        // resourceVersions are not trusted for ordering until then.
+        let mut initial_state: Option<HashMap<String, K>> = initial.then(HashMap::new);
+        let idle = self.config.watch_list_idle;
+        let mut idle_check = self.clock.sleep(idle).fuse();
+        let mut last_activity = self.clock.now();
         let mut delivered = false;
         loop {
             let next = futures::select! {
                 next = stream.next().fuse() => next,
-                () = deadline => return WatchEnd::Closed { delivered },
+                () = deadline => return ended(initial_state.is_some(), delivered),
+                () = idle_check => {
+                    if initial_state.is_none() {
+                        idle_check = futures::future::pending().boxed_local().fuse();
+                        continue;
+                    }
+                    let quiet = self.clock.now().saturating_sub(last_activity);
+                    if quiet >= idle {
+                        return WatchEnd::FallBack(Error::Decode(format!(
+                            "the streaming list sent no end-of-initial-events bookmark within {} s",
+                            idle.as_secs()
+                        )));
+                    }
+                    idle_check = self.clock.sleep(idle - quiet).fuse();
+                    continue;
+                }
             };
             let event = match next {
-                None => return WatchEnd::Closed { delivered },
+                None => return ended(initial_state.is_some(), delivered),
                 Some(Err(e)) => return WatchEnd::Failed(e),
                 Some(Ok(event)) => event,
             };
             delivered = true;
             let now = self.clock.now();
+            last_activity = now;
+            if let Some(state) = initial_state.as_mut() {
+                match event {
+                    WatchEvent::Added(obj) | WatchEvent::Modified(obj) => {
+                        state.insert(object_key(&obj), obj);
+                        continue;
+                    }
+                    WatchEvent::Deleted(obj) => {
+                        state.remove(&object_key(&obj));
+                        continue;
+                    }
+                    WatchEvent::Bookmark(b) => {
+                        let end = b
+                            .metadata
+                            .annotations
+                            .get(INITIAL_EVENTS_END)
+                            .is_some_and(|v| v == "true");
+                        if !end || b.metadata.resource_version.is_empty() {
+                            continue;
+                        }
+                        let items: Vec<K> = initial_state
+                            .take()
+                            .map(|m| m.into_values().collect())
+                            .unwrap_or_default();
+                        let rv = b.metadata.resource_version;
+                        self.store.borrow_mut().replace(items, &rv);
+                        self.synced_this_stream = true;
+                        self.update(|s| {
+                            s.state = ReflectorState::Watching;
+                            s.watch_lists += 1;
+                            s.bookmarks += 1;
+                            s.synced = true;
+                            s.last_resource_version = Some(rv);
+                            s.last_event_at = Some(now);
+                            s.last_error = None;
+                            s.unreachable = false;
+                        });
+                        continue;
+                    }
+                    WatchEvent::Error(_) => {}
+                }
+            }
             match event {
                 WatchEvent::Added(obj) => {
                     let rv = obj.meta().resource_version.clone();
