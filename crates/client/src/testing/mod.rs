@@ -13,6 +13,7 @@ use futures::future::LocalBoxFuture;
 use futures::{FutureExt, StreamExt};
 
 pub mod scenarios;
+pub mod sim;
 
 use crate::clock::{Clock, PassiveClock, Timestamp};
 use crate::transport::{ByteStream, Request, Transport, TransportError};
