@@ -12,6 +12,8 @@ export KUBEGLASS_CLUSTER_DIR="${KUBEGLASS_TEST_CLUSTER_DIR:-$KUBEGLASS_CACHE/tes
 export ETCD_PORT=33790 ETCD_PEER_PORT=33800 APISERVER_PORT=26443 KWOK_PORT=20247
 TEST_PROXY_PORT=18001
 RESTRICTED_PROXY_PORT=18002
+FAULT_PROXY_PORT=18003   # owned by hack/test-control.py, killed and restarted by tests
+CONTROL_PORT=18009
 source "$HACK_DIR/lib.sh"
 
 children=()
@@ -64,6 +66,14 @@ children+=($!)
 children+=($!)
 wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$TEST_PROXY_PORT/version"
 wait_for "the restricted kubectl proxy" 30 curl -sf "http://127.0.0.1:$RESTRICTED_PROXY_PORT/version"
+step "fault control for the informer tests: a proxy on :$FAULT_PROXY_PORT they may kill, etcd compaction (:$CONTROL_PORT)"
+python3 "$HACK_DIR/test-control.py" --port "$CONTROL_PORT" --proxy-port "$FAULT_PROXY_PORT" \
+  --kubectl "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" \
+  --etcd "http://127.0.0.1:$ETCD_PORT" --log "$CLUSTER_DIR/logs/test-control.log" &
+children+=($!)
+wait_for "the test control" 30 curl -sf "http://127.0.0.1:$CONTROL_PORT/healthz"
+export KUBEGLASS_TEST_FAULT_PROXY="http://127.0.0.1:$FAULT_PROXY_PORT"
+export KUBEGLASS_TEST_CONTROL="http://127.0.0.1:$CONTROL_PORT"
 export KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT"
 export KUBEGLASS_TEST_RESTRICTED_PROXY="http://127.0.0.1:$RESTRICTED_PROXY_PORT"
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::executor::block_on;
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::scenarios;
+use kubeglass_client::testing::{informer_scenarios, scenarios};
 use kubeglass_native::{NativeTransport, SystemClock};
 
 const NEEDS: &str = "needs the local cluster and kubectl proxy: run through `make test`";
@@ -64,4 +64,48 @@ fn restricted_user_is_forbidden() {
 #[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
 fn events_v1_sink() {
     block_on(scenarios::events_v1_sink(&admin(), Rc::new(SystemClock)));
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn informer_converges_under_churn_of_2000_objects() {
+    block_on(informer_scenarios::informer_converges_under_churn(
+        &admin(),
+        Rc::new(SystemClock),
+        2000,
+        false,
+    ));
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn streaming_list_informer_converges_under_churn() {
+    block_on(informer_scenarios::informer_converges_under_churn(
+        &admin(),
+        Rc::new(SystemClock),
+        400,
+        true,
+    ));
+}
+
+/// Both fault scenarios share the proxy owned by hack/test-control.py, so
+/// they run one after the other in one test.
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn informer_survives_proxy_restart_and_compaction() {
+    let via = client("KUBEGLASS_TEST_FAULT_PROXY");
+    let control = client("KUBEGLASS_TEST_CONTROL");
+    block_on(informer_scenarios::informer_resumes_after_proxy_restart(
+        &via,
+        &admin(),
+        &control,
+        Rc::new(SystemClock),
+    ));
+    let via = client("KUBEGLASS_TEST_FAULT_PROXY");
+    block_on(informer_scenarios::informer_relists_after_compaction(
+        &via,
+        &admin(),
+        &control,
+        Rc::new(SystemClock),
+    ));
 }

@@ -19,7 +19,7 @@ use kubeglass_client::kube_core::params::{DeleteParams, PostParams, WatchParams}
 use kubeglass_client::kube_core::watch::WatchEvent;
 use kubeglass_client::kube_core::{ObjectList, Request};
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::scenarios;
+use kubeglass_client::testing::{informer_scenarios, scenarios};
 use kubeglass_client::transport::{Transport, TransportError};
 use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport};
 use wasm_bindgen_test::*;
@@ -478,4 +478,62 @@ async fn a_scale_action_survives_a_conflict_and_records_an_event() {
 #[wasm_bindgen_test]
 async fn scenario_events_v1_sink() {
     scenarios::events_v1_sink(&admin(), Rc::new(WebClock)).await;
+}
+
+const FAULT_PROXY: &str = match option_env!("KUBEGLASS_TEST_FAULT_PROXY") {
+    Some(p) => p,
+    None => "http://127.0.0.1:18003",
+};
+
+const CONTROL: &str = match option_env!("KUBEGLASS_TEST_CONTROL") {
+    Some(p) => p,
+    None => "http://127.0.0.1:18009",
+};
+
+fn client_for(base: &str) -> RestClient {
+    RestClient::new(Rc::new(FetchTransport::new(base, Duration::from_secs(30))))
+}
+
+#[wasm_bindgen_test]
+async fn informer_converges_under_churn_of_2000_objects() {
+    informer_scenarios::informer_converges_under_churn(
+        &RestClient::new(transport()),
+        Rc::new(WebClock),
+        2000,
+        false,
+    )
+    .await;
+}
+
+// Streaming lists go over WebSocket in the browser (docs/kubectl-proxy.md).
+#[wasm_bindgen_test]
+async fn streaming_list_informer_converges_under_churn_over_websocket() {
+    let ws = WebSocketTransport::new(FetchTransport::new(PROXY, Duration::from_secs(30)));
+    informer_scenarios::informer_converges_under_churn(
+        &RestClient::new(Rc::new(ws)),
+        Rc::new(WebClock),
+        400,
+        true,
+    )
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn informer_survives_proxy_restart_and_compaction() {
+    let admin = RestClient::new(transport());
+    let control = client_for(CONTROL);
+    informer_scenarios::informer_resumes_after_proxy_restart(
+        &client_for(FAULT_PROXY),
+        &admin,
+        &control,
+        Rc::new(WebClock),
+    )
+    .await;
+    informer_scenarios::informer_relists_after_compaction(
+        &client_for(FAULT_PROXY),
+        &admin,
+        &control,
+        Rc::new(WebClock),
+    )
+    .await;
 }

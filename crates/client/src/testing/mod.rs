@@ -12,6 +12,7 @@ use futures::channel::{mpsc, oneshot};
 use futures::future::LocalBoxFuture;
 use futures::{FutureExt, StreamExt};
 
+pub mod informer_scenarios;
 pub mod scenarios;
 pub mod sim;
 
