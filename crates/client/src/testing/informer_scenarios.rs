@@ -133,9 +133,9 @@ fn podtemplate(name: &str) -> PodTemplate {
 }
 
 /// Records every notification onto a map (the replay check).
-fn replaying<K: Resource + 'static>(informer: &SharedInformer<K>) -> Rc<std::cell::RefCell<View>>
+fn replaying<K>(informer: &SharedInformer<K>) -> Rc<std::cell::RefCell<View>>
 where
-    K: DeserializeOwned + Clone,
+    K: Resource + DeserializeOwned + Clone + 'static,
 {
     let replay: Rc<std::cell::RefCell<View>> = Rc::default();
     let r = replay.clone();
