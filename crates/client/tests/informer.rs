@@ -391,3 +391,109 @@ fn the_factory_shares_one_watch_and_stops_it_when_nobody_needs_it() {
     pool.run_until_stalled();
     assert_eq!(web.snapshot().state_label(), "stopped");
 }
+
+fn table_row(name: &str, rv: &str, age: &str) -> Value {
+    json!({"cells": [name, age],
+           "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                      "metadata": {"name": name, "namespace": "ns", "resourceVersion": rv}}})
+}
+
+// Table-format informers: kubectl's columns for any resource, live.
+#[test]
+fn a_table_informer_caches_rows_with_their_columns() {
+    use kubeglass_client::rest::table::TableRowObject;
+    let server = FakeApiServer::new();
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .query("includeObject", "Metadata")
+        .header("accept", "as=Table")
+        .reply(Reply::json(
+            200,
+            json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1",
+                   "metadata": {"resourceVersion": "10"},
+                   "columnDefinitions": [{"name": "Name", "type": "string", "format": "name"},
+                                         {"name": "Age", "type": "string"}],
+                   "rows": [table_row("a", "5", "3m"), table_row("b", "6", "2m")]}),
+        ));
+    let (reply, feed) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("includeObject", "Metadata")
+        .header("accept", "as=Table")
+        .reply(reply);
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let mut options = InformerOptions::<TableRowObject>::new(PATH);
+    options.reflector = options.reflector.tables();
+    let informer = SharedInformer::new(
+        RestClient::new(Rc::new(server.clone())),
+        Rc::new(clock.clone()),
+        options,
+    );
+    let mut pool = LocalPool::new();
+    let i = informer.clone();
+    pool.spawner()
+        .spawn_local(async move { i.run().await })
+        .expect("spawn");
+    pool.run_until_stalled();
+    assert!(informer.has_synced());
+    let names: Vec<String> = informer.columns().iter().map(|c| c.name.clone()).collect();
+    assert_eq!(names, ["Name", "Age"]);
+    feed.event(
+        "MODIFIED",
+        json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": "11"},
+               "rows": [table_row("a", "11", "4m")]}),
+    );
+    feed.event(
+        "DELETED",
+        json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": "12"},
+               "rows": [table_row("b", "12", "2m")]}),
+    );
+    pool.run_until_stalled();
+    let a = informer.lister().namespace("ns").get("a").expect("row a");
+    assert_eq!(a.row.cell_text(1), "4m");
+    assert!(informer.lister().get("ns/b").is_none());
+    assert_eq!(informer.last_sync_resource_version().as_deref(), Some("12"));
+    server.assert_no_failures();
+}
+
+// Metadata-only informers: PartialObjectMetadata lists and watches.
+#[test]
+fn a_metadata_informer_asks_for_partial_object_metadata() {
+    use kubeglass_client::kube_core::PartialObjectMeta;
+    let server = FakeApiServer::new();
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .header("accept", "as=PartialObjectMetadataList")
+        .reply(Reply::json(
+            200,
+            json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+                   "metadata": {"resourceVersion": "10"},
+                   "items": [{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                              "metadata": {"name": "a", "namespace": "ns", "resourceVersion": "5"}}]}),
+        ));
+    let (reply, _feed) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .header("accept", "as=PartialObjectMetadata")
+        .reply(reply);
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let mut options = InformerOptions::<PartialObjectMeta<ConfigMap>>::new(PATH);
+    options.reflector = options.reflector.metadata_only();
+    let informer = SharedInformer::new(
+        RestClient::new(Rc::new(server.clone())),
+        Rc::new(clock.clone()),
+        options,
+    );
+    let mut pool = LocalPool::new();
+    let i = informer.clone();
+    pool.spawner()
+        .spawn_local(async move { i.run().await })
+        .expect("spawn");
+    pool.run_until_stalled();
+    assert!(informer.lister().get("ns/a").is_some());
+    server.assert_no_failures();
+}

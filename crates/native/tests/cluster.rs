@@ -109,3 +109,12 @@ fn informer_survives_proxy_restart_and_compaction() {
         Rc::new(SystemClock),
     ));
 }
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn table_informer_shows_crd_columns_live() {
+    block_on(informer_scenarios::table_informer_shows_crd_columns_live(
+        &admin(),
+        Rc::new(SystemClock),
+    ));
+}

@@ -537,3 +537,12 @@ async fn informer_survives_proxy_restart_and_compaction() {
     )
     .await;
 }
+
+#[wasm_bindgen_test]
+async fn table_informer_shows_crd_columns_live() {
+    informer_scenarios::table_informer_shows_crd_columns_live(
+        &RestClient::new(transport()),
+        Rc::new(WebClock),
+    )
+    .await;
+}

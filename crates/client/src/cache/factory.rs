@@ -34,6 +34,8 @@ pub enum Format {
     Full,
     /// `PartialObjectMetadata` only.
     Metadata,
+    /// Server-side Table rows (kubectl's columns).
+    Table,
 }
 
 /// What makes two informers the same informer.
@@ -60,8 +62,10 @@ impl std::fmt::Display for InformerKey {
         if let Some(s) = &self.field_selector {
             write!(f, " f={s}")?;
         }
-        if self.format == Format::Metadata {
-            f.write_str(" (metadata)")?;
+        match self.format {
+            Format::Metadata => f.write_str(" (metadata)")?,
+            Format::Table => f.write_str(" (table)")?,
+            Format::Full => {}
         }
         Ok(())
     }
@@ -225,7 +229,9 @@ impl InformerFactory {
             path: r.url_path.clone(),
             label_selector: r.label_selector.clone().filter(|s| !s.is_empty()),
             field_selector: r.field_selector.clone().filter(|s| !s.is_empty()),
-            format: if r.metadata_only {
+            format: if r.table {
+                Format::Table
+            } else if r.metadata_only {
                 Format::Metadata
             } else {
                 Format::Full

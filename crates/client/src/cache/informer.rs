@@ -34,6 +34,7 @@ use super::store::{ReflectorStore, object_key};
 use crate::clock::{Clock, Timestamp};
 use crate::reconnect::Reconnect;
 use crate::rest::RestClient;
+use crate::rest::table::TableColumn;
 
 /// What a handler is told.
 #[derive(Debug)]
@@ -186,6 +187,7 @@ struct Inner<K> {
     config: ReflectorConfig,
     reconnect: RefCell<Option<Reconnect>>,
     running: Cell<bool>,
+    columns: Rc<RefCell<Vec<TableColumn>>>,
 }
 
 /// One cache of one collection, shared by any number of handlers and listers.
@@ -286,6 +288,7 @@ where
                 config: options.reflector,
                 reconnect: RefCell::new(None),
                 running: Cell::new(false),
+                columns: Rc::default(),
             }),
         }
     }
@@ -385,6 +388,11 @@ where
         }
     }
 
+    /// The columns of a Table-format informer (empty until its first list).
+    pub fn columns(&self) -> Vec<TableColumn> {
+        self.inner.columns.borrow().clone()
+    }
+
     /// The shared reflector status (updated as it runs).
     pub fn status(&self) -> Rc<RefCell<ReflectorStatus>> {
         self.inner.status.clone()
@@ -408,6 +416,7 @@ where
             self.inner.store.clone(),
         )
         .sharing_status(self.inner.status.clone())
+        .sharing_columns(self.inner.columns.clone())
         .on_status(move |s| {
             if s.errors != errors_seen.get() {
                 errors_seen.set(s.errors);

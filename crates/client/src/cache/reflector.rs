@@ -28,6 +28,7 @@ use super::store::{ReflectorStore, object_key};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Jitter, Timestamp};
 use crate::reconnect::Reconnect;
+use crate::rest::table::{TABLE_ACCEPT, TableColumn, TablePage};
 use crate::rest::{Error, RestClient};
 
 /// Which resourceVersion the next list asks for.
@@ -137,6 +138,9 @@ pub struct ReflectorConfig {
     pub url_path: String,
     /// Ask for `PartialObjectMetadata` instead of whole objects.
     pub metadata_only: bool,
+    /// Ask for server-side Table rows (kubectl's columns); the objects are
+    /// then [`crate::rest::table::TableRowObject`]s.
+    pub table: bool,
     /// Label selector, if any.
     pub label_selector: Option<String>,
     /// Field selector, if any.
@@ -163,6 +167,7 @@ impl ReflectorConfig {
         Self {
             url_path: url_path.into(),
             metadata_only: false,
+            table: false,
             label_selector: None,
             field_selector: None,
             page_size: 500,
@@ -172,6 +177,12 @@ impl ReflectorConfig {
             watch_list: false,
             watch_list_idle: Duration::from_secs(30),
         }
+    }
+
+    /// Lists and watches server-side Table rows (kubectl's columns).
+    pub fn tables(mut self) -> Self {
+        self.table = true;
+        self
     }
 
     /// Gets the initial state as a streaming list (client-go's WatchListClient).
@@ -229,10 +240,20 @@ pub struct Reflector<K> {
     reconnect: Option<Reconnect>,
     /// The current streaming list has delivered its initial state.
     synced_this_stream: bool,
+    /// The columns of the last Table list (Table format only).
+    columns: Rc<RefCell<Vec<TableColumn>>>,
 }
 
 /// The annotation on the bookmark that ends a streaming list's initial state.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+/// Asks for kubectl's columns: `as=Table` with each row's metadata.
+fn as_table(request: crate::transport::Request) -> crate::transport::Request {
+    crate::api::with_accept(
+        crate::api::with_query(request, "includeObject", "Metadata"),
+        TABLE_ACCEPT,
+    )
+}
 
 /// How a stream that simply ended counts: before a streaming list's initial
 /// state was complete, it must be asked for again.
@@ -276,6 +297,7 @@ where
             jitter,
             reconnect: None,
             synced_this_stream: false,
+            columns: Rc::default(),
         }
     }
 
@@ -287,6 +309,12 @@ where
     /// Writes status into `status` instead of a fresh cell (an informer shares it).
     pub fn sharing_status(mut self, status: Rc<RefCell<ReflectorStatus>>) -> Self {
         self.status = status;
+        self
+    }
+
+    /// Keeps the column definitions of Table lists in `columns`.
+    pub fn sharing_columns(mut self, columns: Rc<RefCell<Vec<TableColumn>>>) -> Self {
+        self.columns = columns;
         self
     }
 
@@ -535,16 +563,31 @@ where
         }
         let mut items = Vec::new();
         let resource_version = loop {
-            let request = if self.config.metadata_only {
-                self.collection().list_metadata(&params)?
+            let metadata = if self.config.table {
+                let request = as_table(self.collection().list(&params)?);
+                let page: TablePage = self.client.send_json(request).await?;
+                if !page.column_definitions.is_empty() {
+                    *self.columns.borrow_mut() = page.column_definitions;
+                }
+                for row in page.rows {
+                    let row = serde_json::from_value::<K>(row)
+                        .map_err(|e| Error::Decode(format!("a table row: {e}")))?;
+                    items.push(row);
+                }
+                page.metadata
             } else {
-                self.collection().list(&params)?
+                let request = if self.config.metadata_only {
+                    self.collection().list_metadata(&params)?
+                } else {
+                    self.collection().list(&params)?
+                };
+                let page: ObjectList<K> = self.client.send_json(request).await?;
+                items.extend(page.items);
+                page.metadata
             };
-            let page: ObjectList<K> = self.client.send_json(request).await?;
-            items.extend(page.items);
-            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            match metadata.continue_.filter(|c| !c.is_empty()) {
                 Some(token) => params.continue_token = Some(token),
-                None => break page.metadata.resource_version.unwrap_or_default(),
+                None => break metadata.resource_version.unwrap_or_default(),
             }
         };
         if resource_version.is_empty() {
@@ -574,6 +617,8 @@ where
         };
         let request = if self.config.metadata_only {
             self.collection().watch_metadata(&params, rv)
+        } else if self.config.table {
+            self.collection().watch(&params, rv).map(as_table)
         } else {
             self.collection().watch(&params, rv)
         };

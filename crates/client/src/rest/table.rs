@@ -172,3 +172,74 @@ mod tests {
         assert_eq!(row.resource_version(), Some("41"));
     }
 }
+
+/// One table row as a cacheable object: the row's cells plus the metadata
+/// of the object it shows, so a Table-format informer can key, diff and
+/// index rows like any other object.
+///
+/// It deserializes from a bare row (as found in a listed Table's `rows`)
+/// or from a Table holding one row (as a Table-format watch event carries).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TableRowObject {
+    /// The row object's metadata (`includeObject=Metadata`).
+    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    /// The row: cells, and the object as sent.
+    pub row: TableRow,
+}
+
+impl<'de> Deserialize<'de> for TableRowObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let value = Value::deserialize(d)?;
+        let row_value = match value.get("rows") {
+            Some(Value::Array(rows)) => rows
+                .first()
+                .cloned()
+                .ok_or_else(|| D::Error::custom("a table event without rows"))?,
+            _ => value,
+        };
+        let row: TableRow = serde_json::from_value(row_value).map_err(D::Error::custom)?;
+        let metadata = row
+            .metadata()
+            .cloned()
+            .ok_or_else(|| D::Error::custom("a table row without its object's metadata"))
+            .and_then(|m| serde_json::from_value(m).map_err(D::Error::custom))?;
+        Ok(Self { metadata, row })
+    }
+}
+
+impl kube_core::Resource for TableRowObject {
+    type DynamicType = ();
+    type Scope = kube_core::DynamicResourceScope;
+
+    fn kind(_: &()) -> Cow<'_, str> {
+        "TableRow".into()
+    }
+    fn group(_: &()) -> Cow<'_, str> {
+        "meta.k8s.io".into()
+    }
+    fn version(_: &()) -> Cow<'_, str> {
+        "v1".into()
+    }
+    fn plural(_: &()) -> Cow<'_, str> {
+        "tablerows".into()
+    }
+    fn meta(&self) -> &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        &self.metadata
+    }
+    fn meta_mut(&mut self) -> &mut k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        &mut self.metadata
+    }
+}
+
+/// A listed Table with its rows still undecoded, for the reflector.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TablePage {
+    #[serde(default)]
+    pub metadata: ListMeta,
+    #[serde(default)]
+    pub column_definitions: Vec<TableColumn>,
+    #[serde(default)]
+    pub rows: Vec<Value>,
+}
