@@ -18,5 +18,8 @@ log "work queue throughput, headless Chromium (release build)"
     | grep -E 'browser queue|test result'
 )
 
+log "informer ingest: client-go vs kubeglass natively and in Chromium (starts the test cluster)"
+bash "$HACK_DIR/bench-informer.sh"
+
 log "wasm size with and without wasm-opt"
 bash "$HACK_DIR/wasm-size.sh"

@@ -121,7 +121,9 @@ func seedMain(args []string) error {
 	if err := ensureNamespace(ctx, cs, *namespace); err != nil {
 		return err
 	}
-	if err := cs.CoreV1().ConfigMaps(*namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+	// Only the seeded objects: kube-controller-manager republishes
+	// kube-root-ca.crt into every namespace as soon as it is deleted.
+	if err := cs.CoreV1().ConfigMaps(*namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app=bench"}); err != nil {
 		return fmt.Errorf("delete existing configmaps in %s: %w", *namespace, err)
 	}
 	if err := waitEmpty(ctx, cs, *namespace); err != nil {
@@ -203,12 +205,13 @@ func ensureNamespace(ctx context.Context, cs kubernetes.Interface, ns string) er
 	}
 }
 
-// waitEmpty waits until no ConfigMap is left in ns (DeleteCollection of
-// finalizer-free objects is normally immediate; this only double-checks).
+// waitEmpty waits until no seeded ConfigMap (app=bench) is left in ns
+// (DeleteCollection of finalizer-free objects is normally immediate; this
+// only double-checks).
 func waitEmpty(ctx context.Context, cs kubernetes.Interface, ns string) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
-		l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 1})
+		l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: "app=bench"})
 		if err != nil {
 			return fmt.Errorf("list configmaps in %s: %w", ns, err)
 		}

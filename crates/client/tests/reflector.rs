@@ -507,3 +507,46 @@ fn a_reconnect_signal_cuts_a_connection_backoff_short() {
     assert_eq!(clock.now(), before, "no time passed");
     server.verify();
 }
+
+// TestRetryInternalError: a 500 on the watch backs off and watches again
+// from the same resourceVersion, without a relist.
+#[test]
+fn an_internal_error_on_the_watch_is_retried_without_relisting() {
+    let server = FakeApiServer::new();
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .reply(list("10", vec![cm("a", "5")], None));
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .reply(Reply::status(
+            500,
+            "InternalError",
+            "etcd is having a moment",
+        ));
+    let (reply, watch) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .reply(reply);
+    let mut h = Harness::start(server);
+    assert!(matches!(h.state(), ReflectorState::BackingOff { .. }));
+    assert!(
+        h.status
+            .borrow()
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("etcd is having a moment")),
+        "{:?}",
+        h.status.borrow().last_error
+    );
+    h.advance(Duration::from_millis(800));
+    watch.event("ADDED", cm("b", "11"));
+    h.settle();
+    assert_eq!(h.names(), ["ns/a", "ns/b"]);
+    assert_eq!(h.status.borrow().lists, 1);
+    h.server.verify();
+}
