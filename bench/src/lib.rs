@@ -134,7 +134,7 @@ pub async fn informer_ingest(
     let before = live_bytes();
     let mut options =
         InformerOptions::<ConfigMap>::new(format!("/api/v1/namespaces/{namespace}/configmaps"));
-    options.queue = queue;
+    let mut options = options.with_queue(queue);
     options.reflector.watch_list = mode == IngestMode::WatchList;
     let informer = SharedInformer::new(client, clock, options);
     let t0 = now();

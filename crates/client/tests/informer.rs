@@ -116,8 +116,8 @@ struct Harness {
 impl Harness {
     fn new(server: &FakeApiServer, queue: QueueKind) -> Self {
         let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
-        let mut options = InformerOptions::new(PATH);
-        options.queue = queue;
+        let options = InformerOptions::new(PATH);
+        let options = options.with_queue(queue);
         let informer = SharedInformer::new(
             RestClient::new(Rc::new(server.clone())),
             Rc::new(clock.clone()),

@@ -59,8 +59,8 @@ fn rv(o: &ConfigMap) -> String {
 fn run_model(ops: &[Op], queue: QueueKind, watch_list: bool) -> Result<(), TestCaseError> {
     let server = SimServer::new("ns", watch_list);
     let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
-    let mut options = InformerOptions::<ConfigMap>::new(server.path());
-    options.queue = queue;
+    let options = InformerOptions::<ConfigMap>::new(server.path());
+    let mut options = options.with_queue(queue);
     options.reflector.watch_list = watch_list;
     let informer = SharedInformer::new(
         RestClient::new(Rc::new(server.clone())),

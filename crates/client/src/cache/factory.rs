@@ -175,7 +175,7 @@ impl<K> Drop for InformerRef<K> {
 }
 
 /// One row of [`InformerFactory::snapshots`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FactoryEntry {
     /// What the informer watches.
     pub key: InformerKey,

@@ -78,28 +78,70 @@ pub enum QueueKind {
     Delta,
 }
 
+/// Builds the queue between reflector and processor. A function rather
+/// than a [`QueueKind`] so that a program that only ever uses the in-order
+/// queue does not carry the DeltaFIFO's code for every object type (the
+/// browser build is size-sensitive).
+pub type QueueBuilder<K> =
+    fn(Rc<dyn KnownObjects<K>>, Option<Transform<K>>) -> (SharedQueue<K>, SharedStore<K>);
+
+/// The in-order queue ([`QueueKind::InOrder`]).
+pub fn in_order_queue<K: Resource + 'static>(
+    known: Rc<dyn KnownObjects<K>>,
+    transform: Option<Transform<K>>,
+) -> (SharedQueue<K>, SharedStore<K>) {
+    let mut q = RealFifo::new(Some(known));
+    if let Some(t) = transform {
+        q = q.with_transform(t);
+    }
+    let q = Rc::new(RefCell::new(q));
+    (q.clone(), q)
+}
+
+/// The DeltaFIFO ([`QueueKind::Delta`]).
+pub fn delta_fifo_queue<K: Resource + 'static>(
+    known: Rc<dyn KnownObjects<K>>,
+    transform: Option<Transform<K>>,
+) -> (SharedQueue<K>, SharedStore<K>) {
+    let mut q = DeltaFifo::new(Some(known));
+    if let Some(t) = transform {
+        q = q.with_transform(t);
+    }
+    let q = Rc::new(RefCell::new(q));
+    (q.clone(), q)
+}
+
 /// How an informer is built.
 pub struct InformerOptions<K> {
     /// What to list and watch.
     pub reflector: ReflectorConfig,
     /// Applied to each object before it is cached.
     pub transform: Option<Transform<K>>,
-    /// The queue design.
-    pub queue: QueueKind,
+    /// Builds the queue ([`InformerOptions::with_queue`] picks by kind).
+    pub queue: QueueBuilder<K>,
     /// Extra indexes (the namespace index is always there).
     pub indexers: Vec<(String, IndexFunc<K>)>,
 }
 
-impl<K: Resource> InformerOptions<K> {
+impl<K: Resource + 'static> InformerOptions<K> {
     /// Defaults for the collection at `url_path`: in-order queue, managed
     /// fields dropped (display caches never need them).
     pub fn new(url_path: impl Into<String>) -> Self {
         Self {
             reflector: ReflectorConfig::new(url_path),
             transform: Some(drop_managed_fields::<K>()),
-            queue: QueueKind::default(),
+            queue: in_order_queue::<K>,
             indexers: Vec::new(),
         }
+    }
+
+    /// Uses the queue design `kind`.
+    pub fn with_queue(mut self, kind: QueueKind) -> Self {
+        self.queue = match kind {
+            QueueKind::InOrder => in_order_queue::<K>,
+            QueueKind::Delta => delta_fifo_queue::<K>,
+        };
+        self
     }
 }
 
@@ -158,8 +200,10 @@ impl InformerSnapshot {
 
 type HandlerFn<K> = Rc<RefCell<dyn FnMut(&Notification<K>)>>;
 type ErrorHook = RefCell<Option<Box<dyn Fn(&str)>>>;
-type SharedQueue<K> = Rc<RefCell<dyn InformerQueue<K>>>;
-type SharedStore<K> = Rc<RefCell<dyn ReflectorStore<K>>>;
+/// A queue as the processor holds it.
+pub type SharedQueue<K> = Rc<RefCell<dyn InformerQueue<K>>>;
+/// The same queue as the reflector holds it.
+pub type SharedStore<K> = Rc<RefCell<dyn ReflectorStore<K>>>;
 
 struct HandlerEntry<K> {
     id: u64,
@@ -251,24 +295,7 @@ where
         }
         let indexer = Rc::new(RefCell::new(indexer));
         let known: Rc<dyn KnownObjects<K>> = Rc::new(IndexerKnown(indexer.clone()));
-        let (queue, store): (SharedQueue<K>, SharedStore<K>) = match options.queue {
-            QueueKind::InOrder => {
-                let mut q = RealFifo::new(Some(known));
-                if let Some(t) = options.transform {
-                    q = q.with_transform(t);
-                }
-                let q = Rc::new(RefCell::new(q));
-                (q.clone(), q)
-            }
-            QueueKind::Delta => {
-                let mut q = DeltaFifo::new(Some(known));
-                if let Some(t) = options.transform {
-                    q = q.with_transform(t);
-                }
-                let q = Rc::new(RefCell::new(q));
-                (q.clone(), q)
-            }
-        };
+        let (queue, store) = (options.queue)(known, options.transform);
         Self {
             inner: Rc::new(Inner {
                 indexer,

@@ -395,7 +395,7 @@ pub async fn table_informer_shows_crd_columns_live(admin: &RestClient, clock: Rc
         informer.wait_synced().await;
         let db: DynamicObject = serde_json::from_value(json!({
             "apiVersion": "demo.kubeglass.dev/v1alpha1", "kind": "Database",
-            "metadata": {"name": "orders"},
+            "metadata": {"name": "orders", "labels": {"kubeglass-test": "true"}},
             "spec": {"engine": "postgres", "version": "16", "sizeGiB": 20, "replicas": 2}}))
         .expect("database");
         api.create(&PostParams::default(), &db)

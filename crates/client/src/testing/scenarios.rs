@@ -179,8 +179,12 @@ pub async fn tables(client: &RestClient) {
         "databases",
     );
     let dbs = Api::<DynamicObject>::dynamic(client.clone(), &ar, None);
+    // Databases other tests create at the same time carry kubeglass-test.
     let t = dbs
-        .list_table(&ListParams::default(), IncludeObject::None)
+        .list_table(
+            &ListParams::default().labels("!kubeglass-test"),
+            IncludeObject::None,
+        )
         .await
         .expect("CRD table");
     let cols: Vec<(&str, i32)> = t
