@@ -132,7 +132,7 @@ pub async fn informer_ingest(
     use kubeglass_client::cache::{InformerOptions, SharedInformer};
 
     let before = live_bytes();
-    let mut options =
+    let options =
         InformerOptions::<ConfigMap>::new(format!("/api/v1/namespaces/{namespace}/configmaps"));
     let mut options = options.with_queue(queue);
     options.reflector.watch_list = mode == IngestMode::WatchList;
