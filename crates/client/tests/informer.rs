@@ -497,3 +497,38 @@ fn a_metadata_informer_asks_for_partial_object_metadata() {
     assert!(informer.lister().get("ns/a").is_some());
     server.assert_no_failures();
 }
+
+// With a linger, an informer nobody holds keeps running for that long, and
+// is picked up again (same watch) if a view asks within it.
+#[test]
+fn a_lingering_informer_is_reused_then_stopped() {
+    let server = FakeApiServer::new();
+    let watch = expect_list_and_watch(&server, "10", vec![cm("a", "5")]);
+    let mut pool = LocalPool::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let f = factory(&server, &pool, &clock);
+    f.set_linger(Duration::from_secs(60));
+    f.start();
+    let first = f.informer(InformerOptions::<ConfigMap>::new(PATH));
+    pool.run_until_stalled();
+    drop(first);
+    pool.run_until_stalled();
+    clock.advance(Duration::from_secs(30));
+    pool.run_until_stalled();
+    assert!(!watch.is_cancelled(), "still warm after 30 s");
+    let again = f.informer(InformerOptions::<ConfigMap>::new(PATH));
+    assert!(again.has_synced(), "the cache is there at once");
+    clock.advance(Duration::from_secs(60));
+    pool.run_until_stalled();
+    assert!(!watch.is_cancelled(), "held again, so not stopped");
+    drop(again);
+    pool.run_until_stalled();
+    clock.advance(Duration::from_secs(61));
+    pool.run_until_stalled();
+    assert!(
+        watch.is_cancelled(),
+        "stopped a minute after the last view left"
+    );
+    assert_eq!(f.len(), 0);
+    server.verify();
+}

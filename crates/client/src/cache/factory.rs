@@ -88,9 +88,27 @@ struct FactoryInner {
     entries: RefCell<BTreeMap<InformerKey, Entry>>,
     started: Cell<bool>,
     stopped: Cell<u64>,
+    linger: Cell<std::time::Duration>,
 }
 
 impl FactoryInner {
+    /// Stops and forgets the informer under `key` if nobody holds it.
+    fn stop_if_unused(&self, key: &InformerKey) {
+        let removed = {
+            let mut entries = self.entries.borrow_mut();
+            match entries.get(key) {
+                Some(e) if e.refs == 0 => entries.remove(key),
+                _ => None,
+            }
+        };
+        if let Some(e) = removed {
+            if let Some(h) = e.abort {
+                h.abort();
+            }
+            self.stopped.set(self.stopped.get() + 1);
+        }
+    }
+
     fn launch(&self, entry: &mut Entry) {
         if entry.abort.is_some() {
             return;
@@ -150,27 +168,30 @@ impl<K> Drop for InformerRef<K> {
         let Some(f) = self.factory.upgrade() else {
             return;
         };
-        let removed = {
-            let mut entries = f.entries.borrow_mut();
-            let last = match entries.get_mut(&self.key) {
-                Some(e) => {
-                    e.refs = e.refs.saturating_sub(1);
-                    e.refs == 0
-                }
-                None => false,
-            };
-            if last {
-                entries.remove(&self.key)
-            } else {
-                None
+        let last = match f.entries.borrow_mut().get_mut(&self.key) {
+            Some(e) => {
+                e.refs = e.refs.saturating_sub(1);
+                e.refs == 0
             }
+            None => false,
         };
-        if let Some(e) = removed {
-            if let Some(h) = e.abort {
-                h.abort();
-            }
-            f.stopped.set(f.stopped.get() + 1);
+        if !last {
+            return;
         }
+        let linger = f.linger.get();
+        if linger.is_zero() {
+            f.stop_if_unused(&self.key);
+            return;
+        }
+        // Kept warm for a while: a view opened again soon finds its cache.
+        let sleep = f.clock.sleep(linger);
+        let (weak, key) = (self.factory.clone(), self.key.clone());
+        (f.spawner)(Box::pin(async move {
+            sleep.await;
+            if let Some(f) = weak.upgrade() {
+                f.stop_if_unused(&key);
+            }
+        }));
     }
 }
 
@@ -218,8 +239,16 @@ impl InformerFactory {
                 entries: RefCell::new(BTreeMap::new()),
                 started: Cell::new(false),
                 stopped: Cell::new(0),
+                linger: Cell::new(std::time::Duration::ZERO),
             }),
         }
+    }
+
+    /// Keeps an informer nobody holds running for `linger` before stopping
+    /// it (zero, the default, stops it at once as client-go would). A
+    /// dashboard uses this so that going back to a view is instant.
+    pub fn set_linger(&self, linger: std::time::Duration) {
+        self.inner.linger.set(linger);
     }
 
     /// The key `options` would be shared under.
