@@ -39,6 +39,14 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $wb_version\$"; then
   cargo install wasm-bindgen-cli --version "$wb_version" --force
 fi
 
+# wasm-opt from Binaryen's npm package (a registry package; Trunk would try to
+# download its own, so hack/build-app.sh runs it after Trunk instead).
+if [[ ! -x "$KUBEGLASS_CACHE/binaryen/node_modules/.bin/wasm-opt" ]]; then
+  log "installing wasm-opt (npm binaryen@$BINARYEN_VERSION) into $KUBEGLASS_CACHE/binaryen"
+  mkdir -p "$KUBEGLASS_CACHE/binaryen"
+  (cd "$KUBEGLASS_CACHE/binaryen" && npm install --no-audit --no-fund --loglevel=error "binaryen@$BINARYEN_VERSION" >/dev/null)
+fi
+
 if [[ ! -d "$REPO_ROOT/e2e/node_modules/playwright-core" ]]; then
   log "installing the e2e runner's Node packages (playwright-core; it never downloads a browser)"
   (cd "$REPO_ROOT/e2e" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)

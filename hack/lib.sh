@@ -13,6 +13,8 @@ REPO_ROOT="$(cd "$HACK_DIR/.." && pwd)"
 # Everything built or downloaded lives outside the repo, keyed by version, so a
 # fresh clone reuses it and a version bump rebuilds.
 KUBEGLASS_CACHE="${KUBEGLASS_CACHE:-$HOME/.cache/kubeglass}"
+BINARYEN_VERSION=132.0.0
+WASM_OPT="$KUBEGLASS_CACHE/binaryen/node_modules/.bin/wasm-opt"
 CLUSTER_BIN="$KUBEGLASS_CACHE/bin/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 
 # Runtime state of the local cluster (data, certificates, logs, kubeconfigs).

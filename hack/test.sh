@@ -48,6 +48,7 @@ fi
 
 step "native unit tests"
 cargo test -p kubeglass-client --quiet
+cargo test -p kubeglass --quiet   # the app's pure parts: routes, table model, YAML
 
 step "build the app"
 bash "$HACK_DIR/build-app.sh"

@@ -5,6 +5,7 @@
 mod app;
 mod components;
 mod pages;
+mod route;
 mod state;
 
 fn main() {

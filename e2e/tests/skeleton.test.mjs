@@ -77,6 +77,8 @@ test('says clearly when the proxy is gone and recovers when it returns', async (
   await page.getByTestId('server-version').waitFor({ timeout: 20000 });
   await until(async () => Number.isFinite(await shownPodCount(page)), 20000);
   const count = await shownPodCount(page);
+  // Connected first (the banner says "Connecting…" until the informers sync).
+  await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 20000 });
 
   await proxy.stop();
   let t = Date.now();

@@ -2,3 +2,4 @@
 
 pub mod banner;
 pub mod dialog;
+pub mod palette;

@@ -3,12 +3,15 @@
 use leptos::prelude::*;
 
 use crate::pages::workloads::{DeploymentsPanel, EventStream, NodesPanel};
-use crate::state::ClusterState;
+use crate::state::{ClusterState, use_kube};
 
 /// The first page: what cluster this is and what lives in it.
 #[component]
 pub fn Overview() -> impl IntoView {
     let cluster = expect_context::<ClusterState>();
+    let kube = use_kube();
+    let _watches =
+        StoredValue::new_local((cluster.watch_namespaces(&kube), cluster.watch_pods(&kube)));
     let version = move || match cluster.version.get() {
         None => view! { <span class="muted">"…"</span> }.into_any(),
         Some(Ok(v)) => view! { <span data-testid="server-version">{v}</span> }.into_any(),

@@ -5,13 +5,14 @@ use leptos::prelude::*;
 use kubeglass_client::actions::ActionKind;
 
 use crate::components::dialog::{confirm, prompt};
-use crate::state::ClusterState;
 use crate::state::workloads::parse_label_changes;
+use crate::state::{ClusterState, use_kube};
 
 /// Deployments, with − and + to scale them (recorded as Events).
 #[component]
 pub fn DeploymentsPanel() -> impl IntoView {
     let w = expect_context::<ClusterState>().workloads;
+    let _watch = StoredValue::new_local(w.watch_deployments(&use_kube()));
     let outcome = move || {
         w.last_action.get().map(|r| match r {
             Ok(m) => {
@@ -96,6 +97,7 @@ pub fn DeploymentsPanel() -> impl IntoView {
 #[component]
 pub fn EventStream() -> impl IntoView {
     let w = expect_context::<ClusterState>().workloads;
+    let _watch = StoredValue::new_local(w.watch_events(&use_kube()));
     let now = move || js_sys::Date::now() / 1000.0;
     let age = move |t: i64| {
         let s = (now() - t as f64).max(0.0) as i64;
@@ -143,6 +145,7 @@ pub fn EventStream() -> impl IntoView {
 #[component]
 pub fn NodesPanel() -> impl IntoView {
     let w = expect_context::<ClusterState>().workloads;
+    let _watch = StoredValue::new_local(w.watch_nodes(&use_kube()));
     view! {
         <section class="panel">
             <h2>"Nodes"</h2>

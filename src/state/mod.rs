@@ -1,25 +1,33 @@
 //! App state: the informers the views read, exposed as Leptos signals.
 //!
-//! The client crate does all I/O; this module wires reflectors to stores and
-//! stores to signals. Components only read the signals.
+//! The client crate does all I/O; this module wires shared informers (from
+//! the factory, so a view showing the same resource shares the watch) to
+//! signals, once per animation frame. Components only read the signals.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Namespace, Pod};
-use kubeglass_client::cache::{Change, Reflector, ReflectorConfig, ReflectorStatus, Store};
+use kubeglass_client::cache::{InformerFactory, InformerOptions, ReflectorStatus};
 use kubeglass_client::clock::{Clock, PassiveClock};
-use kubeglass_client::kube_core::PartialObjectMeta;
+use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::reconnect::Reconnect;
+use kubeglass_client::rest::table::TableRowObject;
 use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
-use kubeglass_web::{FetchTransport, FrameQueue, WebClock, WebSocketTransport, spawn};
+use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport, spawn};
 use leptos::prelude::*;
 
+pub mod kube;
+pub mod table;
 pub mod workloads;
 
+pub use kube::{Kube, Watch, provide_kube, use_kube};
 pub use workloads::Workloads;
+
+/// The wall clock in seconds, ticking once a second (ages, flashes, X-ray).
+#[derive(Clone, Copy)]
+pub struct Now(pub RwSignal<f64>);
 
 /// How often the API is probed while it cannot be reached.
 const PROBE_INTERVAL: Duration = Duration::from_secs(1);
@@ -70,11 +78,17 @@ pub struct ClusterState {
     pub workloads: Workloads,
 }
 
-type PodMeta = PartialObjectMeta<Pod>;
+/// Everything the app starts with: the signals and the shared handles.
+pub struct Started {
+    /// Signals for the overview.
+    pub cluster: ClusterState,
+    /// Client, factory, discovery.
+    pub kube: Kube,
+}
 
 impl ClusterState {
     /// Creates the signals and starts the informers and the version probe.
-    pub fn start() -> Self {
+    pub fn start() -> Started {
         // Plain-JSON watches go over WebSocket (they hold no HTTP/1.1
         // connection); everything else, metadata-only watches included, over fetch.
         let transport = Rc::new(WebSocketTransport::new(FetchTransport::new(
@@ -82,7 +96,7 @@ impl ClusterState {
             Duration::from_secs(30),
         )));
         let clock: Rc<dyn Clock> = Rc::new(WebClock);
-        let client = RestClient::new(transport)
+        let client = RestClient::new(transport.clone())
             .with_clock(clock.clone())
             .with_rate_limit(BROWSER_QPS, BROWSER_BURST);
         let reconnect = Reconnect::new();
@@ -94,13 +108,17 @@ impl ClusterState {
             connection: RwSignal::new(Connection::Connecting),
             pod_status: RwSignal::new(ReflectorStatus::default()),
             namespace_status: RwSignal::new(ReflectorStatus::default()),
-            workloads: Workloads::start(client.clone(), clock.clone(), reconnect.clone()),
+            workloads: Workloads::new(),
         };
+        let kube = Kube::new(client.clone(), clock.clone(), reconnect.clone(), transport);
 
-        state.start_prober(client.clone(), clock.clone(), reconnect.clone());
-        state.start_namespaces(client.clone(), clock.clone(), reconnect.clone());
-        state.start_pods(client, clock, reconnect);
-        state
+        state.workloads.start(&kube);
+        state.start_prober(client, clock, reconnect);
+        state.follow_status(&kube);
+        Started {
+            cluster: state,
+            kube,
+        }
     }
 
     /// Reads `/version` once, and while the API is unreachable probes it every
@@ -136,33 +154,48 @@ impl ClusterState {
         });
     }
 
-    /// A reflector status listener that shows the latest status once per
-    /// animation frame: the reflector reports after every event, and a
-    /// signal update per event would re-render at watch speed.
-    fn status_per_frame(
-        self,
-        signal: RwSignal<ReflectorStatus>,
-        name: &str,
-    ) -> impl Fn(&ReflectorStatus) + 'static {
-        let latest: Rc<RefCell<Option<ReflectorStatus>>> = Rc::default();
-        let pending = latest.clone();
-        let frames = FrameQueue::new(name, move |_: Vec<()>| {
-            if let Some(s) = pending.borrow_mut().take() {
-                signal.set(s);
-                self.connection_changed();
+    /// Copies the informers' statuses to their signals twice a second (the
+    /// reflector updates them after every event; a signal update per event
+    /// would re-render at watch speed) and works out the connection state.
+    fn follow_status(self, kube: &Kube) {
+        let factory = kube.factory.clone();
+        set_interval(
+            move || self.refresh_status(&factory),
+            Duration::from_millis(500),
+        );
+    }
+
+    /// Reads every informer's status into the signals and the connection state.
+    fn refresh_status(self, factory: &InformerFactory) {
+        {
+            {
+                let entries = factory.snapshots();
+                for e in &entries {
+                    let signal = match e.key.path.as_str() {
+                        "/api/v1/pods" => self.pod_status,
+                        "/api/v1/namespaces" => self.namespace_status,
+                        _ => continue,
+                    };
+                    if e.key.label_selector.is_none()
+                        && e.key.field_selector.is_none()
+                        && signal.with_untracked(|old| *old != e.snapshot.reflector)
+                    {
+                        signal.set(e.snapshot.reflector.clone());
+                    }
+                }
+                let statuses: Vec<ReflectorStatus> =
+                    entries.into_iter().map(|e| e.snapshot.reflector).collect();
+                self.connection_changed(&statuses);
             }
-        });
-        move |s: &ReflectorStatus| {
-            *latest.borrow_mut() = Some(s.clone());
-            frames.add(());
         }
     }
 
-    fn connection_changed(self) {
-        let statuses = [
-            self.pod_status.get_untracked(),
-            self.namespace_status.get_untracked(),
-        ];
+    /// Connected when some informer has synced and none cannot reach the
+    /// API; the banner shows the first failure's message and when it began.
+    fn connection_changed(self, statuses: &[ReflectorStatus]) {
+        if statuses.is_empty() {
+            return;
+        }
         let down = statuses.iter().find(|s| s.unreachable);
         let next = match down {
             Some(s) => {
@@ -183,95 +216,81 @@ impl ClusterState {
         }
     }
 
-    fn start_namespaces(self, client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) {
-        // Whole objects: namespaces are few and small, and the phase lives in status.
-        let store = Rc::new(RefCell::new(Store::<Namespace>::new()));
-        // Changes reach the view through a frame queue: a namespace changed
-        // many times between two frames is applied once, from the store.
-        let reader = store.clone();
-        let frames = FrameQueue::new("namespace-rows", move |names: Vec<String>| {
-            let store = reader.borrow();
-            self.namespaces.update(|rows| {
-                for name in names {
-                    match store.get(&name) {
-                        Some(n) => {
-                            let phase = n.status.as_ref().and_then(|s| s.phase.clone());
-                            rows.insert(
-                                name.clone(),
-                                NamespaceRow {
-                                    name,
-                                    phase: phase.unwrap_or_default(),
-                                },
-                            );
+    /// Namespaces as whole objects (over WebSocket; the phase is in status).
+    pub fn watch_namespaces(self, kube: &Kube) -> Watch<DynamicObject> {
+        self.namespaces.set(BTreeMap::new());
+        kube.watch_frames(
+            "namespace-rows",
+            InformerOptions::<DynamicObject>::new("/api/v1/namespaces"),
+            move |inf, names| {
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                self.namespaces.update(|rows| {
+                    for name in names {
+                        match indexer.get(&name) {
+                            Some(n) => {
+                                let phase = n
+                                    .data
+                                    .pointer("/status/phase")
+                                    .and_then(|p| p.as_str())
+                                    .unwrap_or_default()
+                                    .to_string();
+                                rows.insert(name.clone(), NamespaceRow { name, phase });
+                            }
+                            None => {
+                                rows.remove(&name);
+                            }
+                        }
+                    }
+                });
+            },
+        )
+    }
+
+    /// Pods as Table rows: the same informer (one watch) serves the
+    /// all-namespaces pod table. Counts per namespace are kept as changes
+    /// arrive; pods being deleted (deletionTimestamp set) are not counted, so
+    /// a scale-down shows at once, not after the grace period.
+    pub fn watch_pods(self, kube: &Kube) -> Watch<TableRowObject> {
+        self.pod_count.set(None);
+        self.pods_by_namespace.set(BTreeMap::new());
+        let counted: Rc<RefCell<BTreeMap<String, String>>> = Rc::default();
+        kube.watch_frames(
+            "pod-counts",
+            table_options("/api/v1/pods"),
+            move |inf, keys| {
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                let mut counted = counted.borrow_mut();
+                for key in keys {
+                    match indexer
+                        .get(&key)
+                        .filter(|p| p.metadata.deletion_timestamp.is_none())
+                    {
+                        Some(p) => {
+                            counted.insert(key, p.metadata.namespace.clone().unwrap_or_default());
                         }
                         None => {
-                            rows.remove(&name);
+                            counted.remove(&key);
                         }
                     }
                 }
-            });
-        });
-        store.borrow_mut().subscribe(move |change| match change {
-            Change::Added(n) | Change::Updated { new: n, .. } | Change::Deleted(n) => {
-                frames.add(n.metadata.name.clone().unwrap_or_default());
-            }
-            Change::Replaced => {}
-        });
-        let reflector = Reflector::new(
-            client,
-            clock,
-            ReflectorConfig::new("/api/v1/namespaces"),
-            store,
-        )
-        .with_reconnect(reconnect)
-        .on_status(self.status_per_frame(self.namespace_status, "namespace-status"));
-        spawn(reflector.run());
-    }
-
-    fn start_pods(self, client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) {
-        let store = Rc::new(RefCell::new(Store::<PodMeta>::new()));
-        // Counts per namespace are kept here as events arrive and copied to
-        // the signals once per animation frame.
-        let counts: Rc<RefCell<BTreeMap<String, usize>>> = Rc::default();
-        let shown = counts.clone();
-        let frames = FrameQueue::new("pod-counts", move |_: Vec<()>| {
-            let counts = shown.borrow();
-            self.pods_by_namespace.set(counts.clone());
-            self.pod_count.set(Some(counts.values().sum()));
-        });
-        store.borrow_mut().subscribe(move |change| {
-            // Pods being deleted (deletionTimestamp set) are not counted: a
-            // scale-down shows at once, not after the grace period.
-            let delta: [(Option<&PodMeta>, i64); 2] = match change {
-                Change::Added(p) => [(Some(p), 1), (None, 0)],
-                Change::Deleted(p) => [(Some(p), -1), (None, 0)],
-                Change::Updated { old, new } => [(Some(old), -1), (Some(new), 1)],
-                Change::Replaced => [(None, 0), (None, 0)],
-            };
-            let mut m = counts.borrow_mut();
-            for (pod, d) in delta {
-                let Some(pod) = pod.filter(|p| p.metadata.deletion_timestamp.is_none()) else {
-                    continue;
-                };
-                let ns = pod.metadata.namespace.clone().unwrap_or_default();
-                let c = m.entry(ns.clone()).or_default();
-                *c = (*c as i64 + d).max(0) as usize;
-                if *c == 0 {
-                    m.remove(&ns);
+                let mut by_ns: BTreeMap<String, usize> = BTreeMap::new();
+                for ns in counted.values() {
+                    *by_ns.entry(ns.clone()).or_default() += 1;
                 }
-            }
-            frames.add(());
-        });
-        let reflector = Reflector::new(
-            client,
-            clock,
-            ReflectorConfig::new("/api/v1/pods").metadata_only(),
-            store,
+                self.pod_count.set(Some(counted.len()));
+                self.pods_by_namespace.set(by_ns);
+            },
         )
-        .with_reconnect(reconnect)
-        .on_status(self.status_per_frame(self.pod_status, "pod-status"));
-        spawn(reflector.run());
     }
+}
+
+/// A Table-format informer of `path` (kubectl's columns, row metadata).
+pub fn table_options(path: &str) -> InformerOptions<TableRowObject> {
+    let mut o = InformerOptions::new(path);
+    o.reflector = o.reflector.tables();
+    o
 }
 
 fn js_sys_now() -> f64 {

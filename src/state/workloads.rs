@@ -4,20 +4,16 @@
 //! per animation frame); scaling goes through the client's rate-limited
 //! action queue and is recorded as a Kubernetes Event by kubeglass.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use k8s_openapi::api::core::v1::Event;
 use kubeglass_client::actions::{Action, ActionKind, ActionQueue, ActionResult};
-use kubeglass_client::cache::{Change, Reflector, ReflectorConfig, Store, object_key};
-use kubeglass_client::clock::Clock;
+use kubeglass_client::cache::{InformerOptions, object_key};
 use kubeglass_client::kube_core::{ApiResource, DynamicObject, GroupVersionKind};
-use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::record::{ApiSink, EventBroadcaster};
-use kubeglass_client::rest::RestClient;
-use kubeglass_client::typed::DynamicExt;
-use kubeglass_web::{FrameQueue, spawn};
+use kubeglass_web::spawn;
+
+use crate::state::{Kube, Watch};
 use leptos::prelude::*;
 
 /// Events shown in the stream (newest first).
@@ -49,23 +45,6 @@ pub struct NodeRow {
     pub cordoned: bool,
 }
 
-fn node_row(n: &DynamicObject) -> NodeRow {
-    let ready = n
-        .conditions()
-        .into_iter()
-        .find(|c| c.type_ == "Ready")
-        .map(|c| c.status)
-        .unwrap_or_else(|| "Unknown".into());
-    NodeRow {
-        name: n.metadata.name.clone().unwrap_or_default(),
-        ready,
-        cordoned: n
-            .field("spec.unschedulable")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false),
-    }
-}
-
 /// One Event in the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventRow {
@@ -89,51 +68,107 @@ pub struct EventRow {
     pub source: String,
 }
 
-/// Deployments are read as untyped objects: the typed `Deployment` drags in
-/// the whole `PodSpec` deserializer, which more than doubled the wasm.
+/// Deployments are read as untyped objects (whole objects watch over
+/// WebSocket, holding none of the browser's six connections; the typed
+/// `Deployment` would drag the whole `PodSpec` deserializer into the wasm).
 fn deployment_row(d: &DynamicObject) -> DeploymentRow {
-    let int = |path: &str, default: i64| d.field(path).and_then(|v| v.as_i64()).unwrap_or(default);
+    let int = |p: &str, default: i64| {
+        d.data
+            .pointer(p)
+            .and_then(|v| v.as_i64())
+            .unwrap_or(default)
+    };
     DeploymentRow {
         key: object_key(d),
         namespace: d.metadata.namespace.clone().unwrap_or_default(),
         name: d.metadata.name.clone().unwrap_or_default(),
-        desired: int("spec.replicas", 1) as i32,
-        ready: int("status.readyReplicas", 0) as i32,
+        desired: int("/spec/replicas", 1) as i32,
+        ready: int("/status/readyReplicas", 0) as i32,
     }
 }
 
-fn event_row(e: &Event) -> EventRow {
-    let o = &e.involved_object;
-    let seconds = |t: &Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>| {
-        t.as_ref().map(|t| t.0.as_second())
+fn node_row(n: &DynamicObject) -> NodeRow {
+    let ready = n
+        .data
+        .pointer("/status/conditions")
+        .and_then(|c| c.as_array())
+        .and_then(|cs| {
+            cs.iter()
+                .find(|c| c.get("type").and_then(|t| t.as_str()) == Some("Ready"))
+        })
+        .and_then(|c| c.get("status").and_then(|s| s.as_str()))
+        .unwrap_or("Unknown")
+        .to_string();
+    NodeRow {
+        name: n.metadata.name.clone().unwrap_or_default(),
+        ready,
+        cordoned: n
+            .data
+            .pointer("/spec/unschedulable")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false),
+    }
+}
+
+/// Events are read as untyped objects (one object type fewer in the wasm).
+fn event_row(e: &DynamicObject) -> EventRow {
+    let text = |p: &str| {
+        e.data
+            .pointer(p)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
     };
-    let last_seen = seconds(&e.last_timestamp)
-        .or_else(|| e.event_time.as_ref().map(|t| t.0.as_second()))
-        .or_else(|| seconds(&e.first_timestamp))
-        .or_else(|| seconds(&e.metadata.creation_timestamp))
-        .unwrap_or(0);
+    let time = |p: &str| {
+        e.data
+            .pointer(p)
+            .and_then(|v| v.as_str())
+            .and_then(crate::state::table::parse_time)
+    };
+    let last_seen = time("/lastTimestamp")
+        .or_else(|| time("/eventTime"))
+        .or_else(|| time("/firstTimestamp"))
+        .or_else(|| {
+            e.metadata
+                .creation_timestamp
+                .as_ref()
+                .map(|t| t.0.as_second() as f64)
+        })
+        .unwrap_or(0.0) as i64;
+    let count = e
+        .data
+        .pointer("/count")
+        .or_else(|| e.data.pointer("/series/count"))
+        .and_then(|v| v.as_i64())
+        .unwrap_or(1) as i32;
+    let type_ = text("/type");
+    let kind = text("/involvedObject/kind");
+    let name = text("/involvedObject/name");
+    let source = Some(text("/reportingComponent"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| text("/source/component"));
     EventRow {
         key: object_key(e),
-        type_: e.type_.clone().unwrap_or_else(|| "Normal".into()),
-        reason: e.reason.clone().unwrap_or_default(),
+        type_: if type_.is_empty() {
+            "Normal".into()
+        } else {
+            type_
+        },
+        reason: text("/reason"),
         object: format!(
             "{}/{}",
-            o.kind.as_deref().unwrap_or("?").to_ascii_lowercase(),
-            o.name.as_deref().unwrap_or("?")
+            if kind.is_empty() {
+                "?".into()
+            } else {
+                kind.to_ascii_lowercase()
+            },
+            if name.is_empty() { "?" } else { &name }
         ),
         namespace: e.metadata.namespace.clone().unwrap_or_default(),
-        message: e.message.clone().unwrap_or_default(),
-        count: e
-            .count
-            .or(e.series.as_ref().and_then(|s| s.count))
-            .unwrap_or(1),
+        message: text("/message"),
+        count,
         last_seen,
-        source: e
-            .reporting_component
-            .clone()
-            .filter(|s| !s.is_empty())
-            .or_else(|| e.source.as_ref().and_then(|s| s.component.clone()))
-            .unwrap_or_default(),
+        source,
     }
 }
 
@@ -201,110 +236,100 @@ fn deployments_resource() -> ApiResource {
 }
 
 impl Workloads {
-    /// Starts the deployment and event informers and the action queue.
-    pub fn start(client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) -> Self {
-        let w = Self {
+    /// The signals, empty until [`Workloads::start`].
+    pub fn new() -> Self {
+        Self {
             deployments: RwSignal::new(BTreeMap::new()),
             nodes: RwSignal::new(BTreeMap::new()),
             events: RwSignal::new(Vec::new()),
             last_action: RwSignal::new(None),
             actions: StoredValue::new_local(None),
-        };
+        }
+    }
 
-        // Deployments.
-        let store = Rc::new(RefCell::new(Store::<DynamicObject>::new()));
-        let reader = store.clone();
-        let frames = FrameQueue::new("deployment-rows", move |keys: Vec<String>| {
-            let store = reader.borrow();
-            w.deployments.update(|rows| {
-                for key in keys {
-                    match store.get(&key) {
-                        Some(d) => {
-                            rows.insert(key, deployment_row(&d));
-                        }
-                        None => {
-                            rows.remove(&key);
-                        }
-                    }
-                }
-            });
-        });
-        store.borrow_mut().subscribe(move |c| match c {
-            Change::Added(d) | Change::Updated { new: d, .. } | Change::Deleted(d) => {
-                frames.add(object_key(d.as_ref()))
-            }
-            Change::Replaced => {}
-        });
-        let r = Reflector::new(
-            client.clone(),
-            clock.clone(),
-            ReflectorConfig::new("/apis/apps/v1/deployments"),
-            store,
-        )
-        .with_reconnect(reconnect.clone());
-        spawn(r.run());
-
-        // Nodes.
-        let store = Rc::new(RefCell::new(Store::<DynamicObject>::new()));
-        let reader = store.clone();
-        let frames = FrameQueue::new("node-rows", move |keys: Vec<String>| {
-            let store = reader.borrow();
-            w.nodes.update(|rows| {
-                for key in keys {
-                    match store.get(&key) {
-                        Some(n) => {
-                            rows.insert(key, node_row(&n));
-                        }
-                        None => {
-                            rows.remove(&key);
+    /// Deployments, for as long as the returned watch is held.
+    pub fn watch_deployments(&self, kube: &Kube) -> Watch<DynamicObject> {
+        let w = *self;
+        w.deployments.set(BTreeMap::new());
+        kube.watch_frames(
+            "deployment-rows",
+            InformerOptions::<DynamicObject>::new("/apis/apps/v1/deployments"),
+            move |inf, keys| {
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                w.deployments.update(|rows| {
+                    for key in keys {
+                        match indexer.get(&key) {
+                            Some(d) => {
+                                rows.insert(key, deployment_row(&d));
+                            }
+                            None => {
+                                rows.remove(&key);
+                            }
                         }
                     }
-                }
-            });
-        });
-        store.borrow_mut().subscribe(move |c| match c {
-            Change::Added(n) | Change::Updated { new: n, .. } | Change::Deleted(n) => {
-                frames.add(object_key(n.as_ref()))
-            }
-            Change::Replaced => {}
-        });
-        let r = Reflector::new(
-            client.clone(),
-            clock.clone(),
-            ReflectorConfig::new("/api/v1/nodes"),
-            store,
+                });
+            },
         )
-        .with_reconnect(reconnect.clone());
-        spawn(r.run());
+    }
 
-        // Events: rows rebuilt from the store once per frame, newest first.
-        let store = Rc::new(RefCell::new(Store::<Event>::new()));
-        let reader = store.clone();
-        let frames = FrameQueue::new("event-rows", move |_: Vec<()>| {
-            let mut rows: Vec<EventRow> = reader
-                .borrow()
-                .list()
-                .iter()
-                .map(|e| event_row(e))
-                .collect();
-            rows.sort_by(|a, b| {
-                b.last_seen
-                    .cmp(&a.last_seen)
-                    .then_with(|| a.key.cmp(&b.key))
-            });
-            rows.truncate(EVENTS_SHOWN);
-            w.events.set(rows);
-        });
-        store.borrow_mut().subscribe(move |_| frames.add(()));
-        let r = Reflector::new(
-            client.clone(),
-            clock.clone(),
-            ReflectorConfig::new("/api/v1/events"),
-            store,
+    /// Nodes, while the returned watch is held.
+    pub fn watch_nodes(&self, kube: &Kube) -> Watch<DynamicObject> {
+        let w = *self;
+        w.nodes.set(BTreeMap::new());
+        kube.watch_frames(
+            "node-rows",
+            InformerOptions::<DynamicObject>::new("/api/v1/nodes"),
+            move |inf, keys| {
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                w.nodes.update(|rows| {
+                    for key in keys {
+                        match indexer.get(&key) {
+                            Some(n) => {
+                                rows.insert(key, node_row(&n));
+                            }
+                            None => {
+                                rows.remove(&key);
+                            }
+                        }
+                    }
+                });
+            },
         )
-        .with_reconnect(reconnect);
-        spawn(r.run());
+    }
 
+    /// Events, rebuilt from the cache once per frame, newest first, while
+    /// the returned watch is held.
+    pub fn watch_events(&self, kube: &Kube) -> Watch<DynamicObject> {
+        let w = *self;
+        w.events.set(Vec::new());
+        kube.watch_frames(
+            "event-rows",
+            InformerOptions::<DynamicObject>::new("/api/v1/events"),
+            move |inf, _| {
+                let mut rows: Vec<EventRow> = inf
+                    .indexer()
+                    .borrow()
+                    .list()
+                    .iter()
+                    .map(|e| event_row(e))
+                    .collect();
+                rows.sort_by(|a, b| {
+                    b.last_seen
+                        .cmp(&a.last_seen)
+                        .then_with(|| a.key.cmp(&b.key))
+                });
+                rows.truncate(EVENTS_SHOWN);
+                w.events.set(rows);
+            },
+        )
+    }
+
+    /// Starts the action queue (actions recorded as Events by "kubeglass").
+    pub fn start(&self, kube: &Kube) {
+        let w = *self;
+        let (client, clock) = (kube.client.clone(), kube.clock.clone());
         // Actions, recorded as Events by "kubeglass".
         let broadcaster = EventBroadcaster::new();
         broadcaster.watch(|e| {
@@ -352,7 +377,6 @@ impl Workloads {
         });
         spawn(actions.clone().run());
         w.actions.set_value(Some(actions));
-        w
     }
 
     /// Queues `kind` on the Deployment `namespace/name`.
@@ -367,7 +391,14 @@ impl Workloads {
         self.submit(nodes, None, name, kind);
     }
 
-    fn submit(&self, resource: ApiResource, namespace: Option<&str>, name: &str, kind: ActionKind) {
+    /// Queues `kind` on any object (the object page's actions).
+    pub fn submit(
+        &self,
+        resource: ApiResource,
+        namespace: Option<&str>,
+        name: &str,
+        kind: ActionKind,
+    ) {
         self.actions.with_value(|a| {
             if let Some(a) = a {
                 a.submit(Action {

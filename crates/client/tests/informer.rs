@@ -507,7 +507,7 @@ fn a_lingering_informer_is_reused_then_stopped() {
     let mut pool = LocalPool::new();
     let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
     let f = factory(&server, &pool, &clock);
-    f.set_linger(Duration::from_secs(60));
+    f.set_linger(|_| Duration::from_secs(60));
     f.start();
     let first = f.informer(InformerOptions::<ConfigMap>::new(PATH));
     pool.run_until_stalled();

@@ -88,8 +88,11 @@ struct FactoryInner {
     entries: RefCell<BTreeMap<InformerKey, Entry>>,
     started: Cell<bool>,
     stopped: Cell<u64>,
-    linger: Cell<std::time::Duration>,
+    linger: RefCell<Linger>,
 }
+
+/// How long an informer nobody holds stays up, by key.
+type Linger = Box<dyn Fn(&InformerKey) -> std::time::Duration>;
 
 impl FactoryInner {
     /// Stops and forgets the informer under `key` if nobody holds it.
@@ -178,7 +181,7 @@ impl<K> Drop for InformerRef<K> {
         if !last {
             return;
         }
-        let linger = f.linger.get();
+        let linger = (f.linger.borrow())(&self.key);
         if linger.is_zero() {
             f.stop_if_unused(&self.key);
             return;
@@ -239,16 +242,17 @@ impl InformerFactory {
                 entries: RefCell::new(BTreeMap::new()),
                 started: Cell::new(false),
                 stopped: Cell::new(0),
-                linger: Cell::new(std::time::Duration::ZERO),
+                linger: RefCell::new(Box::new(|_| std::time::Duration::ZERO)),
             }),
         }
     }
 
-    /// Keeps an informer nobody holds running for `linger` before stopping
-    /// it (zero, the default, stops it at once as client-go would). A
-    /// dashboard uses this so that going back to a view is instant.
-    pub fn set_linger(&self, linger: std::time::Duration) {
-        self.inner.linger.set(linger);
+    /// Keeps an informer nobody holds running for `linger(key)` before
+    /// stopping it (zero, the default, stops it at once as client-go would).
+    /// A dashboard uses this so that going back to a view is instant — for
+    /// the informers whose watch is cheap to keep.
+    pub fn set_linger(&self, linger: impl Fn(&InformerKey) -> std::time::Duration + 'static) {
+        *self.inner.linger.borrow_mut() = Box::new(linger);
     }
 
     /// The key `options` would be shared under.

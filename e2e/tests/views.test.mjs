@@ -1,0 +1,241 @@
+// The dashboard's views in real Chromium against the real cluster: live
+// resource tables (built-in and CRD), sorting, filtering and keys, the API
+// tree following a CRD created during the test, the event stream, object
+// pages with their actions (RBAC-checked), the X-ray page, the command
+// palette and history.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
+
+const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 3;
+const RESTRICTED_PORT = PORT + 1;
+const SUFFIX = `${Date.now() % 1000000}`;
+const POD = `e2e-pod-${SUFFIX}`;
+const CM = `e2e-xss-${SUFFIX}`;
+const CRD_GROUP = 'e2e.kubeglass.dev';
+const CRD = `probes${SUFFIX}.${CRD_GROUP}`;
+const EVIL = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+let proxy;
+let browser;
+
+const apply = (manifest) => execFileSync(process.env.KUBECTL,
+  ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'], { input: JSON.stringify(manifest) });
+
+before(async () => {
+  proxy = await startProxy(PORT);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await proxy?.stop();
+  for (const args of [
+    ['-n', 'demo-shop', 'delete', 'pod', POD, '--ignore-not-found', '--force', '--grace-period=0'],
+    ['-n', 'demo-shop', 'delete', 'configmap', CM, '--ignore-not-found'],
+    ['delete', 'crd', CRD, '--ignore-not-found'],
+  ]) {
+    try { kubectl(...args); } catch { /* best effort */ }
+  }
+});
+
+const rowKeys = async (page) => page.getByTestId('resource-row').evaluateAll(
+  (rows) => rows.map((r) => r.getAttribute('data-key')));
+
+test('a pod created with kubectl appears in the pods table, and goes when deleted', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${proxy.url}#/r/pods?ns=demo-shop`);
+  await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
+  const headers = await page.getByTestId('column-header').allInnerTexts();
+  assert.deepEqual(headers.slice(0, 3).map((h) => h.trim()), ['NAME', 'READY', 'STATUS'], `kubectl's columns: ${headers}`);
+  const t = Date.now();
+  kubectl('-n', 'demo-shop', 'run', POD, '--image=registry.example/e2e:1', '--restart=Never');
+  const row = page.locator(`[data-testid="resource-row"][data-key="demo-shop/${POD}"]`);
+  await row.waitFor({ timeout: 15000 });
+  console.log(`  pod row shown ${Date.now() - t} ms after kubectl run returned`);
+  kubectl('-n', 'demo-shop', 'delete', 'pod', POD, '--force', '--grace-period=0');
+  await row.waitFor({ state: 'detached', timeout: 15000 });
+  await page.screenshot({ path: `${ARTIFACTS}/pods-table.png` });
+  assert.deepEqual(errors, []);
+});
+
+test("the demo CRD's table shows its printer columns, sorts, filters and opens rows by keyboard", async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/r/databases.demo.kubeglass.dev`);
+  await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
+  const headers = (await page.getByTestId('column-header').allInnerTexts()).map((h) => h.trim());
+  for (const c of ['NAMESPACE', 'NAME', 'ENGINE', 'VERSION', 'SIZE', 'AGE']) {
+    assert.ok(headers.some((h) => h.startsWith(c)), `${c} in ${headers}`);
+  }
+  assert.ok(!headers.some((h) => h.startsWith('REPLICAS')), 'priority-1 columns are for wide output');
+  assert.ok(await until(async () => (await rowKeys(page)).length >= 12, 10000), 'the dozen demo databases');
+
+  // Sort by Size (ascending, then descending): the cells come in order.
+  const sizeIndex = headers.findIndex((h) => h.startsWith('SIZE'));
+  const sizes = async () => page.getByTestId('resource-row').evaluateAll(
+    (rows, i) => rows.map((r) => Number(r.children[i].innerText)), sizeIndex);
+  await page.getByTestId('column-header').nth(sizeIndex).click();
+  let s = await sizes();
+  assert.deepEqual(s, [...s].sort((a, b) => a - b), `ascending: ${s}`);
+  await page.getByTestId('column-header').nth(sizeIndex).click();
+  s = await sizes();
+  assert.deepEqual(s, [...s].sort((a, b) => b - a), `descending: ${s}`);
+
+  // Filter: text, regex, and a broken regex says why.
+  await page.keyboard.press('/');
+  await page.keyboard.type('redis');
+  assert.ok(await until(async () => {
+    const texts = await page.getByTestId('resource-row').allInnerTexts();
+    return texts.length > 0 && texts.every((t) => t.includes('redis'));
+  }, 5000), 'only redis rows');
+  await page.getByTestId('row-filter').fill('/^demo-[a-z]+\\/orders/');
+  assert.ok(await until(async () => (await rowKeys(page)).every((k) => k.endsWith('/orders')), 5000));
+  await page.getByTestId('row-filter').fill('/(/');
+  await page.getByTestId('filter-error').waitFor({ timeout: 5000 });
+  await page.keyboard.press('Escape');
+  assert.equal(await page.getByTestId('row-filter').inputValue(), '');
+
+  // j moves the selection, Enter opens the object page.
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('j');
+  const second = (await rowKeys(page))[1];
+  await page.keyboard.press('Enter');
+  await page.getByTestId('object-title').waitFor({ timeout: 10000 });
+  assert.ok((await page.getByTestId('object-title').innerText()).includes(second), `opened ${second}`);
+});
+
+test('a CRD created during the test appears in the API tree, marked, and goes when deleted', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/api`);
+  await page.getByTestId('api-resource').first().waitFor({ timeout: 20000 });
+  await page.locator('[data-testid="api-resource"][data-name="databases.demo.kubeglass.dev"] [data-testid="crd-badge"]')
+    .waitFor({ timeout: 15000 });
+  const plural = `probes${SUFFIX}`;
+  apply({
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: CRD },
+    spec: {
+      group: CRD_GROUP, scope: 'Namespaced',
+      names: { plural, singular: `probe${SUFFIX}`, kind: `Probe${SUFFIX}` },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+    },
+  });
+  const entry = page.locator(`[data-testid="api-resource"][data-name="${CRD}"]`);
+  const t = Date.now();
+  await entry.waitFor({ timeout: 30000 });
+  console.log(`  new CRD in the tree ${Date.now() - t} ms after kubectl apply`);
+  await page.getByTestId('api-search').fill(plural);
+  assert.equal(await page.getByTestId('api-resource').count(), 1, 'the search finds it alone');
+  await page.screenshot({ path: `${ARTIFACTS}/api-tree.png` });
+  kubectl('delete', 'crd', CRD);
+  await entry.waitFor({ state: 'detached', timeout: 30000 });
+});
+
+test('the event stream page shows a Warning from a real controller', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/events`);
+  const warning = page.locator('[data-testid="event-row"].event-warning');
+  await warning.first().waitFor({ timeout: 20000 });
+  assert.match(await warning.first().innerText(), /FailedScheduling|BackOff|Failed/);
+});
+
+test('an object page shows conditions, labels, YAML and events; scaling from it changes the Deployment and records an Event', async () => {
+  const { page } = browser;
+  page.removeAllListeners('dialog');
+  await page.goto(`${proxy.url}#/o/deployments.apps/demo-shop/frontend`);
+  await page.getByTestId('condition').first().waitFor({ timeout: 20000 });
+  assert.match(await page.getByTestId('labels').innerText(), /app=frontend/);
+  assert.match(await page.getByTestId('yaml').innerText(), /kind: Deployment/);
+  assert.match(await page.getByTestId('yaml').innerText(), /managedFields: # \d+ entries, folded/);
+  const before = Number(kubectl('-n', 'demo-shop', 'get', 'deploy', 'frontend', '-o', 'jsonpath={.spec.replicas}'));
+  const target = before + 1;
+  page.once('dialog', (d) => d.accept(String(target)));
+  await page.getByTestId('action-scale').click();
+  assert.ok(await until(() => Number(kubectl('-n', 'demo-shop', 'get', 'deploy', 'frontend', '-o', 'jsonpath={.spec.replicas}')) === target, 15000),
+    'the Deployment was scaled');
+  assert.ok(await until(() => kubectl('-n', 'demo-shop', 'get', 'events', '-o', 'json').includes(`to ${target}`), 15000),
+    'an Event from kubeglass records it');
+  await page.getByTestId('object-event').first().waitFor({ timeout: 15000 });
+  await page.screenshot({ path: `${ARTIFACTS}/object-page.png` });
+  kubectl('-n', 'demo-shop', 'scale', 'deploy', 'frontend', `--replicas=${before}`);
+});
+
+test('an annotation full of HTML renders as text on the object page and runs nothing', async () => {
+  const { page } = browser;
+  const dialogs = [];
+  page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+  kubectl('-n', 'demo-shop', 'create', 'configmap', CM, '--from-literal=k=v');
+  kubectl('-n', 'demo-shop', 'annotate', 'configmap', CM, `evil=${EVIL}`);
+  await page.goto(`${proxy.url}#/o/configmaps/demo-shop/${CM}`);
+  const chip = page.getByTestId('annotations-chip').filter({ hasText: 'evil=' });
+  await chip.waitFor({ timeout: 15000 });
+  assert.equal(await chip.innerText(), `evil=${EVIL}`);
+  assert.match(await page.getByTestId('yaml').innerText(), /onerror=alert/);
+  assert.equal(await page.locator('.object-page img').count(), 0, 'no <img> element was made');
+  await page.waitForTimeout(500);
+  assert.deepEqual(dialogs, [], 'nothing ran');
+  page.removeAllListeners('dialog');
+});
+
+test('the restricted user sees a clear forbidden message and no actions it may not use', async () => {
+  const restricted = await startProxy(RESTRICTED_PORT, process.env.RESTRICTED_KUBECONFIG);
+  try {
+    const { page } = browser;
+    await page.goto(`${restricted.url}#/r/nodes`);
+    const err = page.getByTestId('informer-error');
+    await err.waitFor({ timeout: 20000 });
+    assert.match(await err.innerText(), /forbidden/i);
+    await page.goto(`${restricted.url}#/o/deployments.apps/demo-shop/frontend`);
+    await page.getByTestId('no-actions').waitFor({ timeout: 20000 });
+    assert.equal(await page.getByTestId('action-delete').count(), 0);
+    assert.equal(await page.getByTestId('action-scale').count(), 0);
+    await page.getByTestId('condition').first().waitFor({ timeout: 20000 });
+  } finally {
+    await restricted.stop();
+  }
+});
+
+test('X-ray shows the informers at work and the connections by kind', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/`);
+  await page.getByTestId('event-row').first().waitFor({ timeout: 20000 });
+  await page.getByTestId('nav-xray').click();
+  // The overview's event informer (whole objects over WebSocket) is kept warm
+  // for a minute after the overview is left.
+  const events = page.getByTestId('xray-informer').filter({ hasText: '/api/v1/events' });
+  await events.waitFor({ timeout: 10000 });
+  assert.match(await events.innerText(), /watching/);
+  assert.ok(Number(await page.getByTestId('xray-websockets').innerText()) >= 1, 'watches over WebSocket');
+  assert.ok(Number(await page.getByTestId('xray-streams').innerText()) <= 4, 'at most 4 long-lived fetch streams');
+  await page.screenshot({ path: `${ARTIFACTS}/xray.png` });
+});
+
+test('the command palette jumps by short name, and back and forward work', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/`);
+  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  const palette = async (line) => {
+    await page.getByTestId('palette').waitFor({ state: 'detached', timeout: 10000 });
+    await page.keyboard.press(':');
+    await page.getByTestId('palette-input').waitFor({ timeout: 5000 });
+    await page.getByTestId('palette-input').fill(line);
+    await page.getByTestId('palette-input').press('Enter');
+  };
+  await palette('db');
+  await until(async () => page.url().includes('#/r/databases.demo.kubeglass.dev'), 10000);
+  assert.match(page.url(), /#\/r\/databases\.demo\.kubeglass\.dev/);
+  await page.getByTestId('resource-kind').filter({ hasText: 'Database' }).waitFor({ timeout: 10000 });
+  await palette('deploy kube-system');
+  await until(async () => page.url().includes('#/r/deployments.apps?ns=kube-system'), 10000);
+  assert.match(page.url(), /ns=kube-system/);
+  await palette('nosuchthing');
+  await page.getByTestId('palette-error').waitFor({ timeout: 10000 });
+  await page.getByTestId('palette-input').press('Escape');
+  await page.goBack();
+  await until(async () => page.url().includes('#/r/databases'), 5000);
+  assert.match(page.url(), /#\/r\/databases/);
+  await page.getByTestId('resource-kind').filter({ hasText: 'Database' }).waitFor({ timeout: 10000 });
+  await page.goForward();
+  await until(async () => page.url().includes('ns=kube-system'), 5000);
+  assert.match(page.url(), /ns=kube-system/);
+});

@@ -1,0 +1,169 @@
+//! The API discovery tree: groups → versions → resources, with scope, verbs,
+//! short names, categories and subresources; CRDs marked. A CRD informer
+//! (metadata only) refreshes discovery when CRDs come or go, so the tree
+//! follows the cluster while the page is open.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use kubeglass_client::cache::Notification;
+use kubeglass_client::discovery::{Discovery, ResourceInfo};
+use kubeglass_client::rest::table::TableRowObject;
+use kubeglass_web::FrameQueue;
+use leptos::prelude::*;
+
+use crate::route::Route;
+use crate::state::{table_options, use_kube};
+
+fn matches(r: &ResourceInfo, q: &str) -> bool {
+    q.is_empty()
+        || r.plural.contains(q)
+        || r.kind.to_lowercase().contains(q)
+        || r.group.contains(q)
+        || r.short_names.iter().any(|s| s == q)
+        || r.categories.iter().any(|c| c == q)
+}
+
+/// The page.
+#[component]
+pub fn ApiTree() -> impl IntoView {
+    let kube = use_kube();
+    let discovered = kube.discovered;
+    let crds: RwSignal<BTreeSet<String>> = RwSignal::new(BTreeSet::new());
+
+    // CRDs as they come and go; each change refreshes discovery (once per frame).
+    // Table format: the same informer serves the `:crd` table.
+    let informer = kube.factory.informer(table_options(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    ));
+    let inf = (*informer).clone();
+    let k = kube.clone();
+    let frames = FrameQueue::new("crd-changes", move |changes: Vec<bool>| {
+        let names: BTreeSet<String> = inf.indexer().borrow().keys().into_iter().collect();
+        crds.set(names);
+        if changes.iter().any(|live| *live) {
+            k.load_discovery(true);
+        }
+    });
+    let registration = informer.add_handler(
+        move |n: &Notification<TableRowObject>| {
+            // Changes after the initial state mean discovery is out of date.
+            let live = !matches!(n, Notification::Added { initial: true, .. });
+            frames.add(live);
+        },
+        None,
+    );
+    let _keep = StoredValue::new_local((informer, registration));
+    on_cleanup(move || {
+        _keep.try_with_value(|(_, r)| r.remove());
+    });
+
+    let query = RwSignal::new(String::new());
+    let tree = move || {
+        let q = query.get().trim().to_lowercase();
+        let crds = crds.get();
+        match discovered.get() {
+            None => view! { <p class="muted">"Reading the server's API…"</p> }.into_any(),
+            Some(Err(e)) => view! { <p class="error-box">{e}</p> }.into_any(),
+            Some(Ok(d)) => render(&d, &q, &crds).into_any(),
+        }
+    };
+
+    view! {
+        <section class="panel api-tree" data-testid="api-page">
+            <div class="resource-head">
+                <h2>"API resources"</h2>
+                <span class="muted small">
+                    {move || discovered.with(|d| match d {
+                        Some(Ok(d)) => format!("{} groups · {} resources · {} discovery",
+                            d.groups.len(), d.resources.len(),
+                            if d.aggregated { "aggregated (v2)" } else { "legacy" }),
+                        _ => String::new(),
+                    })}
+                </span>
+            </div>
+            <input class="filter" type="search" placeholder="Search kind, plural, group, short name or category"
+                aria-label="Search resources" data-testid="api-search"
+                prop:value=move || query.get()
+                on:input=move |ev| query.set(event_target_value(&ev))/>
+            {tree}
+        </section>
+    }
+}
+
+fn render(d: &Arc<Discovery>, q: &str, crds: &BTreeSet<String>) -> impl IntoView {
+    d.groups
+        .iter()
+        .filter_map(|g| {
+            let versions = g
+                .versions
+                .iter()
+                .filter_map(|v| {
+                    let mut rs: Vec<&ResourceInfo> = d
+                        .resources_for(&g.name, v)
+                        .into_iter()
+                        .filter(|r| matches(r, q))
+                        .collect();
+                    if rs.is_empty() {
+                        return None;
+                    }
+                    rs.sort_by(|a, b| a.plural.cmp(&b.plural));
+                    let preferred = *v == g.preferred_version;
+                    let rows = rs
+                        .into_iter()
+                        .map(|r| {
+                            let crd = crds.contains(&r.qualified_name());
+                            let href = Route::resource(
+                                &if preferred { r.qualified_name() } else { format!("{}.{}.{}", r.plural, r.version, r.group).trim_end_matches('.').to_string() },
+                                None,
+                            )
+                            .href();
+                            let subs = r
+                                .subresources
+                                .iter()
+                                .map(|s| s.name.clone())
+                                .collect::<Vec<_>>()
+                                .join(", ");
+                            view! {
+                                <tr data-testid="api-resource" data-name=r.qualified_name()>
+                                    <td class="name">
+                                        <a href=href>{r.plural.clone()}</a>
+                                        {crd.then(|| view! { <span class="badge crd" data-testid="crd-badge">"CRD"</span> })}
+                                    </td>
+                                    <td>{r.kind.clone()}</td>
+                                    <td>{if r.namespaced { "namespaced" } else { "cluster" }}</td>
+                                    <td class="small">{r.verbs.join(" ")}</td>
+                                    <td class="small">{r.short_names.join(", ")}</td>
+                                    <td class="small">{r.categories.join(", ")}</td>
+                                    <td class="small">{subs}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view();
+                    Some(view! {
+                        <div class="api-version">
+                            <h4>
+                                <code>{if g.name.is_empty() { v.clone() } else { format!("{}/{v}", g.name) }}</code>
+                                {preferred.then(|| view! { <span class="badge">"preferred"</span> })}
+                            </h4>
+                            <table class="grid">
+                                <thead><tr><th>"Resource"</th><th>"Kind"</th><th>"Scope"</th><th>"Verbs"</th><th>"Short names"</th><th>"Categories"</th><th>"Subresources"</th></tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                        </div>
+                    })
+                })
+                .collect::<Vec<_>>();
+            if versions.is_empty() {
+                return None;
+            }
+            let name = if g.name.is_empty() { "core".to_string() } else { g.name.clone() };
+            Some(view! {
+                <details class="api-group" open=true data-testid="api-group">
+                    <summary><b>{name}</b></summary>
+                    {versions}
+                </details>
+            })
+        })
+        .collect_view()
+}

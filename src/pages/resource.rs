@@ -1,0 +1,569 @@
+//! The live table of any resource, built-in or CRD: kubectl's columns from a
+//! server-side Table informer, sorted incrementally, filtered, virtualized.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use kubeglass_client::cache::informer::HandlerRegistration;
+use kubeglass_client::cache::{
+    InformerOptions, InformerRef, InformerSnapshot, Notification, object_key,
+};
+use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::rest::table::{TableColumn, TableRowObject};
+use kubeglass_web::{FrameQueue, spawn};
+use leptos::ev::{Event, KeyboardEvent};
+use leptos::prelude::*;
+
+use crate::route::{Route, navigate};
+use crate::state::table::{Sort, TableModel, is_age, parse_time, row_text, short_age};
+use crate::state::{ClusterState, Now, use_kube};
+
+/// Height of one row in pixels (style/main.css `.vrow` agrees).
+const ROW_HEIGHT: f64 = 30.0;
+/// Rows rendered above and below the viewport.
+const OVERSCAN: usize = 10;
+/// How long a changed row stays highlighted, in seconds.
+const FLASH_SECS: f64 = 1.5;
+
+/// The page for `#/r/<resource>`: resolves the name, then shows the table.
+#[component]
+pub fn ResourcePage(
+    resource: String,
+    namespace: Option<String>,
+    labels: Option<String>,
+    fields: Option<String>,
+) -> impl IntoView {
+    let kube = use_kube();
+    let info: RwSignal<Option<Result<ResourceInfo, String>>> = RwSignal::new(None);
+    let name = resource.clone();
+    spawn(async move {
+        let r = match kube.resolve(&name).await {
+            Ok(Some(i)) if i.supports("list") && i.supports("watch") => Ok(i),
+            Ok(Some(i)) => Err(format!(
+                "{} cannot be listed and watched",
+                i.qualified_name()
+            )),
+            Ok(None) => Err(format!("the server has no resource called “{name}”")),
+            Err(e) => Err(format!("could not read the server's resources: {e}")),
+        };
+        info.set(Some(r));
+    });
+    move || {
+        match info.get() {
+        None => view! { <p class="muted">"Resolving " {resource.clone()} "…"</p> }.into_any(),
+        Some(Err(e)) => view! { <p class="error-box" data-testid="resource-error">{e}</p> }.into_any(),
+        Some(Ok(i)) => view! {
+            <LiveTable info=i namespace=namespace.clone() labels=labels.clone() fields=fields.clone()/>
+        }
+        .into_any(),
+    }
+    }
+}
+
+/// Keeps a handler registered (and the informer held) while a view lives.
+struct Subscription<K> {
+    registration: HandlerRegistration<K>,
+    _informer: InformerRef<K>,
+}
+
+impl<K> Drop for Subscription<K> {
+    fn drop(&mut self) {
+        self.registration.remove();
+    }
+}
+
+/// Flash state and the model, kept outside the reactive graph.
+struct Live {
+    model: TableModel,
+    changed_at: HashMap<String, f64>,
+}
+
+fn cell_class(column: &TableColumn, text: &str) -> &'static str {
+    let name = column.name.to_ascii_lowercase();
+    if !(name == "status" || name == "phase" || name == "ready" || name == "state") {
+        return "";
+    }
+    match text {
+        "Running" | "Active" | "Ready" | "True" | "Bound" | "Succeeded" | "Completed"
+        | "Available" => "status-ok",
+        "Pending" | "ContainerCreating" | "Terminating" | "Unknown" | "SchedulingDisabled" => {
+            "status-warn"
+        }
+        t if t.contains("Error")
+            || t.contains("BackOff")
+            || t.contains("Failed")
+            || t.contains("NotReady")
+            || t == "False"
+            || t == "Evicted" =>
+        {
+            "status-bad"
+        }
+        t if name == "ready" => match t.split_once('/') {
+            Some((a, b)) if a == b => "status-ok",
+            Some(_) => "status-warn",
+            None => "",
+        },
+        _ => "",
+    }
+}
+
+/// A case-insensitive JavaScript RegExp, or why `pattern` is not one.
+pub fn regex(pattern: &str) -> Result<js_sys::RegExp, String> {
+    use wasm_bindgen::JsCast;
+    let ctor = js_sys::Reflect::get(&js_sys::global(), &"RegExp".into())
+        .map_err(|_| "no RegExp".to_string())?;
+    let args = js_sys::Array::of2(&pattern.into(), &"i".into());
+    js_sys::Reflect::construct(ctor.unchecked_ref::<js_sys::Function>(), &args)
+        .map_err(|e| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .unwrap_or_else(|| "invalid regular expression".into())
+        })
+        .map(|v| v.unchecked_into())
+}
+
+fn cell_text(row: &TableRowObject, i: usize, column: &TableColumn, now: f64) -> String {
+    if is_age(column)
+        && let Some(t) = &row.metadata.creation_timestamp
+    {
+        return short_age(now - t.0.as_second() as f64);
+    }
+    let text = row.row.cell_text(i).into_owned();
+    if column.type_ == "date"
+        && let Some(t) = parse_time(&text)
+    {
+        return short_age(now - t);
+    }
+    text
+}
+
+#[component]
+fn LiveTable(
+    info: ResourceInfo,
+    namespace: Option<String>,
+    labels: Option<String>,
+    fields: Option<String>,
+) -> impl IntoView {
+    let kube = use_kube();
+    let cluster = expect_context::<ClusterState>();
+    let now = expect_context::<Now>().0;
+
+    let path = crate::state::kube::collection_path(&info, namespace.as_deref());
+    let mut options = InformerOptions::<TableRowObject>::new(path);
+    options.reflector = options.reflector.tables();
+    options.reflector.label_selector = labels.clone();
+    options.reflector.field_selector = fields.clone();
+    let informer = kube.factory.informer(options);
+
+    let live = Rc::new(RefCell::new(Live {
+        model: TableModel::new(),
+        changed_at: HashMap::new(),
+    }));
+    let version = RwSignal::new(0u64);
+    let snapshot = RwSignal::new(informer.snapshot());
+    let columns: RwSignal<Vec<TableColumn>> = RwSignal::new(Vec::new());
+
+    let (l, inf) = (live.clone(), (*informer).clone());
+    let clock = kube.clock.clone();
+    let frames = FrameQueue::new("resource-rows", move |keys: Vec<String>| {
+        let mut live = l.borrow_mut();
+        let cols = inf.columns();
+        if cols.as_slice() != live.model.columns() {
+            live.model.set_columns(cols.clone());
+            columns.set(cols);
+        }
+        let t = clock.now().as_secs_f64();
+        let indexer = inf.indexer();
+        let indexer = indexer.borrow();
+        let initial = live.model.is_empty();
+        for k in keys {
+            match indexer.get(&k) {
+                Some(r) => {
+                    live.model.upsert(r);
+                    if !initial {
+                        live.changed_at.insert(k, t);
+                    }
+                }
+                None => {
+                    live.model.remove(&k);
+                    live.changed_at.remove(&k);
+                }
+            }
+        }
+        live.changed_at.retain(|_, at| t - *at < FLASH_SECS);
+        version.update(|v| *v += 1);
+        snapshot.set(inf.snapshot());
+    });
+    let registration = informer.add_handler(
+        move |n: &Notification<TableRowObject>| {
+            let key = match n {
+                Notification::Added { object, .. } => object_key(object.as_ref()),
+                Notification::Updated { new, .. } => object_key(new.as_ref()),
+                Notification::Deleted { object, .. } => object_key(object.as_ref()),
+            };
+            frames.add(key);
+        },
+        None,
+    );
+    let inf_for_status = (*informer).clone();
+    let _subscription = StoredValue::new_local(Subscription {
+        registration,
+        _informer: informer,
+    });
+    // Status without row changes (errors, backoff) shows within a second.
+    Effect::new(move |_| {
+        now.track();
+        let s = inf_for_status.snapshot();
+        if snapshot.get_untracked() != s {
+            snapshot.set(s);
+        }
+    });
+
+    let live = StoredValue::new_local(live);
+    let sort = RwSignal::new(Sort::default());
+    let filter = RwSignal::new(String::new());
+    let selected = RwSignal::new(0usize);
+    let scroll_top = RwSignal::new(0.0f64);
+    let viewport = RwSignal::new(600.0f64);
+
+    // Keys in order after the text filter; recomputed when rows, sort or filter change.
+    let visible_keys = Memo::new(move |_| {
+        version.track();
+        let f = filter.get();
+        let s = sort.get();
+        live.with_value(|l| {
+            let mut l = l.borrow_mut();
+            l.model.set_sort(s);
+            if f.is_empty() {
+                return l.model.order().to_vec();
+            }
+            match f.strip_prefix('/').and_then(|r| r.strip_suffix('/')) {
+                // An invalid expression matches nothing; the box says why.
+                Some(re) => match regex(re) {
+                    Ok(re) => l.model.filtered(|r| re.test(&row_text(r))),
+                    Err(_) => Vec::new(),
+                },
+                None => {
+                    let needle = f.to_lowercase();
+                    l.model
+                        .filtered(|r| row_text(r).to_lowercase().contains(&needle))
+                }
+            }
+        })
+    });
+    let total = move || live.with_value(|l| l.borrow().model.len());
+    let shown = move || visible_keys.with(Vec::len);
+
+    let header_columns = move || {
+        columns
+            .get()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, c)| c.priority == 0)
+            .collect::<Vec<_>>()
+    };
+    let sort_by = move |i: usize| {
+        sort.update(|s| {
+            if s.column == Some(i) {
+                s.descending = !s.descending;
+            } else {
+                *s = Sort {
+                    column: Some(i),
+                    descending: false,
+                };
+            }
+        })
+    };
+    let arrow = move |i: usize| {
+        let s = sort.get();
+        match (s.column == Some(i), s.descending) {
+            (true, false) => " ▲",
+            (true, true) => " ▼",
+            _ => "",
+        }
+    };
+
+    let kind = info.kind.clone();
+    let qualified = info.qualified_name();
+    let namespaced = info.namespaced;
+    let resource_for_rows = qualified.clone();
+    let open_row = move |key: &str| {
+        let (ns, name) = match key.split_once('/') {
+            Some((ns, n)) => (Some(ns.to_string()), n.to_string()),
+            None => (None, key.to_string()),
+        };
+        navigate(&Route::Object {
+            resource: resource_for_rows.clone(),
+            namespace: ns,
+            name,
+        });
+    };
+    let open_row = StoredValue::new(open_row);
+
+    // Only the rows in view (plus overscan) are in the DOM.
+    let window = move || {
+        let keys = visible_keys.get();
+        let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
+        let count = (viewport.get() / ROW_HEIGHT) as usize + 2 * OVERSCAN;
+        let end = (first + count).min(keys.len());
+        let first = first.min(end);
+        (first, keys[first..end].to_vec())
+    };
+    let on_scroll = move |ev: Event| {
+        let el = event_target::<leptos::web_sys::HtmlElement>(&ev);
+        scroll_top.set(el.scroll_top() as f64);
+        viewport.set(el.client_height() as f64);
+    };
+    let body_ref = NodeRef::<leptos::html::Div>::new();
+    let filter_ref = NodeRef::<leptos::html::Input>::new();
+    let scroll_to = move |i: usize| {
+        if let Some(el) = body_ref.get_untracked() {
+            let top = i as f64 * ROW_HEIGHT;
+            let h = el.client_height() as f64;
+            let cur = el.scroll_top() as f64;
+            if top < cur {
+                el.set_scroll_top(top as i32);
+            } else if top + ROW_HEIGHT > cur + h {
+                el.set_scroll_top((top + ROW_HEIGHT - h) as i32);
+            }
+        }
+    };
+    // Keys: / filter, j/k move, Enter opens, Esc clears.
+    let keys = window_event_listener(leptos::ev::keydown, move |ev: KeyboardEvent| {
+        let typing = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<leptos::web_sys::HtmlElement>(t).ok())
+            .is_some_and(|el| el.tag_name() == "INPUT" || el.tag_name() == "SELECT");
+        let n = visible_keys.with_untracked(Vec::len);
+        match ev.key().as_str() {
+            "/" if !typing => {
+                ev.prevent_default();
+                if let Some(i) = filter_ref.get_untracked() {
+                    let _ = i.focus();
+                }
+            }
+            "Escape" => {
+                filter.set(String::new());
+                if let Some(i) = filter_ref.get_untracked() {
+                    let _ = i.blur();
+                }
+            }
+            "j" | "ArrowDown" if !typing && n > 0 => {
+                ev.prevent_default();
+                let i = (selected.get_untracked() + 1).min(n - 1);
+                selected.set(i);
+                scroll_to(i);
+            }
+            "k" | "ArrowUp" if !typing && n > 0 => {
+                ev.prevent_default();
+                let i = selected.get_untracked().saturating_sub(1);
+                selected.set(i);
+                scroll_to(i);
+            }
+            "Enter" if !typing && n > 0 => {
+                let i = selected.get_untracked().min(n - 1);
+                if let Some(k) = visible_keys.with_untracked(|v| v.get(i).cloned()) {
+                    open_row.with_value(|f| f(&k));
+                }
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || keys.remove());
+
+    // Namespace switcher and server-side selectors change the URL.
+    let route_with = {
+        let qualified = qualified.clone();
+        move |ns: Option<String>, l: Option<String>, f: Option<String>| Route::Resource {
+            resource: qualified.clone(),
+            namespace: ns,
+            labels: l,
+            fields: f,
+        }
+    };
+    let route_with = StoredValue::new(route_with);
+    let current_ns = namespace.clone();
+    let (cur_l, cur_f) = (labels.clone(), fields.clone());
+    let on_namespace = move |ev: Event| {
+        let v = event_target_value(&ev);
+        let ns = (!v.is_empty()).then_some(v);
+        navigate(&route_with.with_value(|r| r(ns, cur_l.clone(), cur_f.clone())));
+    };
+    let on_namespace = StoredValue::new(on_namespace);
+    let label_input = RwSignal::new(labels.clone().unwrap_or_default());
+    let field_input = RwSignal::new(fields.clone().unwrap_or_default());
+    let ns_for_selectors = namespace.clone();
+    let apply_selectors = move || {
+        let l = label_input.get_untracked();
+        let f = field_input.get_untracked();
+        navigate(&route_with.with_value(|r| {
+            r(
+                ns_for_selectors.clone(),
+                (!l.trim().is_empty()).then(|| l.trim().to_string()),
+                (!f.trim().is_empty()).then(|| f.trim().to_string()),
+            )
+        }));
+    };
+    let apply_selectors = StoredValue::new(apply_selectors);
+
+    let state_label = move || snapshot.with(|s| s.state_label());
+    let error = move || {
+        snapshot.with(|s: &InformerSnapshot| {
+            s.reflector
+                .last_error
+                .clone()
+                .filter(|_| !s.synced || s.reflector.errors > 0)
+        })
+    };
+    let filter_error = move || {
+        let f = filter.get();
+        f.strip_prefix('/')
+            .and_then(|r| r.strip_suffix('/'))
+            .and_then(|r| regex(r).err())
+    };
+    let rv = move || {
+        snapshot.with(|s| {
+            s.reflector
+                .last_resource_version
+                .clone()
+                .unwrap_or_default()
+        })
+    };
+    let show_ns = namespaced && namespace.is_none();
+    let scope_label = if namespaced {
+        match &namespace {
+            Some(ns) => format!("in {ns}"),
+            None => "in all namespaces".to_string(),
+        }
+    } else {
+        "cluster-wide".to_string()
+    };
+
+    view! {
+        <section class="panel resource-page" data-testid="resource-page">
+            <div class="resource-head">
+                <h2>
+                    <span data-testid="resource-kind">{kind.clone()}</span>
+                    <span class="muted">" " {scope_label}</span>
+                </h2>
+                <span class="badge" data-testid="informer-state">{state_label}</span>
+                <span class="muted small">"rv " <code>{rv}</code></span>
+                <span class="muted small" data-testid="row-count">
+                    {move || format!("{} of {}", shown(), total())}
+                </span>
+            </div>
+            <div class="toolbar">
+                <Show when=move || namespaced>
+                    <select on:change=move |ev| on_namespace.with_value(|f| f(ev)) data-testid="namespace-select" aria-label="Namespace">
+                        <option value="" selected=current_ns.is_none()>"All namespaces"</option>
+                        {
+                            let current = current_ns.clone();
+                            move || cluster.namespaces.get().into_keys().map(|n| {
+                                let sel = current.as_deref() == Some(n.as_str());
+                                view! { <option value=n.clone() selected=sel>{n.clone()}</option> }
+                            }).collect_view()
+                        }
+                    </select>
+                </Show>
+                <input
+                    node_ref=filter_ref
+                    class="filter"
+                    type="search"
+                    placeholder="Filter (/ to focus, /regex/)"
+                    aria-label="Filter rows"
+                    data-testid="row-filter"
+                    prop:value=move || filter.get()
+                    on:input=move |ev| { filter.set(event_target_value(&ev)); selected.set(0); }
+                />
+                <input
+                    class="selector"
+                    type="text"
+                    placeholder="label selector, e.g. app=web"
+                    aria-label="Label selector"
+                    data-testid="label-selector"
+                    prop:value=move || label_input.get()
+                    on:input=move |ev| label_input.set(event_target_value(&ev))
+                    on:keydown=move |ev: KeyboardEvent| if ev.key() == "Enter" { apply_selectors.with_value(|f| f()) }
+                />
+                <input
+                    class="selector"
+                    type="text"
+                    placeholder="field selector, e.g. status.phase=Running"
+                    aria-label="Field selector"
+                    data-testid="field-selector"
+                    prop:value=move || field_input.get()
+                    on:input=move |ev| field_input.set(event_target_value(&ev))
+                    on:keydown=move |ev: KeyboardEvent| if ev.key() == "Enter" { apply_selectors.with_value(|f| f()) }
+                />
+            </div>
+            {move || filter_error().map(|e| view! { <p class="error-box" data-testid="filter-error">"Filter: " {e}</p> })}
+            {move || error().map(|e| view! { <p class="error-box" data-testid="informer-error">{e}</p> })}
+            <div class="vtable" role="table">
+                <div class="vrow vhead" role="row">
+                    {show_ns.then(|| view! {
+                        <button class="vcell sortable ns" role="columnheader" data-testid="column-header"
+                            on:click=move |_| sort.update(|s| {
+                                if s.column.is_none() { s.descending = !s.descending } else { *s = Sort::default() }
+                            })>
+                            "Namespace" {move || match (sort.get().column, sort.get().descending) {
+                                (None, false) => " ▲", (None, true) => " ▼", _ => "" }}
+                        </button>
+                    })}
+                    <For
+                        each=header_columns
+                        key=|(i, c)| (*i, c.name.clone())
+                        children=move |(i, c)| view! {
+                            <button class="vcell sortable" role="columnheader" data-testid="column-header"
+                                on:click=move |_| sort_by(i)>
+                                {c.name.clone()} {move || arrow(i)}
+                            </button>
+                        }
+                    />
+                </div>
+                <div class="vbody" node_ref=body_ref on:scroll=on_scroll data-testid="table-body">
+                    <div class="vspacer" style:height=move || format!("{}px", shown() as f64 * ROW_HEIGHT)>
+                        <div class="vwindow" style:transform=move || format!("translateY({}px)", window().0 as f64 * ROW_HEIGHT)>
+                            {move || {
+                                let (first, keys) = window();
+                                let t = now.get();
+                                let cols = header_columns();
+                                let sel = selected.get();
+                                version.track();
+                                live.with_value(|l| {
+                                    let l = l.borrow();
+                                    keys.into_iter().enumerate().filter_map(|(j, k)| {
+                                        let row = l.model.get(&k)?;
+                                        let flash = l.changed_at.get(&k).is_some_and(|at| t - at < FLASH_SECS);
+                                        let deleting = row.metadata.deletion_timestamp.is_some();
+                                        let mut class = String::from("vrow");
+                                        if flash { class.push_str(" flash"); }
+                                        if deleting { class.push_str(" deleting"); }
+                                        if first + j == sel { class.push_str(" selected"); }
+                                        let cells = cols.iter().map(|(i, c)| {
+                                            let text = cell_text(&row, *i, c, t);
+                                            let name = if *i == 0 || c.format == "name" { " name" } else { "" };
+                                            let cls = format!("vcell{name} {}", cell_class(c, &text));
+                                            view! { <span class=cls role="cell">{text}</span> }
+                                        }).collect_view();
+                                        let ns_cell = show_ns.then(|| view! {
+                                            <span class="vcell ns" role="cell">{row.metadata.namespace.clone().unwrap_or_default()}</span>
+                                        });
+                                        let key = k.clone();
+                                        Some(view! {
+                                            <div class=class role="row" data-testid="resource-row" data-key=k.clone()
+                                                on:click=move |_| open_row.with_value(|f| f(&key))>
+                                                {ns_cell}
+                                                {cells}
+                                            </div>
+                                        })
+                                    }).collect_view()
+                                })
+                            }}
+                        </div>
+                    </div>
+                </div>
+            </div>
+        </section>
+    }
+}

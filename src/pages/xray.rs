@@ -1,0 +1,182 @@
+//! The X-ray page: the client-go machinery at work inside this tab — every
+//! informer with its state and counters, the work queues, the open
+//! connections by kind, request counts, and the discovery cache.
+
+use std::collections::HashMap;
+
+use kubeglass_client::cache::factory::FactoryEntry;
+use leptos::prelude::*;
+
+use crate::state::table::short_age;
+use crate::state::{Now, use_kube};
+
+fn state_class(label: &str) -> &'static str {
+    match label {
+        "watching" => "status-ok",
+        "listing" | "idle" => "status-warn",
+        _ => "status-bad",
+    }
+}
+
+/// One row of the informer table, with events per second over the last tick.
+#[derive(Clone, PartialEq)]
+struct InformerRow {
+    entry: FactoryEntry,
+    events_per_sec: f64,
+}
+
+/// The page.
+#[component]
+pub fn Xray() -> impl IntoView {
+    let kube = StoredValue::new_local(use_kube());
+    let now = expect_context::<Now>().0;
+    let previous: StoredValue<HashMap<String, (f64, u64)>> = StoredValue::new(HashMap::new());
+
+    let informers = Memo::new(move |_| {
+        let t = now.get();
+        let entries = kube.with_value(|k| k.factory.snapshots());
+        let prev = previous.get_value();
+        {
+            let mut next = HashMap::new();
+            let rows: Vec<InformerRow> = entries
+                .into_iter()
+                .map(|entry| {
+                    let r = &entry.snapshot.reflector;
+                    let total = r.added + r.modified + r.deleted + r.bookmarks;
+                    let key = entry.key.to_string();
+                    let rate = match prev.get(&key) {
+                        Some((t0, n0)) if t > *t0 => (total.saturating_sub(*n0)) as f64 / (t - t0),
+                        _ => 0.0,
+                    };
+                    next.insert(key, (t, total));
+                    InformerRow {
+                        entry,
+                        events_per_sec: rate,
+                    }
+                })
+                .collect();
+            previous.set_value(next);
+            rows
+        }
+    });
+    let connections = move || {
+        now.track();
+        kube.with_value(|k| {
+            let c = &k.counts;
+            (
+                c.requests.get(),
+                c.streams.get(),
+                c.websockets.get(),
+                c.total.get(),
+            )
+        })
+    };
+    let requests = move || {
+        now.track();
+        kube.with_value(|k| k.client.metrics())
+            .by_verb_code
+            .into_iter()
+            .map(|((verb, code), s)| (verb, code, s.count, s.latency_sum / s.count.max(1) as f64))
+            .collect::<Vec<_>>()
+    };
+    let discovery_age = move || {
+        now.track();
+        match kube.with_value(|k| k.discovery_age()) {
+            Some(age) => format!("{} old (refreshed after 10m)", short_age(age.as_secs_f64())),
+            None => "not cached yet".into(),
+        }
+    };
+    let websockets_on = kube.with_value(|k| k.websockets.websockets_enabled());
+
+    view! {
+        <section class="panel xray" data-testid="xray-page">
+            <h2>"X-ray: the machinery in this tab"</h2>
+            <p class="muted">
+                "Each informer is client-go's design running in WebAssembly: a "
+                <b>"Reflector"</b> " lists (or streams the list) and then watches from the list's resourceVersion with bookmarks → an "
+                <b>"in-order queue"</b> " → the " <b>"indexer"</b> " (the cache views read) → "
+                <b>"handlers"</b> " that update the screen once per frame. One informer per resource, namespace, selectors and format, however many views use it; it stops when no view needs it."
+            </p>
+            <div class="pipeline" aria-hidden="true">
+                <span class="stage">"API server"</span><span class="arrow">"→ list + watch →"</span>
+                <span class="stage">"Reflector"</span><span class="arrow">"→"</span>
+                <span class="stage">"Queue"</span><span class="arrow">"→"</span>
+                <span class="stage">"Indexer"</span><span class="arrow">"→"</span>
+                <span class="stage">"Handlers"</span><span class="arrow">"→"</span>
+                <span class="stage">"Views"</span>
+            </div>
+            <h3>"Informers"</h3>
+            <table class="grid" data-testid="xray-informers">
+                <thead><tr>
+                    <th>"Watching"</th><th>"State"</th><th class="num" title="Views holding it; 0 means kept warm for a minute after the last view left">"Views"</th><th>"resourceVersion"</th>
+                    <th class="num">"Objects"</th><th class="num">"Events/s"</th><th class="num">"Added"</th>
+                    <th class="num">"Modified"</th><th class="num">"Deleted"</th><th class="num">"Bookmarks"</th>
+                    <th class="num">"Relists"</th><th class="num">"Watch restarts"</th><th>"Last event"</th><th>"Last error"</th>
+                </tr></thead>
+                <tbody>
+                    <For
+                        each=move || informers.get()
+                        key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64)
+                        children=move |r| {
+                            let s = r.entry.snapshot.clone();
+                            let label = s.state_label();
+                            let last = s.reflector.last_event_at.map(|at| {
+                                format!("{} ago", short_age(now.get_untracked() - at.as_secs_f64()))
+                            }).unwrap_or_else(|| "—".into());
+                            view! {
+                                <tr data-testid="xray-informer">
+                                    <td class="name"><code>{r.entry.key.to_string()}</code></td>
+                                    <td class=state_class(label)>{label}</td>
+                                    <td class="num">{r.entry.refs}</td>
+                                    <td><code>{s.reflector.last_resource_version.clone().unwrap_or_default()}</code></td>
+                                    <td class="num">{s.objects}</td>
+                                    <td class="num">{format!("{:.1}", r.events_per_sec)}</td>
+                                    <td class="num">{s.reflector.added}</td>
+                                    <td class="num">{s.reflector.modified}</td>
+                                    <td class="num">{s.reflector.deleted}</td>
+                                    <td class="num">{s.reflector.bookmarks}</td>
+                                    <td class="num">{s.relists}</td>
+                                    <td class="num">{s.watch_restarts}</td>
+                                    <td>{last}</td>
+                                    <td class="error-text">{s.reflector.last_error.clone().unwrap_or_default()}</td>
+                                </tr>
+                            }
+                        }
+                    />
+                </tbody>
+            </table>
+            <div class="two-col">
+                <div>
+                    <h3>"Connections"</h3>
+                    {move || {
+                        let (req, streams, ws, total) = connections();
+                        view! {
+                            <table class="grid" data-testid="xray-connections">
+                                <tbody>
+                                    <tr><td>"Requests in flight (fetch)"</td><td class="num">{req}</td></tr>
+                                    <tr><td>"Watch streams over fetch (each holds 1 of the browser's 6 connections)"</td><td class="num" data-testid="xray-streams">{streams}</td></tr>
+                                    <tr><td>"Watches over WebSocket"</td><td class="num" data-testid="xray-websockets">{ws}</td></tr>
+                                    <tr><td>"Requests sent since the page opened"</td><td class="num">{total}</td></tr>
+                                    <tr><td>"WebSocket watches"</td><td>{if websockets_on { "on" } else { "off (fell back to fetch)" }}</td></tr>
+                                </tbody>
+                            </table>
+                        }
+                    }}
+                    <h3>"Discovery cache"</h3>
+                    <p data-testid="xray-discovery">{discovery_age}</p>
+                </div>
+                <div>
+                    <h3>"Requests by verb and code"</h3>
+                    <table class="grid" data-testid="xray-requests">
+                        <thead><tr><th>"Verb"</th><th>"Code"</th><th class="num">"Count"</th><th class="num">"Mean latency"</th></tr></thead>
+                        <tbody>
+                            {move || requests().into_iter().map(|(verb, code, count, mean)| view! {
+                                <tr><td>{verb}</td><td>{code}</td><td class="num">{count}</td><td class="num">{format!("{:.0} ms", mean * 1000.0)}</td></tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,220 @@
+//! Routes: every view has a URL in the fragment (`/ui/#/r/pods?ns=default`),
+//! so links can be shared and back and forward work. `kubectl proxy --www`
+//! serves files only, so the path after `/ui/` cannot carry the route.
+
+use leptos::prelude::*;
+
+/// A view of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// The overview.
+    Overview,
+    /// The live table of one resource (`pods`, `deployments.apps`, a CRD's plural.group).
+    Resource {
+        /// The resource as typed or linked (resolved through discovery).
+        resource: String,
+        /// One namespace, or all.
+        namespace: Option<String>,
+        /// A label selector for the server.
+        labels: Option<String>,
+        /// A field selector for the server.
+        fields: Option<String>,
+    },
+    /// One object.
+    Object {
+        /// Its resource.
+        resource: String,
+        /// Its namespace (None for cluster-scoped objects).
+        namespace: Option<String>,
+        /// Its name.
+        name: String,
+    },
+    /// The API discovery tree.
+    Api,
+    /// The event stream.
+    Events,
+    /// The machinery.
+    Xray,
+}
+
+/// Percent-decodes a fragment component (invalid escapes are kept as typed).
+fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Some(v) = std::str::from_utf8(&b[i + 1..(i + 3).min(b.len())])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Percent-encodes everything but unreserved characters.
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl Route {
+    /// Reads a fragment such as `#/r/pods?ns=default`.
+    pub fn parse(hash: &str) -> Self {
+        let hash = hash.trim_start_matches('#').trim_start_matches('/');
+        let (path, query) = hash.split_once('?').unwrap_or((hash, ""));
+        let param = |key: &str| {
+            query
+                .split('&')
+                .filter_map(|p| p.split_once('='))
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| decode(v))
+                .filter(|v| !v.is_empty())
+        };
+        let parts: Vec<String> = path
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .map(decode)
+            .collect();
+        match parts.as_slice() {
+            [r, resource] if r == "r" => Route::Resource {
+                resource: resource.clone(),
+                namespace: param("ns"),
+                labels: param("l"),
+                fields: param("f"),
+            },
+            [o, resource, name] if o == "o" => Route::Object {
+                resource: resource.clone(),
+                namespace: None,
+                name: name.clone(),
+            },
+            [o, resource, ns, name] if o == "o" => Route::Object {
+                resource: resource.clone(),
+                namespace: Some(ns.clone()),
+                name: name.clone(),
+            },
+            [a] if a == "api" => Route::Api,
+            [e] if e == "events" => Route::Events,
+            [x] if x == "xray" => Route::Xray,
+            _ => Route::Overview,
+        }
+    }
+
+    /// The fragment for this route, starting with `#/`.
+    pub fn href(&self) -> String {
+        match self {
+            Route::Overview => "#/".into(),
+            Route::Resource {
+                resource,
+                namespace,
+                labels,
+                fields,
+            } => {
+                let mut q = Vec::new();
+                if let Some(ns) = namespace {
+                    q.push(format!("ns={}", encode(ns)));
+                }
+                if let Some(l) = labels {
+                    q.push(format!("l={}", encode(l)));
+                }
+                if let Some(f) = fields {
+                    q.push(format!("f={}", encode(f)));
+                }
+                let q = if q.is_empty() {
+                    String::new()
+                } else {
+                    format!("?{}", q.join("&"))
+                };
+                format!("#/r/{}{q}", encode(resource))
+            }
+            Route::Object {
+                resource,
+                namespace,
+                name,
+            } => match namespace {
+                Some(ns) => format!("#/o/{}/{}/{}", encode(resource), encode(ns), encode(name)),
+                None => format!("#/o/{}/{}", encode(resource), encode(name)),
+            },
+            Route::Api => "#/api".into(),
+            Route::Events => "#/events".into(),
+            Route::Xray => "#/xray".into(),
+        }
+    }
+
+    /// A resource table route with no filters.
+    pub fn resource(resource: &str, namespace: Option<&str>) -> Self {
+        Route::Resource {
+            resource: resource.to_string(),
+            namespace: namespace.map(str::to_string),
+            labels: None,
+            fields: None,
+        }
+    }
+}
+
+/// The current route, following the fragment (back and forward included).
+pub fn use_route() -> ReadSignal<Route> {
+    if let Some(r) = use_context::<ReadSignal<Route>>() {
+        return r;
+    }
+    let current = || Route::parse(&window().location().hash().unwrap_or_default());
+    let (route, set_route) = signal(current());
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| set_route.set(current()));
+    // The listener lives as long as the app.
+    std::mem::forget(handle);
+    provide_context(route);
+    route
+}
+
+/// Goes to `route` (a new history entry).
+pub fn navigate(route: &Route) {
+    let _ = window().location().set_hash(&route.href());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_round_trip() {
+        for r in [
+            Route::Overview,
+            Route::Api,
+            Route::Events,
+            Route::Xray,
+            Route::resource("pods", Some("demo-shop")),
+            Route::Resource {
+                resource: "databases.demo.kubeglass.dev".into(),
+                namespace: None,
+                labels: Some("app in (web,db)".into()),
+                fields: Some("status.phase=Running".into()),
+            },
+            Route::Object {
+                resource: "nodes".into(),
+                namespace: None,
+                name: "kwok-node-1".into(),
+            },
+            Route::Object {
+                resource: "pods".into(),
+                namespace: Some("ns".into()),
+                name: "web-1".into(),
+            },
+        ] {
+            assert_eq!(Route::parse(&r.href()), r);
+        }
+    }
+}
