@@ -131,12 +131,35 @@ test('a CRD created during the test appears in the API tree, marked, and goes wh
   await entry.waitFor({ state: 'detached', timeout: 30000 });
 });
 
-test('the event stream page shows a Warning from a real controller', async () => {
+test('the event stream page shows a Warning from a real controller, filters, pauses and resumes', async () => {
   const { page } = browser;
   await page.goto(`${proxy.url}#/events`);
   const warning = page.locator('[data-testid="event-row"].event-warning');
   await warning.first().waitFor({ timeout: 20000 });
   assert.match(await warning.first().innerText(), /FailedScheduling|BackOff|Failed/);
+  await page.getByTestId('event-type-filter').selectOption('Warning');
+  assert.ok(await until(async () => {
+    const all = await page.getByTestId('event-row').count();
+    return all > 0 && all === await warning.count();
+  }, 5000), 'only Warnings');
+  await page.getByTestId('event-type-filter').selectOption('');
+  // Paused: a new event is not shown until resumed.
+  const reason = `Probe${SUFFIX}`;
+  await page.getByTestId('event-filter').fill(reason);
+  await page.getByTestId('event-pause').click();
+  const manifest = {
+    apiVersion: 'v1', kind: 'Event', metadata: { name: `e2e-${SUFFIX}`, namespace: 'demo-shop' },
+    involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'demo-shop', name: 'feature-flags' },
+    reason, message: 'paused stream test', type: 'Normal',
+    firstTimestamp: new Date().toISOString(), lastTimestamp: new Date().toISOString(), count: 1,
+  };
+  execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'create', '-f', '-'], { input: JSON.stringify(manifest) });
+  await page.waitForTimeout(1500);
+  assert.equal(await page.getByTestId('event-row').count(), 0, 'not shown while paused');
+  await page.getByTestId('event-pause').click();
+  await page.getByTestId('event-row').filter({ hasText: reason }).waitFor({ timeout: 10000 });
+  kubectl('-n', 'demo-shop', 'delete', 'event', `e2e-${SUFFIX}`, '--ignore-not-found');
+  await page.getByTestId('event-filter').fill('');
 });
 
 test('an object page shows conditions, labels, YAML and events; scaling from it changes the Deployment and records an Event', async () => {

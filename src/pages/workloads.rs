@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use kubeglass_client::actions::ActionKind;
 
 use crate::components::dialog::{confirm, prompt};
-use crate::state::workloads::parse_label_changes;
+use crate::state::workloads::{EVENTS_SHOWN, EventRow, parse_label_changes};
 use crate::state::{ClusterState, use_kube};
 
 /// Deployments, with − and + to scale them (recorded as Events).
@@ -93,7 +93,12 @@ pub fn DeploymentsPanel() -> impl IntoView {
     }
 }
 
-/// The newest events, Warnings highlighted.
+/// Minutes the sparkline covers.
+const SPARK_MINUTES: usize = 30;
+
+/// The live event stream: newest first, Warnings highlighted, filters by
+/// type and by text (reason, namespace, kind/name, message, source), pause
+/// and resume, and an events-per-minute sparkline.
 #[component]
 pub fn EventStream() -> impl IntoView {
     let w = expect_context::<ClusterState>().workloads;
@@ -107,9 +112,87 @@ pub fn EventStream() -> impl IntoView {
             _ => format!("{}h", s / 3600),
         }
     };
+    let type_filter = RwSignal::new(String::new());
+    let text = RwSignal::new(String::new());
+    let paused = RwSignal::new(false);
+    let frozen: RwSignal<Vec<EventRow>> = RwSignal::new(Vec::new());
+    let toggle_pause = move |_| {
+        if !paused.get_untracked() {
+            frozen.set(w.events.get_untracked());
+        }
+        paused.update(|p| *p = !*p);
+    };
+    let source = move || {
+        if paused.get() {
+            frozen.get()
+        } else {
+            w.events.get()
+        }
+    };
+    let rows = move || {
+        let t = type_filter.get();
+        let q = text.get().to_lowercase();
+        let mut v: Vec<EventRow> = source()
+            .into_iter()
+            .filter(|e| t.is_empty() || e.type_ == t)
+            .filter(|e| {
+                q.is_empty()
+                    || [&e.reason, &e.namespace, &e.object, &e.message, &e.source]
+                        .iter()
+                        .any(|f| f.to_lowercase().contains(&q))
+            })
+            .collect();
+        v.truncate(EVENTS_SHOWN);
+        v
+    };
+    // Events per minute over the last half hour, by last seen.
+    let spark = move || {
+        let t = now();
+        let mut buckets = [0u32; SPARK_MINUTES];
+        for e in w.events.get() {
+            let ago = ((t - e.last_seen as f64) / 60.0).floor();
+            if (0.0..SPARK_MINUTES as f64).contains(&ago) {
+                buckets[SPARK_MINUTES - 1 - ago as usize] += 1;
+            }
+        }
+        let max = buckets.iter().copied().max().unwrap_or(0).max(1) as f64;
+        let points = buckets
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{},{:.1}", i * 4, 22.0 - 20.0 * *n as f64 / max))
+            .collect::<Vec<_>>()
+            .join(" ");
+        (points, buckets[SPARK_MINUTES - 1], max as u32)
+    };
     view! {
-        <section class="panel">
-            <h2>"Events"</h2>
+        <section class="panel" data-testid="event-stream">
+            <div class="resource-head">
+                <h2>"Events"</h2>
+                {move || {
+                    let (points, last, max) = spark();
+                    view! {
+                        <svg class="spark" viewBox="0 0 120 24" width="120" height="24" role="img"
+                            aria-label=format!("events per minute, last 30 minutes; peak {max}")>
+                            <polyline points=points fill="none" stroke="currentColor" stroke-width="1.5"/>
+                        </svg>
+                        <span class="muted small" data-testid="events-per-minute">{format!("{last}/min now · peak {max}/min")}</span>
+                    }
+                }}
+            </div>
+            <div class="toolbar">
+                <select aria-label="Event type" data-testid="event-type-filter"
+                    on:change=move |ev| type_filter.set(event_target_value(&ev))>
+                    <option value="">"All types"</option>
+                    <option value="Warning">"Warning"</option>
+                    <option value="Normal">"Normal"</option>
+                </select>
+                <input class="filter" type="search" placeholder="Filter by reason, namespace, kind/name, message, source"
+                    aria-label="Filter events" data-testid="event-filter"
+                    prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
+                <button class="theme-toggle" data-testid="event-pause" on:click=toggle_pause>
+                    {move || if paused.get() { "▶ Resume" } else { "⏸ Pause" }}
+                </button>
+            </div>
             <div class="events-scroll">
             <table class="grid events" data-testid="event-table">
                 <thead>
@@ -117,7 +200,7 @@ pub fn EventStream() -> impl IntoView {
                 </thead>
                 <tbody>
                     <For
-                        each=move || w.events.get()
+                        each=rows
                         key=|e| (e.key.clone(), e.count, e.last_seen, e.message.clone())
                         children=move |e| {
                             let class = if e.type_ == "Warning" { "event-warning" } else { "" };

@@ -16,8 +16,8 @@ use kubeglass_web::spawn;
 use crate::state::{Kube, Watch};
 use leptos::prelude::*;
 
-/// Events shown in the stream (newest first).
-const EVENTS_SHOWN: usize = 200;
+/// Events shown in the stream (newest first, after filtering).
+pub const EVENTS_SHOWN: usize = 200;
 
 /// One Deployment as the overview shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,7 +221,7 @@ pub struct Workloads {
     pub deployments: RwSignal<BTreeMap<String, DeploymentRow>>,
     /// Nodes by name.
     pub nodes: RwSignal<BTreeMap<String, NodeRow>>,
-    /// Events, newest first (at most 200).
+    /// Events, newest first.
     pub events: RwSignal<Vec<EventRow>>,
     /// The last action's outcome, for a person to read.
     pub last_action: RwSignal<Option<Result<String, String>>>,
@@ -320,7 +320,6 @@ impl Workloads {
                         .cmp(&a.last_seen)
                         .then_with(|| a.key.cmp(&b.key))
                 });
-                rows.truncate(EVENTS_SHOWN);
                 w.events.set(rows);
             },
         )

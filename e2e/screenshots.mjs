@@ -1,0 +1,40 @@
+// Takes the screenshots in docs/screenshots/ (light and dark) from a running
+// app: `node e2e/screenshots.mjs http://127.0.0.1:8001/ui/ docs/screenshots`
+// after `make demo`. Uses Debian's Chromium, like the tests.
+import { chromium } from 'playwright-core';
+
+const [base = 'http://127.0.0.1:8001/ui/', out = 'docs/screenshots'] = process.argv.slice(2);
+const views = [
+  ['overview', '#/', 'server-version'],
+  ['pods', '#/r/pods', 'resource-row'],
+  ['crd-table', '#/r/databases.demo.kubeglass.dev', 'resource-row'],
+  ['object', '#/o/deployments.apps/demo-shop/frontend', 'condition'],
+  ['api', '#/api', 'api-resource'],
+  ['events', '#/events', 'event-row'],
+  ['xray', '#/xray', 'xray-informer'],
+];
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+for (const scheme of ['light', 'dark']) {
+  const page = await browser.newPage({ viewport: { width: 1360, height: 860 }, colorScheme: scheme });
+  // X-ray shows what the overview left running: visit it first.
+  await page.goto(`${base}#/`);
+  await page.getByTestId('event-row').first().waitFor({ timeout: 30000 });
+  for (const [name, hash, ready] of views) {
+    await page.goto(`${base}${hash}`);
+    await page.getByTestId(ready).first().waitFor({ timeout: 30000 });
+    await page.waitForTimeout(1200);
+    const suffix = scheme === 'dark' ? '-dark' : '';
+    await page.screenshot({ path: `${out}/${name}${suffix}.png` });
+    console.log(`${out}/${name}${suffix}.png`);
+  }
+  await page.keyboard.press(':');
+  await page.getByTestId('palette-input').fill('d');
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${out}/palette${scheme === 'dark' ? '-dark' : ''}.png` });
+  await page.close();
+}
+await browser.close();
