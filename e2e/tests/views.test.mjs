@@ -229,6 +229,8 @@ test('X-ray shows the informers at work and the connections by kind', async () =
   await events.waitFor({ timeout: 10000 });
   assert.match(await events.innerText(), /watching/);
   assert.ok(Number(await page.getByTestId('xray-websockets').innerText()) >= 1, 'watches over WebSocket');
+  // The action queue (work queue metrics under client-go's names) is listed.
+  assert.match(await page.getByTestId('xray-queues').innerText(), /user-actions/);
   assert.ok(Number(await page.getByTestId('xray-streams').innerText()) <= 4, 'at most 4 long-lived fetch streams');
   await page.screenshot({ path: `${ARTIFACTS}/xray.png` });
 });

@@ -61,6 +61,19 @@ pub fn ResourcePage(
     }
 }
 
+/// The keys a table shows, in order; equal when the generation is.
+#[derive(Clone)]
+struct Keys {
+    generation: u64,
+    keys: std::sync::Arc<Vec<String>>,
+}
+
+impl PartialEq for Keys {
+    fn eq(&self, other: &Self) -> bool {
+        self.generation == other.generation
+    }
+}
+
 /// Keeps a handler registered (and the informer held) while a view lives.
 struct Subscription<K> {
     registration: HandlerRegistration<K>,
@@ -228,11 +241,15 @@ fn LiveTable(
     let viewport = RwSignal::new(600.0f64);
 
     // Keys in order after the text filter; recomputed when rows, sort or filter change.
+    // Recomputed when rows, sort or filter change; compared by generation,
+    // not by content (comparing 20,000 keys per frame costs a frame).
+    let generation = StoredValue::new(0u64);
     let visible_keys = Memo::new(move |_| {
         version.track();
         let f = filter.get();
         let s = sort.get();
-        live.with_value(|l| {
+        generation.update_value(|g| *g += 1);
+        let keys = live.with_value(|l| {
             let mut l = l.borrow_mut();
             l.model.set_sort(s);
             if f.is_empty() {
@@ -250,10 +267,14 @@ fn LiveTable(
                         .filtered(|r| row_text(r).to_lowercase().contains(&needle))
                 }
             }
-        })
+        });
+        Keys {
+            generation: generation.get_value(),
+            keys: std::sync::Arc::new(keys),
+        }
     });
     let total = move || live.with_value(|l| l.borrow().model.len());
-    let shown = move || visible_keys.with(Vec::len);
+    let shown = move || visible_keys.with(|k| k.keys.len());
 
     let header_columns = move || {
         columns
@@ -303,7 +324,7 @@ fn LiveTable(
 
     // Only the rows in view (plus overscan) are in the DOM.
     let window = move || {
-        let keys = visible_keys.get();
+        let keys = visible_keys.get().keys;
         let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
         let count = (viewport.get() / ROW_HEIGHT) as usize + 2 * OVERSCAN;
         let end = (first + count).min(keys.len());
@@ -335,7 +356,7 @@ fn LiveTable(
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<leptos::web_sys::HtmlElement>(t).ok())
             .is_some_and(|el| el.tag_name() == "INPUT" || el.tag_name() == "SELECT");
-        let n = visible_keys.with_untracked(Vec::len);
+        let n = visible_keys.with_untracked(|k| k.keys.len());
         match ev.key().as_str() {
             "/" if !typing => {
                 ev.prevent_default();
@@ -363,7 +384,7 @@ fn LiveTable(
             }
             "Enter" if !typing && n > 0 => {
                 let i = selected.get_untracked().min(n - 1);
-                if let Some(k) = visible_keys.with_untracked(|v| v.get(i).cloned()) {
+                if let Some(k) = visible_keys.with_untracked(|v| v.keys.get(i).cloned()) {
                     open_row.with_value(|f| f(&k));
                 }
             }

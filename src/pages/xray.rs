@@ -29,6 +29,7 @@ struct InformerRow {
 #[component]
 pub fn Xray() -> impl IntoView {
     let kube = StoredValue::new_local(use_kube());
+    let workloads = expect_context::<crate::state::ClusterState>().workloads;
     let now = expect_context::<Now>().0;
     let previous: StoredValue<HashMap<String, (f64, u64)>> = StoredValue::new(HashMap::new());
 
@@ -161,6 +162,24 @@ pub fn Xray() -> impl IntoView {
                                 </tbody>
                             </table>
                         }
+                    }}
+                    <h3>"Work queues"</h3>
+                    {move || {
+                        now.track();
+                        workloads.action_metrics().map(|m| {
+                            let mean = |h: &kubeglass_client::workqueue::metrics::Histogram| {
+                                if h.count == 0 { "—".to_string() } else { format!("{:.0} ms", h.sum / h.count as f64 * 1000.0) }
+                            };
+                            view! {
+                                <table class="grid" data-testid="xray-queues">
+                                    <thead><tr><th>"Queue"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Mean wait"</th><th class="num">"Mean work"</th></tr></thead>
+                                    <tbody><tr>
+                                        <td><code>{m.name.clone()}</code></td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
+                                        <td class="num">{m.retries}</td><td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td>
+                                    </tr></tbody>
+                                </table>
+                            }
+                        })
                     }}
                     <h3>"Discovery cache"</h3>
                     <p data-testid="xray-discovery">{discovery_age}</p>

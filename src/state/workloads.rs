@@ -378,6 +378,12 @@ impl Workloads {
         w.actions.set_value(Some(actions));
     }
 
+    /// The action queue's metrics (client-go's work queue names), for X-ray.
+    pub fn action_metrics(&self) -> Option<kubeglass_client::workqueue::QueueMetrics> {
+        self.actions
+            .with_value(|a| a.as_ref().map(|a| a.queue().queue().metrics()))
+    }
+
     /// Queues `kind` on the Deployment `namespace/name`.
     pub fn act(&self, namespace: &str, name: &str, kind: ActionKind) {
         self.submit(deployments_resource(), Some(namespace), name, kind);

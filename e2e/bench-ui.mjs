@@ -1,0 +1,134 @@
+// UI measurements with many pods (not a test; it asserts nothing about time):
+// time to first rows and to full sync of the pods table, and frame times
+// while scrolling and while 200 events/s arrive. Run against a running app
+// after `make demo`:
+//
+//   node e2e/bench-ui.mjs http://127.0.0.1:8001 20000
+//
+// It creates namespace `bench-ui` with N pods bound straight to the kwok
+// nodes (kwok marks them Running), measures, and deletes the namespace.
+import { chromium } from 'playwright-core';
+
+const [base = 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
+const N = Number(countArg);
+const NS = 'bench-ui';
+const api = (path, init = {}) => fetch(`${base}${path}`, {
+  ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function pool(items, concurrency, fn) {
+  let i = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (i < items.length) {
+      const item = items[i++];
+      await fn(item);
+    }
+  }));
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+const nodes = (await (await api('/api/v1/nodes')).json()).items.map((n) => n.metadata.name)
+  .filter((n) => n.startsWith('kwok-'));
+if (nodes.length === 0) throw new Error('no kwok nodes: run `make demo` first');
+
+await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
+for (;;) { if ((await api(`/api/v1/namespaces/${NS}`)).status === 404) break; await sleep(500); }
+await api('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: NS } }) });
+let t = Date.now();
+await pool([...Array(N).keys()], 24, async (i) => {
+  const pod = {
+    metadata: { name: `p-${String(i).padStart(6, '0')}`, labels: { app: 'bench', bucket: String(i % 10) } },
+    spec: { nodeName: nodes[i % nodes.length], containers: [{ name: 'c', image: 'registry.example/bench:1' }] },
+  };
+  const r = await api(`/api/v1/namespaces/${NS}/pods`, { method: 'POST', body: JSON.stringify(pod) });
+  if (!r.ok) throw new Error(`create pod ${i}: ${r.status} ${await r.text()}`);
+  if (i % 5000 === 0) console.log(`  created ${i}`);
+});
+console.log(`created ${N} pods in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+await sleep(5000); // let kwok mark them Running
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+await page.goto(`${base}/ui/#/`);
+await page.getByTestId('server-version').waitFor({ timeout: 60000 });
+
+// Time to first rows and to full sync, from the route change.
+const started = await page.evaluate((ns) => { const t0 = performance.now(); location.hash = `#/r/pods?ns=${ns}`; return t0; }, NS);
+await page.getByTestId('resource-row').first().waitFor({ timeout: 120000 });
+const firstRows = await page.evaluate((t0) => performance.now() - t0, started);
+await page.waitForFunction((n) => (document.querySelector('[data-testid="row-count"]')?.textContent ?? '').startsWith(`${n} of ${n}`), N, { timeout: 300000, polling: 50 });
+const fullSync = await page.evaluate((t0) => performance.now() - t0, started);
+const domRows = await page.getByTestId('resource-row').count();
+console.log(`time to first rows ${firstRows.toFixed(0)} ms, full sync ${fullSync.toFixed(0)} ms, DOM rows ${domRows} of ${N}`);
+
+// Frame times while scrolling through the table.
+const scrollFrames = await page.evaluate(async () => {
+  const body = document.querySelector('[data-testid="table-body"]');
+  const deltas = [];
+  let last = performance.now();
+  const end = last + 5000;
+  await new Promise((resolve) => {
+    const step = (now) => {
+      deltas.push(now - last);
+      last = now;
+      body.scrollTop += 240;
+      if (body.scrollTop + body.clientHeight >= body.scrollHeight) body.scrollTop = 0;
+      if (now < end) requestAnimationFrame(step); else resolve();
+    };
+    requestAnimationFrame(step);
+  });
+  return deltas.slice(1);
+});
+console.log(`scrolling: ${scrollFrames.length} frames, p50 ${pct(scrollFrames, 50).toFixed(1)} ms, p95 ${pct(scrollFrames, 95).toFixed(1)} ms, max ${Math.max(...scrollFrames).toFixed(1)} ms`);
+
+// Frame times while ~200 changes/s arrive (label patches on random pods).
+const recording = page.evaluate(async () => {
+  const deltas = [];
+  let last = performance.now();
+  const end = last + 10000;
+  await new Promise((resolve) => {
+    const step = (now) => {
+      deltas.push(now - last);
+      last = now;
+      if (now < end) requestAnimationFrame(step); else resolve();
+    };
+    requestAnimationFrame(step);
+  });
+  return deltas.slice(1);
+});
+t = Date.now();
+let sent = 0;
+// One PATCH every 5 ms (200/s), up to 64 in flight.
+const patcher = (async () => {
+  const inflight = new Set();
+  while (Date.now() - t < 10000) {
+    const tick = Date.now();
+    if (inflight.size < 64) {
+      const i = Math.floor(Math.random() * N);
+      sent++;
+      const p = api(`/api/v1/namespaces/${NS}/pods/p-${String(i).padStart(6, '0')}`, {
+        method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ metadata: { labels: { tick: String(sent) } } }),
+      }).finally(() => inflight.delete(p));
+      inflight.add(p);
+    }
+    await sleep(Math.max(0, 5 - (Date.now() - tick)));
+  }
+  await Promise.all(inflight);
+})();
+const [eventFrames] = await Promise.all([recording, patcher]);
+const rate = sent / ((Date.now() - t) / 1000);
+console.log(`under ${rate.toFixed(0)} changes/s: ${eventFrames.length} frames, p50 ${pct(eventFrames, 50).toFixed(1)} ms, p95 ${pct(eventFrames, 95).toFixed(1)} ms, max ${Math.max(...eventFrames).toFixed(1)} ms`);
+
+await browser.close();
+await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
+console.log('namespace bench-ui deleted');
