@@ -5,13 +5,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use kubeglass_client::cache::informer::HandlerRegistration;
-use kubeglass_client::cache::{
-    InformerOptions, InformerRef, InformerSnapshot, Notification, object_key,
-};
+use kubeglass_client::cache::{InformerOptions, InformerSnapshot};
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
-use kubeglass_web::{FrameQueue, spawn};
+use kubeglass_web::spawn;
 use leptos::ev::{Event, KeyboardEvent};
 use leptos::prelude::*;
 
@@ -71,18 +68,6 @@ struct Keys {
 impl PartialEq for Keys {
     fn eq(&self, other: &Self) -> bool {
         self.generation == other.generation
-    }
-}
-
-/// Keeps a handler registered (and the informer held) while a view lives.
-struct Subscription<K> {
-    registration: HandlerRegistration<K>,
-    _informer: InformerRef<K>,
-}
-
-impl<K> Drop for Subscription<K> {
-    fn drop(&mut self) {
-        self.registration.remove();
     }
 }
 
@@ -167,19 +152,18 @@ fn LiveTable(
     options.reflector = options.reflector.tables();
     options.reflector.label_selector = labels.clone();
     options.reflector.field_selector = fields.clone();
-    let informer = kube.factory.informer(options);
 
     let live = Rc::new(RefCell::new(Live {
         model: TableModel::new(),
         changed_at: HashMap::new(),
     }));
     let version = RwSignal::new(0u64);
-    let snapshot = RwSignal::new(informer.snapshot());
+    let snapshot: RwSignal<Option<InformerSnapshot>> = RwSignal::new(None);
     let columns: RwSignal<Vec<TableColumn>> = RwSignal::new(Vec::new());
 
-    let (l, inf) = (live.clone(), (*informer).clone());
+    let l = live.clone();
     let clock = kube.clock.clone();
-    let frames = FrameQueue::new("resource-rows", move |keys: Vec<String>| {
+    let watch = kube.watch_frames("resource-rows", options, move |inf, keys| {
         let mut live = l.borrow_mut();
         let cols = inf.columns();
         if cols.as_slice() != live.model.columns() {
@@ -206,28 +190,15 @@ fn LiveTable(
         }
         live.changed_at.retain(|_, at| t - *at < FLASH_SECS);
         version.update(|v| *v += 1);
-        snapshot.set(inf.snapshot());
+        snapshot.set(Some(inf.snapshot()));
     });
-    let registration = informer.add_handler(
-        move |n: &Notification<TableRowObject>| {
-            let key = match n {
-                Notification::Added { object, .. } => object_key(object.as_ref()),
-                Notification::Updated { new, .. } => object_key(new.as_ref()),
-                Notification::Deleted { object, .. } => object_key(object.as_ref()),
-            };
-            frames.add(key);
-        },
-        None,
-    );
-    let inf_for_status = (*informer).clone();
-    let _subscription = StoredValue::new_local(Subscription {
-        registration,
-        _informer: informer,
-    });
+    let inf_for_status = (*watch).clone();
+    snapshot.set(Some(inf_for_status.snapshot()));
+    let _watch = StoredValue::new_local(watch);
     // Status without row changes (errors, backoff) shows within a second.
     Effect::new(move |_| {
         now.track();
-        let s = inf_for_status.snapshot();
+        let s = Some(inf_for_status.snapshot());
         if snapshot.get_untracked() != s {
             snapshot.set(s);
         }
@@ -428,13 +399,15 @@ fn LiveTable(
     };
     let apply_selectors = StoredValue::new(apply_selectors);
 
-    let state_label = move || snapshot.with(|s| s.state_label());
+    let state_label = move || snapshot.with(|s| s.as_ref().map_or("idle", |s| s.state_label()));
     let error = move || {
-        snapshot.with(|s: &InformerSnapshot| {
-            s.reflector
-                .last_error
-                .clone()
-                .filter(|_| !s.synced || s.reflector.errors > 0)
+        snapshot.with(|s| {
+            s.as_ref().and_then(|s| {
+                s.reflector
+                    .last_error
+                    .clone()
+                    .filter(|_| !s.synced || s.reflector.errors > 0)
+            })
         })
     };
     let filter_error = move || {
@@ -445,9 +418,8 @@ fn LiveTable(
     };
     let rv = move || {
         snapshot.with(|s| {
-            s.reflector
-                .last_resource_version
-                .clone()
+            s.as_ref()
+                .and_then(|s| s.reflector.last_resource_version.clone())
                 .unwrap_or_default()
         })
     };

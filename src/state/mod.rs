@@ -167,27 +167,23 @@ impl ClusterState {
 
     /// Reads every informer's status into the signals and the connection state.
     fn refresh_status(self, factory: &InformerFactory) {
-        {
+        let entries = factory.snapshots();
+        for e in &entries {
+            let signal = match e.key.path.as_str() {
+                "/api/v1/pods" => self.pod_status,
+                "/api/v1/namespaces" => self.namespace_status,
+                _ => continue,
+            };
+            if e.key.label_selector.is_none()
+                && e.key.field_selector.is_none()
+                && signal.with_untracked(|old| *old != e.snapshot.reflector)
             {
-                let entries = factory.snapshots();
-                for e in &entries {
-                    let signal = match e.key.path.as_str() {
-                        "/api/v1/pods" => self.pod_status,
-                        "/api/v1/namespaces" => self.namespace_status,
-                        _ => continue,
-                    };
-                    if e.key.label_selector.is_none()
-                        && e.key.field_selector.is_none()
-                        && signal.with_untracked(|old| *old != e.snapshot.reflector)
-                    {
-                        signal.set(e.snapshot.reflector.clone());
-                    }
-                }
-                let statuses: Vec<ReflectorStatus> =
-                    entries.into_iter().map(|e| e.snapshot.reflector).collect();
-                self.connection_changed(&statuses);
+                signal.set(e.snapshot.reflector.clone());
             }
         }
+        let statuses: Vec<ReflectorStatus> =
+            entries.into_iter().map(|e| e.snapshot.reflector).collect();
+        self.connection_changed(&statuses);
     }
 
     /// Connected when some informer has synced and none cannot reach the
