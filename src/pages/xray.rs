@@ -112,7 +112,7 @@ pub fn Xray() -> impl IntoView {
                     <th>"Watching"</th><th>"State"</th><th class="num" title="Views holding it; 0 means kept warm for a minute after the last view left">"Views"</th><th>"resourceVersion"</th>
                     <th class="num">"Objects"</th><th class="num">"Events/s"</th><th class="num">"Added"</th>
                     <th class="num">"Modified"</th><th class="num">"Deleted"</th><th class="num">"Bookmarks"</th>
-                    <th class="num">"Relists"</th><th class="num">"Watch restarts"</th><th>"Last event"</th><th>"Last error"</th>
+                    <th class="num">"Relists"</th><th class="num">"Watch restarts"</th><th>"Last event"</th><th title="Bookmarks arrive about once a minute on a quiet watch; they move the resourceVersion on so a reconnect need not relist">"Last bookmark"</th><th>"Last error"</th>
                 </tr></thead>
                 <tbody>
                     <For
@@ -122,6 +122,9 @@ pub fn Xray() -> impl IntoView {
                             let s = r.entry.snapshot.clone();
                             let label = s.state_label();
                             let last = s.reflector.last_event_at.map(|at| {
+                                format!("{} ago", short_age(now.get_untracked() - at.as_secs_f64()))
+                            }).unwrap_or_else(|| "—".into());
+                            let bookmark = s.reflector.last_bookmark_at.map(|at| {
                                 format!("{} ago", short_age(now.get_untracked() - at.as_secs_f64()))
                             }).unwrap_or_else(|| "—".into());
                             view! {
@@ -139,6 +142,7 @@ pub fn Xray() -> impl IntoView {
                                     <td class="num">{s.relists}</td>
                                     <td class="num">{s.watch_restarts}</td>
                                     <td>{last}</td>
+                                    <td data-testid="xray-bookmark-age">{bookmark}</td>
                                     <td class="error-text">{s.reflector.last_error.clone().unwrap_or_default()}</td>
                                 </tr>
                             }
@@ -164,23 +168,37 @@ pub fn Xray() -> impl IntoView {
                         }
                     }}
                     <h3>"Work queues"</h3>
-                    {move || {
-                        now.track();
-                        workloads.action_metrics().map(|m| {
-                            let mean = |h: &kubeglass_client::workqueue::metrics::Histogram| {
-                                if h.count == 0 { "—".to_string() } else { format!("{:.0} ms", h.sum / h.count as f64 * 1000.0) }
-                            };
-                            view! {
-                                <table class="grid" data-testid="xray-queues">
-                                    <thead><tr><th>"Queue"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Mean wait"</th><th class="num">"Mean work"</th></tr></thead>
-                                    <tbody><tr>
-                                        <td><code>{m.name.clone()}</code></td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
-                                        <td class="num">{m.retries}</td><td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td>
-                                    </tr></tbody>
-                                </table>
-                            }
-                        })
-                    }}
+                    <p class="muted small">"The action queue is rate-limited (client-go's controller limiter); each view's frame queue collects changed keys and applies them once per animation frame — “work” is how long a frame's apply took."</p>
+                    <table class="grid" data-testid="xray-queues">
+                        <thead><tr><th>"Queue"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Frames"</th><th class="num">"Largest batch"</th><th class="num">"Mean wait"</th><th class="num">"Mean work"</th><th class="num">"Slowest"</th></tr></thead>
+                        <tbody>
+                            {move || {
+                                now.track();
+                                let ms = |v: f64| format!("{v:.1} ms");
+                                let mean = |h: &kubeglass_client::workqueue::metrics::Histogram| {
+                                    if h.count == 0 { "—".to_string() } else { ms(h.sum / h.count as f64 * 1000.0) }
+                                };
+                                let action = workloads.action_metrics().map(|m| view! {
+                                    <tr data-testid="xray-queue">
+                                        <td><code>{m.name.clone()}</code>" (actions)"</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
+                                        <td class="num">{m.retries}</td><td class="num">"—"</td><td class="num">"—"</td>
+                                        <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">"—"</td>
+                                    </tr>
+                                });
+                                let frames = kubeglass_web::frame_queue_stats().into_iter().map(|q| {
+                                    let m = &q.metrics;
+                                    view! {
+                                        <tr data-testid="xray-queue">
+                                            <td><code>{m.name.clone()}</code>{if q.live > 0 { " (frames)" } else { " (frames, view closed)" }}</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
+                                            <td class="num">{m.retries}</td><td class="num">{q.frames}</td><td class="num">{q.largest_batch}</td>
+                                            <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">{ms(q.slowest_apply_ms)}</td>
+                                        </tr>
+                                    }
+                                }).collect_view();
+                                (action, frames)
+                            }}
+                        </tbody>
+                    </table>
                     <h3>"Discovery cache"</h3>
                     <p data-testid="xray-discovery">{discovery_age}</p>
                 </div>

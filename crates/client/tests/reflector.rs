@@ -120,6 +120,7 @@ fn lists_at_rv_0_then_watches_from_the_list_rv() {
         h.status.borrow().last_resource_version.as_deref(),
         Some("13")
     );
+    assert_eq!(h.status.borrow().last_bookmark_at, None);
 
     watch.event(
         "BOOKMARK",
@@ -129,6 +130,8 @@ fn lists_at_rv_0_then_watches_from_the_list_rv() {
     let s = h.status.borrow().clone();
     assert_eq!(s.last_resource_version.as_deref(), Some("20"));
     assert_eq!((s.added, s.modified, s.deleted, s.bookmarks), (1, 1, 1, 1));
+    assert!(s.last_bookmark_at.is_some());
+    assert_eq!(s.last_bookmark_at, s.last_event_at);
     assert!(s.synced);
     h.server.verify();
 }

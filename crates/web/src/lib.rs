@@ -25,7 +25,7 @@ mod frame;
 mod storage;
 mod websocket;
 
-pub use frame::FrameQueue;
+pub use frame::{FrameQueue, FrameQueueStats, frame_queue_stats};
 pub use storage::LocalStorage;
 pub use websocket::WebSocketTransport;
 

@@ -328,7 +328,9 @@ async fn ten_thousand_updates_to_a_hundred_keys_apply_at_most_a_hundred_times() 
     use kubeglass_web::FrameQueue;
     let applied = Rc::new(RefCell::new(Vec::new()));
     let a2 = applied.clone();
-    let q = FrameQueue::new("view", move |batch: Vec<u32>| a2.borrow_mut().extend(batch));
+    let q = FrameQueue::new("ten-thousand-updates", move |batch: Vec<u32>| {
+        a2.borrow_mut().extend(batch)
+    });
     // 10,000 updates between two frames: 100 per key.
     for i in 0..10_000u32 {
         q.add(i % 100);
@@ -342,6 +344,29 @@ async fn ten_thousand_updates_to_a_hundred_keys_apply_at_most_a_hundred_times() 
     assert_eq!(keys.len(), 100, "every key was applied");
     assert_eq!(q.frames(), 1, "in one frame");
     assert_eq!(q.metrics().adds, 100);
+
+    // The X-ray page finds it by name, live, and keeps its figures once dropped.
+    let named = |name: &str| {
+        kubeglass_web::frame_queue_stats()
+            .into_iter()
+            .filter(|s| s.metrics.name == name)
+            .collect::<Vec<_>>()
+    };
+    let seen = named("ten-thousand-updates");
+    assert_eq!(seen.len(), 1);
+    let s = &seen[0];
+    assert_eq!(
+        (s.applied, s.frames, s.largest_batch, s.live),
+        (100, 1, 100, 1)
+    );
+    drop(q);
+    let seen = named("ten-thousand-updates");
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        (seen[0].applied, seen[0].live),
+        (100, 0),
+        "kept after the drop, not live"
+    );
 }
 
 /// Passes requests through, but before the first PUT of a scale subresource

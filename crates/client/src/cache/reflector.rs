@@ -102,6 +102,9 @@ pub struct ReflectorStatus {
     pub unreachable: bool,
     /// When the last event or bookmark arrived.
     pub last_event_at: Option<Timestamp>,
+    /// When the last bookmark arrived (the server says "nothing changed up
+    /// to this resourceVersion" about once a minute on a quiet watch).
+    pub last_bookmark_at: Option<Timestamp>,
     /// Streaming lists completed (initial state received as watch events).
     pub watch_lists: u64,
     /// Streaming lists given up in favour of a plain list (refused, or no
@@ -125,6 +128,7 @@ impl Default for ReflectorStatus {
             last_error: None,
             unreachable: false,
             last_event_at: None,
+            last_bookmark_at: None,
             watch_lists: 0,
             watch_list_fallbacks: 0,
         }
@@ -707,6 +711,7 @@ where
                             s.state = ReflectorState::Watching;
                             s.watch_lists += 1;
                             s.bookmarks += 1;
+                            s.last_bookmark_at = Some(now);
                             s.synced = true;
                             s.last_resource_version = Some(rv);
                             s.last_event_at = Some(now);
@@ -735,7 +740,10 @@ where
                     self.after_event(rv, now, |s| s.deleted += 1);
                 }
                 WatchEvent::Bookmark(b) => {
-                    self.after_event(Some(b.metadata.resource_version), now, |s| s.bookmarks += 1);
+                    self.after_event(Some(b.metadata.resource_version), now, |s| {
+                        s.bookmarks += 1;
+                        s.last_bookmark_at = Some(now);
+                    });
                 }
                 WatchEvent::Error(status) => {
                     let e = crate::rest::ApiError::from_status(*status, 500, None);

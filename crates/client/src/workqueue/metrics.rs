@@ -19,6 +19,15 @@ pub struct Histogram {
 }
 
 impl Histogram {
+    /// Adds `other`'s observations into this one (the same buckets).
+    pub fn merge(&mut self, other: &Histogram) {
+        self.count += other.count;
+        self.sum += other.sum;
+        for (b, o) in self.buckets.iter_mut().zip(other.buckets.iter()) {
+            *b += o;
+        }
+    }
+
     fn observe(&mut self, d: Duration) {
         let s = d.as_secs_f64();
         self.count += 1;
@@ -109,5 +118,27 @@ impl QueueMetrics {
             self.retries
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod merge_tests {
+    use super::*;
+
+    #[test]
+    fn merged_histograms_count_both_sides_bucket_by_bucket() {
+        let mut a = Histogram::default();
+        let mut b = Histogram::default();
+        a.observe(Duration::from_micros(5));
+        b.observe(Duration::from_millis(500));
+        b.observe(Duration::from_secs(20));
+        let mut both = Histogram::default();
+        for d in [5_000u64, 500_000_000, 20_000_000_000] {
+            both.observe(Duration::from_nanos(d));
+        }
+        a.merge(&b);
+        assert_eq!(a.count, 3);
+        assert_eq!(a.buckets, both.buckets);
+        assert!((a.sum - both.sum).abs() < 1e-9);
     }
 }
