@@ -5,7 +5,8 @@ use leptos::prelude::*;
 use kubeglass_client::actions::ActionKind;
 
 use crate::components::dialog::{confirm, prompt};
-use crate::state::workloads::{EVENTS_SHOWN, EventRow, parse_label_changes};
+use crate::route::Route;
+use crate::state::workloads::{EVENTS_SHOWN, EventFilter, EventRow, distinct, parse_label_changes};
 use crate::state::{ClusterState, use_kube};
 
 /// Deployments, with − and + to scale them (recorded as Events).
@@ -93,12 +94,21 @@ pub fn DeploymentsPanel() -> impl IntoView {
     }
 }
 
+/// The choices of the event filter menus.
+#[derive(Clone, PartialEq)]
+struct Choices {
+    reasons: Vec<String>,
+    namespaces: Vec<String>,
+    kinds: Vec<String>,
+}
+
 /// Minutes the sparkline covers.
 const SPARK_MINUTES: usize = 30;
 
-/// The live event stream: newest first, Warnings highlighted, filters by
-/// type and by text (reason, namespace, kind/name, message, source), pause
-/// and resume, and an events-per-minute sparkline.
+/// The live event stream: newest first, Warnings highlighted, count and
+/// first/last seen, filters by type, reason, namespace, kind, involved
+/// object and text, pause and resume, an events-per-minute sparkline;
+/// involved objects link to their pages.
 #[component]
 pub fn EventStream() -> impl IntoView {
     let w = expect_context::<ClusterState>().workloads;
@@ -112,8 +122,7 @@ pub fn EventStream() -> impl IntoView {
             _ => format!("{}h", s / 3600),
         }
     };
-    let type_filter = RwSignal::new(String::new());
-    let text = RwSignal::new(String::new());
+    let filter = RwSignal::new(EventFilter::default());
     let paused = RwSignal::new(false);
     let frozen: RwSignal<Vec<EventRow>> = RwSignal::new(Vec::new());
     let toggle_pause = move |_| {
@@ -130,20 +139,65 @@ pub fn EventStream() -> impl IntoView {
         }
     };
     let rows = move || {
-        let t = type_filter.get();
-        let q = text.get().to_lowercase();
-        let mut v: Vec<EventRow> = source()
-            .into_iter()
-            .filter(|e| t.is_empty() || e.type_ == t)
-            .filter(|e| {
-                q.is_empty()
-                    || [&e.reason, &e.namespace, &e.object, &e.message, &e.source]
-                        .iter()
-                        .any(|f| f.to_lowercase().contains(&q))
-            })
-            .collect();
+        let f = filter.get();
+        let mut v: Vec<EventRow> = source().into_iter().filter(|e| f.matches(e)).collect();
         v.truncate(EVENTS_SHOWN);
         v
+    };
+    // The choices of each menu: what the events hold now.
+    let choices = Memo::new(move |_| {
+        w.events.with(|ev| Choices {
+            reasons: distinct(ev, |e| &e.reason),
+            namespaces: distinct(ev, |e| &e.namespace),
+            kinds: distinct(ev, |e| &e.involved.kind),
+        })
+    });
+    let menu = move |label: &'static str,
+                     testid: &'static str,
+                     pick: fn(&Choices) -> &Vec<String>,
+                     set: fn(&mut EventFilter, String),
+                     get: fn(&EventFilter) -> String| {
+        view! {
+            <select aria-label=label data-testid=testid
+                prop:value=move || filter.with(get)
+                on:change=move |ev| { let v = event_target_value(&ev); filter.update(|f| set(f, v)); }>
+                <option value="">{format!("All {}", label.to_lowercase())}</option>
+                {move || {
+                    let current = filter.with(get);
+                    let mut options = choices.with(|c| pick(c).clone());
+                    // Keep a chosen value listed even when its events have gone.
+                    if !current.is_empty() && !options.contains(&current) {
+                        options.push(current.clone());
+                    }
+                    options.into_iter().map(|o| {
+                        let selected = o == current;
+                        view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
+                    }).collect_view()
+                }}
+            </select>
+        }
+    };
+    let discovered = use_kube().discovered;
+    // The involved object's page, when discovery knows its kind.
+    let object_href = move |e: &EventRow| {
+        let d = discovered.get_untracked().and_then(Result::ok)?;
+        let (group, version) = e
+            .involved
+            .api_version
+            .rsplit_once('/')
+            .unwrap_or(("", &e.involved.api_version));
+        let version = (!version.is_empty()).then_some(version);
+        let r = d
+            .mapper()
+            .resource_for_kind(group, version, &e.involved.kind)?;
+        Some(
+            Route::Object {
+                resource: r.qualified_name(),
+                namespace: (!e.involved.namespace.is_empty()).then(|| e.involved.namespace.clone()),
+                name: e.involved.name.clone(),
+            }
+            .href(),
+        )
     };
     // Events per minute over the last half hour, by last seen.
     let spark = move || {
@@ -181,14 +235,22 @@ pub fn EventStream() -> impl IntoView {
             </div>
             <div class="toolbar">
                 <select aria-label="Event type" data-testid="event-type-filter"
-                    on:change=move |ev| type_filter.set(event_target_value(&ev))>
+                    on:change=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.type_ = v); }>
                     <option value="">"All types"</option>
                     <option value="Warning">"Warning"</option>
                     <option value="Normal">"Normal"</option>
                 </select>
-                <input class="filter" type="search" placeholder="Filter by reason, namespace, kind/name, message, source"
+                {menu("Reasons", "event-reason-filter", |c| &c.reasons, |f, v| f.reason = v, |f| f.reason.clone())}
+                {menu("Namespaces", "event-namespace-filter", |c| &c.namespaces, |f, v| f.namespace = v, |f| f.namespace.clone())}
+                {menu("Kinds", "event-kind-filter", |c| &c.kinds, |f, v| f.kind = v, |f| f.kind.clone())}
+                <input class="filter narrow" type="search" placeholder="Object name"
+                    aria-label="Involved object name" data-testid="event-object-filter"
+                    prop:value=move || filter.with(|f| f.object.clone())
+                    on:input=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.object = v); }/>
+                <input class="filter" type="search" placeholder="Text in reason, object, message, source"
                     aria-label="Filter events" data-testid="event-filter"
-                    prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
+                    prop:value=move || filter.with(|f| f.text.clone())
+                    on:input=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.text = v); }/>
                 <button class="theme-toggle" data-testid="event-pause" on:click=toggle_pause>
                     {move || if paused.get() { "▶ Resume" } else { "⏸ Pause" }}
                 </button>
@@ -196,7 +258,7 @@ pub fn EventStream() -> impl IntoView {
             <div class="events-scroll">
             <table class="grid events" data-testid="event-table">
                 <thead>
-                    <tr><th>"Last seen"</th><th>"Type"</th><th>"Reason"</th><th>"Object"</th><th class="num">"Count"</th><th>"Message"</th><th>"From"</th></tr>
+                    <tr><th>"Last seen"</th><th>"First seen"</th><th>"Type"</th><th>"Reason"</th><th>"Object"</th><th class="num">"Count"</th><th>"Message"</th><th>"From"</th></tr>
                 </thead>
                 <tbody>
                     <For
@@ -207,9 +269,16 @@ pub fn EventStream() -> impl IntoView {
                             view! {
                                 <tr class=class data-testid="event-row">
                                     <td>{age(e.last_seen)}</td>
+                                    <td class="muted">{age(e.first_seen)}</td>
                                     <td>{e.type_.clone()}</td>
                                     <td>{e.reason.clone()}</td>
-                                    <td class="name">{format!("{}/{}", e.namespace, e.object)}</td>
+                                    <td class="name">{
+                                        let text = format!("{}/{}", e.namespace, e.object);
+                                        match object_href(&e) {
+                                            Some(href) => view! { <a href=href data-testid="event-object-link">{text}</a> }.into_any(),
+                                            None => view! { <span>{text}</span> }.into_any(),
+                                        }
+                                    }</td>
                                     <td class="num">{e.count}</td>
                                     <td class="message">{e.message.clone()}</td>
                                     <td class="muted">{e.source.clone()}</td>

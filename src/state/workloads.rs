@@ -56,6 +56,8 @@ pub struct EventRow {
     pub reason: String,
     /// `kind/name` of the involved object.
     pub object: String,
+    /// The involved object's kind, apiVersion, namespace and name.
+    pub involved: Involved,
     /// Namespace.
     pub namespace: String,
     /// Message (text, never markup).
@@ -64,8 +66,23 @@ pub struct EventRow {
     pub count: i32,
     /// Last seen, seconds since the epoch (for sorting and ages).
     pub last_seen: i64,
+    /// First seen, seconds since the epoch.
+    pub first_seen: i64,
     /// Who reported it.
     pub source: String,
+}
+
+/// The object an Event is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Involved {
+    /// Its kind (`Pod`, `Deployment`, …).
+    pub kind: String,
+    /// Its apiVersion (`v1`, `apps/v1`).
+    pub api_version: String,
+    /// Its namespace (empty for cluster-scoped objects).
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
 }
 
 /// Deployments are read as untyped objects (whole objects watch over
@@ -111,6 +128,57 @@ fn node_row(n: &DynamicObject) -> NodeRow {
 }
 
 /// Events are read as untyped objects (one object type fewer in the wasm).
+/// What the event stream is filtered by; an empty field matches everything.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventFilter {
+    /// `Normal` or `Warning`.
+    pub type_: String,
+    /// Exact reason.
+    pub reason: String,
+    /// Exact namespace of the Event.
+    pub namespace: String,
+    /// Exact kind of the involved object.
+    pub kind: String,
+    /// Part of the involved object's name (case-insensitive).
+    pub object: String,
+    /// Part of the reason, namespace, object, message or source (case-insensitive).
+    pub text: String,
+}
+
+impl EventFilter {
+    /// True when `e` passes every field that is set.
+    pub fn matches(&self, e: &EventRow) -> bool {
+        let exact = |want: &str, have: &str| want.is_empty() || want == have;
+        let contains = |needle: &str, hay: &str| {
+            needle.is_empty() || hay.to_lowercase().contains(&needle.to_lowercase())
+        };
+        exact(&self.type_, &e.type_)
+            && exact(&self.reason, &e.reason)
+            && exact(&self.namespace, &e.namespace)
+            && exact(&self.kind, &e.involved.kind)
+            && contains(&self.object, &e.involved.name)
+            && (self.text.is_empty()
+                || [&e.reason, &e.namespace, &e.object, &e.message, &e.source]
+                    .iter()
+                    .any(|f| contains(&self.text, f)))
+    }
+}
+
+/// The distinct non-empty values of `field` among `events`, sorted (the
+/// choices of a filter menu).
+pub fn distinct(events: &[EventRow], field: impl Fn(&EventRow) -> &str) -> Vec<String> {
+    let mut v: Vec<String> = events
+        .iter()
+        .map(&field)
+        .filter(|s| !s.is_empty())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    v.dedup();
+    v
+}
+
 fn event_row(e: &DynamicObject) -> EventRow {
     let text = |p: &str| {
         e.data
@@ -135,6 +203,9 @@ fn event_row(e: &DynamicObject) -> EventRow {
                 .map(|t| t.0.as_second() as f64)
         })
         .unwrap_or(0.0) as i64;
+    let first_seen = time("/firstTimestamp")
+        .or_else(|| time("/eventTime"))
+        .map_or(last_seen, |t| t as i64);
     let count = e
         .data
         .pointer("/count")
@@ -164,10 +235,17 @@ fn event_row(e: &DynamicObject) -> EventRow {
             },
             if name.is_empty() { "?" } else { &name }
         ),
+        involved: Involved {
+            api_version: text("/involvedObject/apiVersion"),
+            namespace: text("/involvedObject/namespace"),
+            kind,
+            name,
+        },
         namespace: e.metadata.namespace.clone().unwrap_or_default(),
         message: text("/message"),
         count,
         last_seen,
+        first_seen,
         source,
     }
 }
@@ -414,5 +492,129 @@ impl Workloads {
                 });
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(name: &str, body: serde_json::Value) -> EventRow {
+        let mut v = json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "shop"}});
+        if let (Some(m), serde_json::Value::Object(b)) = (v.as_object_mut(), body) {
+            m.extend(b);
+        }
+        event_row(&serde_json::from_value(v).expect("an event"))
+    }
+
+    #[test]
+    fn rows_carry_the_involved_object_and_first_and_last_seen() {
+        let e = event(
+            "a",
+            json!({"type": "Warning", "reason": "BackOff", "count": 7,
+            "involvedObject": {"kind": "Pod", "apiVersion": "v1", "namespace": "shop", "name": "cart-1"},
+            "firstTimestamp": "2026-11-30T10:00:00Z", "lastTimestamp": "2026-11-30T10:05:00Z",
+            "message": "<b>restarting</b>", "source": {"component": "kubelet"}}),
+        );
+        assert_eq!(e.object, "pod/cart-1");
+        assert_eq!(e.involved.api_version, "v1");
+        assert_eq!(e.last_seen - e.first_seen, 300);
+        assert_eq!((e.count, e.source.as_str()), (7, "kubelet"));
+        assert_eq!(e.message, "<b>restarting</b>", "kept as text");
+        // events.k8s.io-style: eventTime only, series count.
+        let e = event(
+            "b",
+            json!({"eventTime": "2026-11-30T10:00:00.000000Z",
+            "series": {"count": 3}, "involvedObject": {"kind": "Node", "name": "n1"}}),
+        );
+        assert_eq!(
+            (e.first_seen, e.count, e.type_.as_str()),
+            (e.last_seen, 3, "Normal")
+        );
+    }
+
+    #[test]
+    fn filters_combine_type_reason_namespace_kind_object_and_text() {
+        let rows = [
+            event(
+                "a",
+                json!({"type": "Warning", "reason": "BackOff", "message": "back-off restarting",
+                "involvedObject": {"kind": "Pod", "name": "cart-1"}}),
+            ),
+            event(
+                "b",
+                json!({"type": "Normal", "reason": "Scheduled",
+                "involvedObject": {"kind": "Pod", "name": "web-2"}}),
+            ),
+            event(
+                "c",
+                json!({"type": "Normal", "reason": "ScalingReplicaSet",
+                "involvedObject": {"kind": "Deployment", "name": "cart"}}),
+            ),
+        ];
+        let pass = |f: EventFilter| -> Vec<String> {
+            rows.iter()
+                .filter(|e| f.matches(e))
+                .map(|e| e.key.clone())
+                .collect()
+        };
+        assert_eq!(pass(EventFilter::default()).len(), 3);
+        assert_eq!(
+            pass(EventFilter {
+                type_: "Warning".into(),
+                ..Default::default()
+            }),
+            ["shop/a"]
+        );
+        assert_eq!(
+            pass(EventFilter {
+                kind: "Pod".into(),
+                ..Default::default()
+            }),
+            ["shop/a", "shop/b"]
+        );
+        assert_eq!(
+            pass(EventFilter {
+                object: "CART".into(),
+                ..Default::default()
+            }),
+            ["shop/a", "shop/c"]
+        );
+        assert_eq!(
+            pass(EventFilter {
+                kind: "Pod".into(),
+                object: "cart".into(),
+                ..Default::default()
+            }),
+            ["shop/a"]
+        );
+        assert_eq!(
+            pass(EventFilter {
+                reason: "Scheduled".into(),
+                ..Default::default()
+            }),
+            ["shop/b"]
+        );
+        assert!(
+            pass(EventFilter {
+                namespace: "other".into(),
+                ..Default::default()
+            })
+            .is_empty()
+        );
+        assert_eq!(
+            pass(EventFilter {
+                text: "RESTARTING".into(),
+                ..Default::default()
+            }),
+            ["shop/a"]
+        );
+        assert_eq!(distinct(&rows, |e| &e.involved.kind), ["Deployment", "Pod"]);
+        assert_eq!(
+            distinct(&rows, |e| &e.reason),
+            ["BackOff", "ScalingReplicaSet", "Scheduled"]
+        );
     }
 }
