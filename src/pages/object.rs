@@ -1,12 +1,15 @@
 //! One object, live: status and conditions, labels and annotations, owners
-//! as links, its events, a read-only YAML view (managedFields folded), and
+//! and owned objects (found through the owner-UID index of a shared
+//! informer) as links, its events, a read-only YAML view (managedFields folded), and
 //! the actions the person's RBAC allows (asked with SelfSubjectAccessReview),
 //! each confirmed and recorded as an Event.
 
 use kubeglass_client::actions::ActionKind;
+use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::cache::{InformerOptions, Notification};
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
+use kubeglass_client::rest::table::TableRowObject;
 use kubeglass_web::{FrameQueue, spawn};
 use leptos::prelude::*;
 use serde_json::{Value, json};
@@ -15,7 +18,7 @@ use crate::components::dialog::{confirm, prompt};
 use crate::route::Route;
 use crate::state::table::{parse_time, short_age};
 use crate::state::workloads::parse_label_changes;
-use crate::state::{ClusterState, Kube, Now, use_kube};
+use crate::state::{ClusterState, Kube, Now, table_options, use_kube};
 
 /// The page for `#/o/<resource>/<namespace>/<name>`.
 #[component]
@@ -141,6 +144,131 @@ async fn can_i(
         .ok()
         .and_then(|r| r.pointer("/status/allowed").and_then(Value::as_bool))
         .unwrap_or(false)
+}
+
+/// Where the objects a kind owns live: the child resource, and whether
+/// they are the pods on a node (found by field selector) rather than by
+/// owner reference.
+fn children_of(info: &ResourceInfo) -> Option<(&'static str, bool)> {
+    match (info.group.as_str(), info.plural.as_str()) {
+        ("apps", "deployments") => Some(("replicasets.apps", false)),
+        ("apps", "replicasets" | "statefulsets" | "daemonsets") | ("batch", "jobs") => {
+            Some(("pods", false))
+        }
+        ("batch", "cronjobs") => Some(("jobs.batch", false)),
+        ("", "services") => Some(("endpointslices.discovery.k8s.io", false)),
+        ("", "nodes") => Some(("pods", true)),
+        _ => None,
+    }
+}
+
+/// The objects this one owns (or, for a node, the pods on it), live, from a
+/// shared Table informer of the child resource in the same namespace,
+/// looked up by the owner-UID index.
+#[component]
+fn Owned(
+    child: ResourceInfo,
+    on_node: bool,
+    namespace: Option<String>,
+    name: String,
+    uid: Memo<Option<String>>,
+) -> impl IntoView {
+    let kube = use_kube();
+    let now = expect_context::<Now>().0;
+    let mut options = if on_node {
+        let mut o = table_options("/api/v1/pods");
+        o.reflector.field_selector = Some(format!("spec.nodeName={name}"));
+        o
+    } else {
+        table_options(&crate::state::kube::collection_path(
+            &child,
+            namespace.as_deref(),
+        ))
+    };
+    options
+        .indexers
+        .push((OWNER_UID_INDEX.into(), owner_uid_index()));
+    let tick = RwSignal::new(0u64);
+    let watch = kube.watch_frames("owned", options, move |_, _| tick.update(|t| *t += 1));
+    // The informer may be shared with a view that did not ask for the index.
+    if !watch
+        .indexer()
+        .borrow()
+        .index_names()
+        .iter()
+        .any(|n| n == OWNER_UID_INDEX)
+    {
+        watch.add_index(OWNER_UID_INDEX, owner_uid_index());
+    }
+    let watch = StoredValue::new_local(watch);
+    // (synced, rows): name, namespace, kubectl's columns, created, being deleted.
+    let rows = Memo::new(move |_| {
+        tick.get();
+        let uid = uid.get();
+        watch.with_value(|inf| {
+            let indexer = inf.indexer();
+            let indexer = indexer.borrow();
+            let mut found: Vec<std::rc::Rc<TableRowObject>> = if on_node {
+                indexer.list()
+            } else {
+                uid.and_then(|u| indexer.by_index(OWNER_UID_INDEX, &u).ok())
+                    .unwrap_or_default()
+            };
+            found.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+            let columns = inf.columns();
+            let rows = found
+                .iter()
+                .map(|r| {
+                    // kubectl's own columns, except the name and age shown apart.
+                    let summary = columns
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| c.priority == 0 && c.name != "Name" && c.name != "Age")
+                        .map(|(i, c)| format!("{} {}", c.name, r.row.cell_text(i)))
+                        .collect::<Vec<_>>()
+                        .join(" · ");
+                    (
+                        r.metadata.name.clone().unwrap_or_default(),
+                        r.metadata.namespace.clone(),
+                        summary,
+                        r.metadata
+                            .creation_timestamp
+                            .as_ref()
+                            .map(|t| t.0.as_second() as f64),
+                        r.metadata.deletion_timestamp.is_some(),
+                    )
+                })
+                .collect::<Vec<_>>();
+            (inf.has_synced(), rows)
+        })
+    });
+    let qualified = child.qualified_name();
+    let kind = child.kind.clone();
+    view! {
+        <table class="grid" data-testid="owned">
+            <tbody>
+                {move || {
+                    let (synced, rows) = rows.get();
+                    if rows.is_empty() {
+                        let text = if synced { "none" } else { "loading…" };
+                        return view! { <tr><td class="muted">{text}</td></tr> }.into_any();
+                    }
+                    rows.into_iter().map(|(n, ns, summary, created, deleting)| {
+                        let href = Route::Object { resource: qualified.clone(), namespace: ns, name: n.clone() }.href();
+                        let age = created.map(|t| short_age(now.get_untracked() - t)).unwrap_or_default();
+                        let cls = if deleting { "deleting" } else { "" };
+                        view! {
+                            <tr class=cls data-testid="owned-object">
+                                <td class="name"><a href=href data-testid="owned-link">{format!("{} {n}", kind.clone())}</a></td>
+                                <td class="muted small">{summary}</td>
+                                <td class="num">{age}</td>
+                            </tr>
+                        }
+                    }).collect_view().into_any()
+                }}
+            </tbody>
+        </table>
+    }
 }
 
 /// One of the object's events: last seen, type, reason, message, count.
@@ -445,6 +573,32 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                 })
         })
     };
+    // What it owns: the child resource resolved through discovery first.
+    let uid = Memo::new(move |_| {
+        object.with(|o| {
+            o.as_ref()
+                .and_then(|o| o.pointer("/metadata/uid"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+    });
+    let owned_section = children_of(&info).map(|(child, on_node)| {
+        let found: RwSignal<Option<ResourceInfo>> = RwSignal::new(None);
+        let kube = kube.clone();
+        spawn(async move {
+            if let Ok(Some(i)) = kube.resolve(child).await {
+                found.set(Some(i));
+            }
+        });
+        let (ns, name) = (namespace.clone(), name.clone());
+        let heading = if on_node { "Pods on this node" } else { "Owns" };
+        view! {
+            <h3>{heading}</h3>
+            {move || found.get().map(|child| view! {
+                <Owned child=child on_node=on_node namespace=ns.clone() name=name.clone() uid=uid/>
+            })}
+        }
+    });
     let yaml = move || object.with(|o| o.as_ref().map(to_yaml).unwrap_or_default());
     let copy = move |_| {
         let text = yaml();
@@ -499,6 +653,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <div class="chips" data-testid="annotations">{chips("annotations")}</div>
                     <h3>"Owners"</h3>
                     <div class="chips" data-testid="owners">{owners}</div>
+                    {owned_section}
                     <h3>"Conditions"</h3>
                     <table class="grid" data-testid="conditions">
                         <thead><tr><th>"Type"</th><th>"Status"</th><th>"Reason"</th><th>"Message"</th><th>"Since"</th></tr></thead>
