@@ -54,6 +54,8 @@ test('a pod created with kubectl appears in the pods table, and goes when delete
   await row.waitFor({ timeout: 15000 });
   console.log(`  pod row shown ${Date.now() - t} ms after kubectl run returned`);
   kubectl('-n', 'demo-shop', 'delete', 'pod', POD, '--force', '--grace-period=0');
+  // It fades out for a moment, then goes.
+  await page.locator(`[data-testid="resource-row"][data-key="demo-shop/${POD}"].gone`).waitFor({ timeout: 15000 });
   await row.waitFor({ state: 'detached', timeout: 15000 });
   await page.screenshot({ path: `${ARTIFACTS}/pods-table.png` });
   assert.deepEqual(errors, []);
@@ -158,8 +160,25 @@ test('the event stream page shows a Warning from a real controller, filters, pau
   assert.equal(await page.getByTestId('event-row').count(), 0, 'not shown while paused');
   await page.getByTestId('event-pause').click();
   await page.getByTestId('event-row').filter({ hasText: reason }).waitFor({ timeout: 10000 });
-  kubectl('-n', 'demo-shop', 'delete', 'event', `e2e-${SUFFIX}`, '--ignore-not-found');
   await page.getByTestId('event-filter').fill('');
+  // Menus by reason, namespace and kind, and the involved object's name.
+  await page.getByTestId('event-kind-filter').selectOption('ConfigMap');
+  await page.getByTestId('event-namespace-filter').selectOption('demo-shop');
+  await page.getByTestId('event-object-filter').fill('FEATURE-flags');
+  assert.ok(await until(async () => {
+    const texts = await page.getByTestId('event-row').allInnerTexts();
+    return texts.length > 0 && texts.every((t) => t.includes('demo-shop/configmap/feature-flags'))
+      && texts.some((t) => t.includes(reason));
+  }, 5000), 'kind, namespace and object filters');
+  await page.getByTestId('event-reason-filter').selectOption(reason);
+  assert.ok(await until(async () => (await page.getByTestId('event-row').count()) === 1, 5000), 'one reason');
+  // The involved object links to its page.
+  await page.getByTestId('event-object-link').first().click();
+  await page.getByTestId('object-title').filter({ hasText: 'ConfigMap demo-shop/feature-flags' }).waitFor({ timeout: 10000 });
+  assert.match(page.url(), /#\/o\/configmaps\/demo-shop\/feature-flags$/);
+  await page.goBack();
+  await page.getByTestId('event-stream').waitFor({ timeout: 10000 });
+  kubectl('-n', 'demo-shop', 'delete', 'event', `e2e-${SUFFIX}`, '--ignore-not-found');
 });
 
 test('an object page shows conditions, labels, YAML and events; scaling from it changes the Deployment and records an Event', async () => {
@@ -181,6 +200,21 @@ test('an object page shows conditions, labels, YAML and events; scaling from it 
   await page.getByTestId('object-event').first().waitFor({ timeout: 15000 });
   await page.screenshot({ path: `${ARTIFACTS}/object-page.png` });
   kubectl('-n', 'demo-shop', 'scale', 'deploy', 'frontend', `--replicas=${before}`);
+  // What it owns, through the owner-UID index: its ReplicaSet, whose page lists its pods.
+  const rsName = kubectl('-n', 'demo-shop', 'get', 'rs', '-l', 'app=frontend', '-o', 'jsonpath={.items[0].metadata.name}').trim();
+  const rsLink = page.getByTestId('owned-link').filter({ hasText: `ReplicaSet ${rsName}` });
+  await rsLink.waitFor({ timeout: 15000 });
+  await rsLink.click();
+  await page.getByTestId('object-title').filter({ hasText: `ReplicaSet demo-shop/${rsName}` }).waitFor({ timeout: 15000 });
+  const pods = kubectl('-n', 'demo-shop', 'get', 'pods', '-o', 'json');
+  const owned = JSON.parse(pods).items
+    .filter((p) => (p.metadata.ownerReferences ?? []).some((o) => o.name === rsName) && !p.metadata.deletionTimestamp)
+    .map((p) => `Pod ${p.metadata.name}`).sort();
+  assert.ok(owned.length > 0, 'the ReplicaSet owns pods');
+  assert.ok(await until(async () => {
+    const shown = (await page.getByTestId('owned-link').allInnerTexts()).sort();
+    return owned.every((o) => shown.includes(o)) && shown.every((s) => s.startsWith(`Pod ${rsName}-`));
+  }, 15000), `the ReplicaSet page lists its pods: ${owned.join(', ')}`);
 });
 
 test('an annotation full of HTML renders as text on the object page and runs nothing', async () => {
@@ -230,7 +264,10 @@ test('X-ray shows the informers at work and the connections by kind', async () =
   assert.match(await events.innerText(), /watching/);
   assert.ok(Number(await page.getByTestId('xray-websockets').innerText()) >= 1, 'watches over WebSocket');
   // The action queue (work queue metrics under client-go's names) is listed.
-  assert.match(await page.getByTestId('xray-queues').innerText(), /user-actions/);
+  const queues = await page.getByTestId('xray-queues').innerText();
+  assert.match(queues, /user-actions/);
+  // Each view's frame queue too, kept after its view closed.
+  assert.match(queues, /event-rows \(frames/);
   assert.ok(Number(await page.getByTestId('xray-streams').innerText()) <= 4, 'at most 4 long-lived fetch streams');
   await page.screenshot({ path: `${ARTIFACTS}/xray.png` });
 });

@@ -22,6 +22,9 @@ const ROW_HEIGHT: f64 = 30.0;
 const OVERSCAN: usize = 10;
 /// How long a changed row stays highlighted, in seconds.
 const FLASH_SECS: f64 = 1.5;
+/// How long a deleted row stays, fading out, before it goes (seconds; the
+/// once-a-second clock removes it, so it stays this long to a second more).
+const FADE_SECS: f64 = 1.5;
 
 /// The page for `#/r/<resource>`: resolves the name, then shows the table.
 #[component]
@@ -63,6 +66,18 @@ pub fn ResourcePage(
 struct Keys {
     generation: u64,
     keys: std::sync::Arc<Vec<String>>,
+    /// How many of them are deleted rows still fading out.
+    leaving: usize,
+}
+
+/// What one on-screen row shows; the DOM rows are reused as the window
+/// scrolls, only their text and classes change.
+#[derive(Clone, PartialEq)]
+struct RowView {
+    key: String,
+    class: String,
+    namespace: String,
+    cells: Vec<(String, String)>,
 }
 
 impl PartialEq for Keys {
@@ -71,10 +86,30 @@ impl PartialEq for Keys {
     }
 }
 
+/// The model's keys in order, after the text or /regex/ filter (an invalid
+/// expression matches nothing; the filter box says why).
+fn keys_in_order(model: &TableModel, filter: &str) -> Vec<String> {
+    if filter.is_empty() {
+        return model.order().to_vec();
+    }
+    match filter.strip_prefix('/').and_then(|r| r.strip_suffix('/')) {
+        Some(re) => match regex(re) {
+            Ok(re) => model.filtered(|r| re.test(&row_text(r))),
+            Err(_) => Vec::new(),
+        },
+        None => {
+            let needle = filter.to_lowercase();
+            model.filtered(|r| row_text(r).to_lowercase().contains(&needle))
+        }
+    }
+}
+
 /// Flash state and the model, kept outside the reactive graph.
 struct Live {
     model: TableModel,
     changed_at: HashMap<String, f64>,
+    /// Deleted rows still shown, fading out, with when they were deleted.
+    leaving: HashMap<String, f64>,
 }
 
 fn cell_class(column: &TableColumn, text: &str) -> &'static str {
@@ -156,6 +191,7 @@ fn LiveTable(
     let live = Rc::new(RefCell::new(Live {
         model: TableModel::new(),
         changed_at: HashMap::new(),
+        leaving: HashMap::new(),
     }));
     let version = RwSignal::new(0u64);
     let snapshot: RwSignal<Option<InformerSnapshot>> = RwSignal::new(None);
@@ -178,14 +214,17 @@ fn LiveTable(
             match indexer.get(&k) {
                 Some(r) => {
                     live.model.upsert(r);
+                    live.leaving.remove(&k);
                     if !initial {
                         live.changed_at.insert(k, t);
                     }
                 }
-                None => {
-                    live.model.remove(&k);
+                // Deleted: stays, fading out, until the clock removes it.
+                None if live.model.get(&k).is_some() => {
                     live.changed_at.remove(&k);
+                    live.leaving.entry(k).or_insert(t);
                 }
+                None => {}
             }
         }
         live.changed_at.retain(|_, at| t - *at < FLASH_SECS);
@@ -195,6 +234,30 @@ fn LiveTable(
     let inf_for_status = (*watch).clone();
     snapshot.set(Some(inf_for_status.snapshot()));
     let _watch = StoredValue::new_local(watch);
+    // Rows that have faded out go.
+    {
+        let live = live.clone();
+        let clock = kube.clock.clone();
+        Effect::new(move |_| {
+            now.track();
+            let t = clock.now().as_secs_f64();
+            let mut live = live.borrow_mut();
+            let gone: Vec<String> = live
+                .leaving
+                .iter()
+                .filter(|(_, at)| t - **at >= FADE_SECS)
+                .map(|(k, _)| k.clone())
+                .collect();
+            if gone.is_empty() {
+                return;
+            }
+            for k in gone {
+                live.leaving.remove(&k);
+                live.model.remove(&k);
+            }
+            version.update(|v| *v += 1);
+        });
+    }
     // Status without row changes (errors, backoff) shows within a second.
     Effect::new(move |_| {
         now.track();
@@ -220,32 +283,31 @@ fn LiveTable(
         let f = filter.get();
         let s = sort.get();
         generation.update_value(|g| *g += 1);
-        let keys = live.with_value(|l| {
+        let (keys, leaving) = live.with_value(|l| {
             let mut l = l.borrow_mut();
             l.model.set_sort(s);
-            if f.is_empty() {
-                return l.model.order().to_vec();
-            }
-            match f.strip_prefix('/').and_then(|r| r.strip_suffix('/')) {
-                // An invalid expression matches nothing; the box says why.
-                Some(re) => match regex(re) {
-                    Ok(re) => l.model.filtered(|r| re.test(&row_text(r))),
-                    Err(_) => Vec::new(),
-                },
-                None => {
-                    let needle = f.to_lowercase();
-                    l.model
-                        .filtered(|r| row_text(r).to_lowercase().contains(&needle))
-                }
-            }
+            let keys = keys_in_order(&l.model, &f);
+            let leaving = if l.leaving.is_empty() {
+                0
+            } else {
+                keys.iter().filter(|k| l.leaving.contains_key(*k)).count()
+            };
+            (keys, leaving)
         });
         Keys {
             generation: generation.get_value(),
             keys: std::sync::Arc::new(keys),
+            leaving,
         }
     });
-    let total = move || live.with_value(|l| l.borrow().model.len());
-    let shown = move || visible_keys.with(|k| k.keys.len());
+    let total = move || {
+        live.with_value(|l| {
+            let l = l.borrow();
+            l.model.len() - l.leaving.len()
+        })
+    };
+    let shown = move || visible_keys.with(|k| k.keys.len() - k.leaving);
+    let rows_shown = move || visible_keys.with(|k| k.keys.len());
 
     let header_columns = move || {
         columns
@@ -302,6 +364,55 @@ fn LiveTable(
         let first = first.min(end);
         (first, keys[first..end].to_vec())
     };
+    // The rows in the window, as data (the DOM rows read them).
+    let window_rows = Memo::new(move |_| {
+        let (first, keys) = window();
+        let t = now.get();
+        let cols = header_columns();
+        let sel = selected.get();
+        version.track();
+        let rows = live.with_value(|l| {
+            let l = l.borrow();
+            keys.into_iter()
+                .enumerate()
+                .filter_map(|(j, k)| {
+                    let row = l.model.get(&k)?;
+                    let mut class = String::from("vrow");
+                    if l.leaving.contains_key(&k) {
+                        class.push_str(" gone");
+                    } else if l.changed_at.get(&k).is_some_and(|at| t - at < FLASH_SECS) {
+                        class.push_str(" flash");
+                    }
+                    if row.metadata.deletion_timestamp.is_some() {
+                        class.push_str(" deleting");
+                    }
+                    if first + j == sel {
+                        class.push_str(" selected");
+                    }
+                    let cells = cols
+                        .iter()
+                        .map(|(i, c)| {
+                            let text = cell_text(&row, *i, c, t);
+                            let name = if *i == 0 || c.format == "name" {
+                                " name"
+                            } else {
+                                ""
+                            };
+                            let cls = format!("vcell{name} {}", cell_class(c, &text));
+                            (text, cls)
+                        })
+                        .collect();
+                    Some(RowView {
+                        namespace: row.metadata.namespace.clone().unwrap_or_default(),
+                        key: k,
+                        class,
+                        cells,
+                    })
+                })
+                .collect::<Vec<_>>()
+        });
+        (first, rows)
+    });
     let on_scroll = move |ev: Event| {
         let el = event_target::<leptos::web_sys::HtmlElement>(&ev);
         scroll_top.set(el.scroll_top() as f64);
@@ -515,44 +626,40 @@ fn LiveTable(
                     />
                 </div>
                 <div class="vbody" node_ref=body_ref on:scroll=on_scroll data-testid="table-body">
-                    <div class="vspacer" style:height=move || format!("{}px", shown() as f64 * ROW_HEIGHT)>
-                        <div class="vwindow" style:transform=move || format!("translateY({}px)", window().0 as f64 * ROW_HEIGHT)>
-                            {move || {
-                                let (first, keys) = window();
-                                let t = now.get();
-                                let cols = header_columns();
-                                let sel = selected.get();
-                                version.track();
-                                live.with_value(|l| {
-                                    let l = l.borrow();
-                                    keys.into_iter().enumerate().filter_map(|(j, k)| {
-                                        let row = l.model.get(&k)?;
-                                        let flash = l.changed_at.get(&k).is_some_and(|at| t - at < FLASH_SECS);
-                                        let deleting = row.metadata.deletion_timestamp.is_some();
-                                        let mut class = String::from("vrow");
-                                        if flash { class.push_str(" flash"); }
-                                        if deleting { class.push_str(" deleting"); }
-                                        if first + j == sel { class.push_str(" selected"); }
-                                        let cells = cols.iter().map(|(i, c)| {
-                                            let text = cell_text(&row, *i, c, t);
-                                            let name = if *i == 0 || c.format == "name" { " name" } else { "" };
-                                            let cls = format!("vcell{name} {}", cell_class(c, &text));
-                                            view! { <span class=cls role="cell">{text}</span> }
-                                        }).collect_view();
-                                        let ns_cell = show_ns.then(|| view! {
-                                            <span class="vcell ns" role="cell">{row.metadata.namespace.clone().unwrap_or_default()}</span>
-                                        });
-                                        let key = k.clone();
-                                        Some(view! {
-                                            <div class=class role="row" data-testid="resource-row" data-key=k.clone()
-                                                on:click=move |_| open_row.with_value(|f| f(&key))>
-                                                {ns_cell}
-                                                {cells}
-                                            </div>
-                                        })
-                                    }).collect_view()
-                                })
-                            }}
+                    <div class="vspacer" style:height=move || format!("{}px", rows_shown() as f64 * ROW_HEIGHT)>
+                        <div class="vwindow" style:transform=move || format!("translateY({}px)", window_rows.with(|w| w.0) as f64 * ROW_HEIGHT)>
+                            // A fixed set of DOM rows, reused as the window moves:
+                            // scrolling changes text, it builds no elements.
+                            <For
+                                each=move || 0..window_rows.with(|w| w.1.len())
+                                key=|j| *j
+                                children=move |j| {
+                                    let row = Memo::new(move |_| window_rows.with(|w| w.1.get(j).cloned()));
+                                    let cells = Memo::new(move |_| row.with(|r| r.as_ref().map_or(0, |r| r.cells.len())));
+                                    let field = move |f: fn(&RowView) -> String| move || row.with(|r| r.as_ref().map(f).unwrap_or_default());
+                                    view! {
+                                        <div class=field(|r| r.class.clone()) role="row" data-testid="resource-row"
+                                            data-key=field(|r| r.key.clone())
+                                            on:click=move |_| {
+                                                if let Some(k) = row.with_untracked(|r| r.as_ref().map(|r| r.key.clone())) {
+                                                    open_row.with_value(|f| f(&k));
+                                                }
+                                            }>
+                                            {show_ns.then(|| view! { <span class="vcell ns" role="cell">{field(|r| r.namespace.clone())}</span> })}
+                                            <For
+                                                each=move || 0..cells.get()
+                                                key=|i| *i
+                                                children=move |i| {
+                                                    let cell = move |pick: fn(&(String, String)) -> String| move || {
+                                                        row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(pick).unwrap_or_default())
+                                                    };
+                                                    view! { <span class=cell(|c| c.1.clone()) role="cell">{cell(|c| c.0.clone())}</span> }
+                                                }
+                                            />
+                                        </div>
+                                    }
+                                }
+                            />
                         </div>
                     </div>
                 </div>
