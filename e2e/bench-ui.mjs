@@ -7,6 +7,8 @@
 //
 // It creates namespace `bench-ui` with N pods bound straight to the kwok
 // nodes (kwok marks them Running), measures, and deletes the namespace.
+// BENCH_KEEP=1 keeps the namespace afterwards and reuses it when it
+// already holds N pods.
 import { chromium } from 'playwright-core';
 
 const [base = 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
@@ -36,21 +38,29 @@ const nodes = (await (await api('/api/v1/nodes')).json()).items.map((n) => n.met
   .filter((n) => n.startsWith('kwok-'));
 if (nodes.length === 0) throw new Error('no kwok nodes: run `make demo` first');
 
-await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
-for (;;) { if ((await api(`/api/v1/namespaces/${NS}`)).status === 404) break; await sleep(500); }
-await api('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: NS } }) });
+const KEEP = process.env.BENCH_KEEP === '1';
+const existing = await (await api(`/api/v1/namespaces/${NS}/pods?limit=1`)).json();
+const have = existing.items ? existing.items.length + (existing.metadata.remainingItemCount ?? 0) : 0;
 let t = Date.now();
-await pool([...Array(N).keys()], 24, async (i) => {
-  const pod = {
-    metadata: { name: `p-${String(i).padStart(6, '0')}`, labels: { app: 'bench', bucket: String(i % 10) } },
-    spec: { nodeName: nodes[i % nodes.length], containers: [{ name: 'c', image: 'registry.example/bench:1' }] },
-  };
-  const r = await api(`/api/v1/namespaces/${NS}/pods`, { method: 'POST', body: JSON.stringify(pod) });
-  if (!r.ok) throw new Error(`create pod ${i}: ${r.status} ${await r.text()}`);
-  if (i % 5000 === 0) console.log(`  created ${i}`);
-});
-console.log(`created ${N} pods in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-await sleep(5000); // let kwok mark them Running
+if (KEEP && have === N) {
+  console.log(`reusing the ${N} pods in ${NS}`);
+} else {
+  await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
+  for (;;) { if ((await api(`/api/v1/namespaces/${NS}`)).status === 404) break; await sleep(500); }
+  await api('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: NS } }) });
+  t = Date.now();
+  await pool([...Array(N).keys()], 24, async (i) => {
+    const pod = {
+      metadata: { name: `p-${String(i).padStart(6, '0')}`, labels: { app: 'bench', bucket: String(i % 10) } },
+      spec: { nodeName: nodes[i % nodes.length], containers: [{ name: 'c', image: 'registry.example/bench:1' }] },
+    };
+    const r = await api(`/api/v1/namespaces/${NS}/pods`, { method: 'POST', body: JSON.stringify(pod) });
+    if (!r.ok) throw new Error(`create pod ${i}: ${r.status} ${await r.text()}`);
+    if (i % 5000 === 0) console.log(`  created ${i}`);
+  });
+  console.log(`created ${N} pods in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  await sleep(5000); // let kwok mark them Running
+}
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -130,5 +140,9 @@ const rate = sent / ((Date.now() - t) / 1000);
 console.log(`under ${rate.toFixed(0)} changes/s: ${eventFrames.length} frames, p50 ${pct(eventFrames, 50).toFixed(1)} ms, p95 ${pct(eventFrames, 95).toFixed(1)} ms, max ${Math.max(...eventFrames).toFixed(1)} ms`);
 
 await browser.close();
-await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
-console.log('namespace bench-ui deleted');
+if (KEEP) {
+  console.log(`namespace ${NS} kept (BENCH_KEEP=1)`);
+} else {
+  await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
+  console.log(`namespace ${NS} deleted`);
+}

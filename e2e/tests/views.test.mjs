@@ -39,8 +39,10 @@ after(async () => {
   }
 });
 
+// Table rows are a ring of reused elements: their order on screen is aria-rowindex, not DOM order.
 const rowKeys = async (page) => page.getByTestId('resource-row').evaluateAll(
-  (rows) => rows.map((r) => r.getAttribute('data-key')));
+  (rows) => [...rows].sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
+    .map((r) => r.getAttribute('data-key')));
 
 test('a pod created with kubectl appears in the pods table, and goes when deleted', async () => {
   const { page, errors } = browser;
@@ -75,7 +77,8 @@ test("the demo CRD's table shows its printer columns, sorts, filters and opens r
   // Sort by Size (ascending, then descending): the cells come in order.
   const sizeIndex = headers.findIndex((h) => h.startsWith('SIZE'));
   const sizes = async () => page.getByTestId('resource-row').evaluateAll(
-    (rows, i) => rows.map((r) => Number(r.children[i].innerText)), sizeIndex);
+    (rows, i) => [...rows].sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
+      .map((r) => Number(r.children[i].innerText)), sizeIndex);
   await page.getByTestId('column-header').nth(sizeIndex).click();
   let s = await sizes();
   assert.deepEqual(s, [...s].sort((a, b) => a - b), `ascending: ${s}`);

@@ -70,10 +70,13 @@ struct Keys {
     leaving: usize,
 }
 
-/// What one on-screen row shows; the DOM rows are reused as the window
-/// scrolls, only their text and classes change.
+/// What one on-screen row shows. DOM rows are slots in a ring: row `index`
+/// goes to slot `index % slots`, placed at `index × ROW_HEIGHT`, so
+/// scrolling by a few rows rewrites only the slots of the rows that came
+/// into view; the others keep their elements, text and place.
 #[derive(Clone, PartialEq)]
 struct RowView {
+    index: usize,
     key: String,
     class: String,
     namespace: String,
@@ -362,11 +365,11 @@ fn LiveTable(
         let count = (viewport.get() / ROW_HEIGHT) as usize + 2 * OVERSCAN;
         let end = (first + count).min(keys.len());
         let first = first.min(end);
-        (first, keys[first..end].to_vec())
+        (first, keys[first..end].to_vec(), count.max(1))
     };
     // The rows in the window, as data (the DOM rows read them).
     let window_rows = Memo::new(move |_| {
-        let (first, keys) = window();
+        let (first, keys, slots) = window();
         let t = now.get();
         let cols = header_columns();
         let sel = selected.get();
@@ -403,6 +406,7 @@ fn LiveTable(
                         })
                         .collect();
                     Some(RowView {
+                        index: first + j,
                         namespace: row.metadata.namespace.clone().unwrap_or_default(),
                         key: k,
                         class,
@@ -411,7 +415,7 @@ fn LiveTable(
                 })
                 .collect::<Vec<_>>()
         });
-        (first, rows)
+        (slots, rows)
     });
     let on_scroll = move |ev: Event| {
         let el = event_target::<leptos::web_sys::HtmlElement>(&ev);
@@ -603,8 +607,8 @@ fn LiveTable(
             </div>
             {move || filter_error().map(|e| view! { <p class="error-box" data-testid="filter-error">"Filter: " {e}</p> })}
             {move || error().map(|e| view! { <p class="error-box" data-testid="informer-error">{e}</p> })}
-            <div class="vtable" role="table">
-                <div class="vrow vhead" role="row">
+            <div class="vtable" role="table" aria-rowcount=move || (rows_shown() + 1).to_string()>
+                <div class="vrow vhead" role="row" aria-rowindex="1">
                     {show_ns.then(|| view! {
                         <button class="vcell sortable ns" role="columnheader" data-testid="column-header"
                             on:click=move |_| sort.update(|s| {
@@ -627,40 +631,41 @@ fn LiveTable(
                 </div>
                 <div class="vbody" node_ref=body_ref on:scroll=on_scroll data-testid="table-body">
                     <div class="vspacer" style:height=move || format!("{}px", rows_shown() as f64 * ROW_HEIGHT)>
-                        <div class="vwindow" style:transform=move || format!("translateY({}px)", window_rows.with(|w| w.0) as f64 * ROW_HEIGHT)>
-                            // A fixed set of DOM rows, reused as the window moves:
-                            // scrolling changes text, it builds no elements.
-                            <For
-                                each=move || 0..window_rows.with(|w| w.1.len())
-                                key=|j| *j
-                                children=move |j| {
-                                    let row = Memo::new(move |_| window_rows.with(|w| w.1.get(j).cloned()));
-                                    let cells = Memo::new(move |_| row.with(|r| r.as_ref().map_or(0, |r| r.cells.len())));
-                                    let field = move |f: fn(&RowView) -> String| move || row.with(|r| r.as_ref().map(f).unwrap_or_default());
-                                    view! {
-                                        <div class=field(|r| r.class.clone()) role="row" data-testid="resource-row"
-                                            data-key=field(|r| r.key.clone())
-                                            on:click=move |_| {
-                                                if let Some(k) = row.with_untracked(|r| r.as_ref().map(|r| r.key.clone())) {
-                                                    open_row.with_value(|f| f(&k));
-                                                }
-                                            }>
-                                            {show_ns.then(|| view! { <span class="vcell ns" role="cell">{field(|r| r.namespace.clone())}</span> })}
-                                            <For
-                                                each=move || 0..cells.get()
-                                                key=|i| *i
-                                                children=move |i| {
-                                                    let cell = move |pick: fn(&(String, String)) -> String| move || {
-                                                        row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(pick).unwrap_or_default())
-                                                    };
-                                                    view! { <span class=cell(|c| c.1.clone()) role="cell">{cell(|c| c.0.clone())}</span> }
-                                                }
-                                            />
-                                        </div>
-                                    }
+                        // A ring of DOM rows (see RowView): scrolling moves few of them.
+                        <For
+                            each=move || window_rows.with(|(slots, rows)| rows.iter().map(|r| r.index % slots).collect::<Vec<_>>())
+                            key=|slot| *slot
+                            children=move |slot| {
+                                let row = Memo::new(move |_| {
+                                    window_rows.with(|(slots, rows)| rows.iter().find(|r| r.index % slots == slot).cloned())
+                                });
+                                let cells = Memo::new(move |_| row.with(|r| r.as_ref().map_or(0, |r| r.cells.len())));
+                                let field = move |f: fn(&RowView) -> String| move || row.with(|r| r.as_ref().map(f).unwrap_or_default());
+                                view! {
+                                    <div class=field(|r| r.class.clone()) role="row" data-testid="resource-row"
+                                        data-key=field(|r| r.key.clone())
+                                        aria-rowindex=field(|r| (r.index + 2).to_string())
+                                        style:transform=field(|r| format!("translateY({}px)", r.index as f64 * ROW_HEIGHT))
+                                        on:click=move |_| {
+                                            if let Some(k) = row.with_untracked(|r| r.as_ref().map(|r| r.key.clone())) {
+                                                open_row.with_value(|f| f(&k));
+                                            }
+                                        }>
+                                        {show_ns.then(|| view! { <span class="vcell ns" role="cell">{field(|r| r.namespace.clone())}</span> })}
+                                        <For
+                                            each=move || 0..cells.get()
+                                            key=|i| *i
+                                            children=move |i| {
+                                                let cell = move |pick: fn(&(String, String)) -> String| move || {
+                                                    row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(pick).unwrap_or_default())
+                                                };
+                                                view! { <span class=cell(|c| c.1.clone()) role="cell">{cell(|c| c.0.clone())}</span> }
+                                            }
+                                        />
+                                    </div>
                                 }
-                            />
-                        </div>
+                            }
+                        />
                     </div>
                 </div>
             </div>
