@@ -5,8 +5,11 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use kubeglass_client::api::Api;
 use kubeglass_client::cache::{InformerOptions, InformerSnapshot};
 use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::kube_core::DynamicObject;
+use kubeglass_client::kube_core::params::ListParams;
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
 use kubeglass_web::spawn;
 use leptos::ev::{Event, KeyboardEvent};
@@ -22,6 +25,9 @@ const ROW_HEIGHT: f64 = 30.0;
 const OVERSCAN: usize = 10;
 /// How long a changed row stays highlighted, in seconds.
 const FLASH_SECS: f64 = 1.5;
+/// Rows read in one page to show at once while the informer's first list
+/// (the whole collection in one piece) is under way.
+const PREVIEW_ROWS: u32 = 100;
 /// How long a deleted row stays, fading out, before it goes (seconds; the
 /// once-a-second clock removes it, so it stays this long to a second more).
 const FADE_SECS: f64 = 1.5;
@@ -113,6 +119,11 @@ struct Live {
     changed_at: HashMap<String, f64>,
     /// Deleted rows still shown, fading out, with when they were deleted.
     leaving: HashMap<String, f64>,
+    /// While the informer lists: the first page's rows are shown, and how
+    /// many more the server said there are.
+    preview: Option<i64>,
+    /// True once the informer has delivered rows (a late preview is dropped).
+    from_informer: bool,
 }
 
 fn cell_class(column: &TableColumn, text: &str) -> &'static str {
@@ -195,15 +206,25 @@ fn LiveTable(
         model: TableModel::new(),
         changed_at: HashMap::new(),
         leaving: HashMap::new(),
+        preview: None,
+        from_informer: false,
     }));
     let version = RwSignal::new(0u64);
     let snapshot: RwSignal<Option<InformerSnapshot>> = RwSignal::new(None);
     let columns: RwSignal<Vec<TableColumn>> = RwSignal::new(Vec::new());
+    // While a preview shows: how many rows the server said follow it.
+    let preview_more: RwSignal<Option<i64>> = RwSignal::new(None);
 
     let l = live.clone();
     let clock = kube.clock.clone();
     let watch = kube.watch_frames("resource-rows", options, move |inf, keys| {
         let mut live = l.borrow_mut();
+        // The informer's rows replace a preview wholesale.
+        if live.preview.take().is_some() {
+            live.model = TableModel::new();
+            preview_more.set(None);
+        }
+        live.from_informer = true;
         let cols = inf.columns();
         if cols.as_slice() != live.model.columns() {
             live.model.set_columns(cols.clone());
@@ -234,6 +255,39 @@ fn LiveTable(
         version.update(|v| *v += 1);
         snapshot.set(Some(inf.snapshot()));
     });
+    // First rows at once: the informer's first list is the whole collection
+    // in one piece (seconds at 10,000 pods), so one page of rows, read
+    // straight from etcd, is shown until the informer's rows replace it.
+    if !watch.has_synced() {
+        let api = Api::<DynamicObject>::dynamic(
+            kube.client.clone(),
+            &info.api_resource(),
+            namespace.as_deref().filter(|_| info.namespaced),
+        );
+        let mut params = ListParams::default().limit(PREVIEW_ROWS);
+        params.label_selector = labels.clone();
+        params.field_selector = fields.clone();
+        let l = live.clone();
+        spawn(async move {
+            // A failure is the informer's to report; the preview just does not show.
+            let Ok(page) = api.list_table_rows(&params).await else {
+                return;
+            };
+            let mut live = l.borrow_mut();
+            if live.from_informer {
+                return;
+            }
+            let more = page.metadata.remaining_item_count.unwrap_or(0);
+            live.model.set_columns(page.column_definitions.clone());
+            for row in page.rows {
+                live.model.upsert(Rc::new(row));
+            }
+            live.preview = Some(more);
+            columns.set(page.column_definitions);
+            preview_more.set(Some(more));
+            version.update(|v| *v += 1);
+        });
+    }
     let inf_for_status = (*watch).clone();
     snapshot.set(Some(inf_for_status.snapshot()));
     let _watch = StoredValue::new_local(watch);
@@ -558,7 +612,10 @@ fn LiveTable(
                 <span class="badge" data-testid="informer-state">{state_label}</span>
                 <span class="muted small">"rv " <code>{rv}</code></span>
                 <span class="muted small" data-testid="row-count">
-                    {move || format!("{} of {}", shown(), total())}
+                    {move || match preview_more.get() {
+                        Some(more) => format!("first {} of {} — loading the rest", total(), total() as i64 + more),
+                        None => format!("{} of {}", shown(), total()),
+                    }}
                 </span>
             </div>
             <div class="toolbar">

@@ -14,7 +14,9 @@ use kube_core::{ApiResource, DynamicObject, ObjectList, PartialObjectMeta, Resou
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::rest::table::{IncludeObject, METADATA_ACCEPT, TABLE_ACCEPT, Table};
+use crate::rest::table::{
+    IncludeObject, METADATA_ACCEPT, TABLE_ACCEPT, Table, TablePage, TableRowObject,
+};
 use crate::rest::{Error, RestClient, WatchStream};
 use crate::transport::{ByteStream, Request};
 
@@ -220,6 +222,17 @@ where
             "includeObject",
             include.as_str(),
         );
+        self.client.send_json(with_accept(req, TABLE_ACCEPT)).await
+    }
+
+    /// `LIST` one page as a server-side Table, rows decoded as
+    /// [`TableRowObject`]s (metadata without managedFields) — what a table
+    /// view caches.
+    pub async fn list_table_rows(
+        &self,
+        params: &ListParams,
+    ) -> Result<TablePage<TableRowObject>, Error> {
+        let req = with_query(self.request().list(params)?, "includeObject", "Metadata");
         self.client.send_json(with_accept(req, TABLE_ACCEPT)).await
     }
 

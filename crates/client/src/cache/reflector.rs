@@ -569,15 +569,11 @@ where
         let resource_version = loop {
             let metadata = if self.config.table {
                 let request = as_table(self.collection().list(&params)?);
-                let page: TablePage = self.client.send_json(request).await?;
+                let page: TablePage<K> = self.client.send_json(request).await?;
                 if !page.column_definitions.is_empty() {
                     *self.columns.borrow_mut() = page.column_definitions;
                 }
-                for row in page.rows {
-                    let row = serde_json::from_value::<K>(row)
-                        .map_err(|e| Error::Decode(format!("a table row: {e}")))?;
-                    items.push(row);
-                }
+                items.extend(page.rows);
                 page.metadata
             } else {
                 let request = if self.config.metadata_only {

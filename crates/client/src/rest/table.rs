@@ -171,6 +171,56 @@ mod tests {
         assert_eq!(row.cell_text(3), "<none>");
         assert_eq!(row.resource_version(), Some("41"));
     }
+
+    #[test]
+    fn a_row_object_keeps_its_metadata_once_and_never_its_managed_fields() {
+        let object = serde_json::json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+            "metadata": {"name": "web-1", "namespace": "shop", "uid": "u-1", "resourceVersion": "41",
+                "labels": {"app": "web"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs-1"}],
+                "managedFields": [{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
+                    "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}}}]}});
+        let bare = serde_json::json!({"cells": ["web-1", "1/1"], "object": object});
+        let event = serde_json::json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1",
+            "columnDefinitions": [], "rows": [bare.clone()]});
+        for v in [bare, event] {
+            let r: TableRowObject = serde_json::from_value(v).expect("a row");
+            assert_eq!(r.metadata.name.as_deref(), Some("web-1"));
+            assert_eq!(
+                r.metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get("app"))
+                    .map(String::as_str),
+                Some("web")
+            );
+            assert_eq!(
+                r.metadata
+                    .owner_references
+                    .as_ref()
+                    .map(|o| o[0].uid.as_str()),
+                Some("rs-1")
+            );
+            assert_eq!(r.metadata.managed_fields, None);
+            assert_eq!(r.row.object, None);
+            assert_eq!(r.row.cell_text(1), "1/1");
+        }
+        // From bytes, as the reflector reads a page.
+        let page: TablePage<TableRowObject> = serde_json::from_str(
+            r#"{"metadata": {"resourceVersion": "9"}, "columnDefinitions": [],
+                "rows": [{"cells": ["a"], "object": {"metadata": {"name": "a", "managedFields": [{"x": [1, {"y": 2}]}]}}}]}"#,
+        ).expect("a page");
+        assert_eq!(page.rows[0].metadata.name.as_deref(), Some("a"));
+        // Bad input is an error, not a panic.
+        for bad in [
+            serde_json::json!({"cells": ["x"]}),
+            serde_json::json!({"kind": "Table", "rows": []}),
+            serde_json::json!({"cells": ["x"], "object": {"metadata": {"name": 5}}}),
+            serde_json::json!("row"),
+        ] {
+            assert!(serde_json::from_value::<TableRowObject>(bad).is_err());
+        }
+    }
 }
 
 /// One table row as a cacheable object: the row's cells plus the metadata
@@ -178,33 +228,103 @@ mod tests {
 /// index rows like any other object.
 ///
 /// It deserializes from a bare row (as found in a listed Table's `rows`)
-/// or from a Table holding one row (as a Table-format watch event carries).
+/// or from a Table holding one row (as a Table-format watch event carries),
+/// straight from the bytes: the row object's `metadata.managedFields` (most
+/// of a row's bytes) are skipped unread, and the metadata is kept once, in
+/// `metadata` — `row.object` is left empty.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TableRowObject {
-    /// The row object's metadata (`includeObject=Metadata`).
+    /// The row object's metadata (`includeObject=Metadata`), without managedFields.
     pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    /// The row: cells, and the object as sent.
+    /// The row's cells (`object` is not kept: see `metadata`).
     pub row: TableRow,
+}
+
+/// A row as sent, its object's metadata read without managedFields.
+#[derive(Deserialize)]
+struct WireRow {
+    #[serde(default)]
+    cells: Vec<Value>,
+    #[serde(default)]
+    object: Option<WireRowObject>,
+}
+
+#[derive(Deserialize)]
+struct WireRowObject {
+    #[serde(default)]
+    metadata: Option<LeanMeta>,
+}
+
+/// Either a bare row or a Table of rows (a watch event's object).
+#[derive(Deserialize)]
+struct RowOrTable {
+    #[serde(default)]
+    cells: Option<Vec<Value>>,
+    #[serde(default)]
+    object: Option<WireRowObject>,
+    #[serde(default)]
+    rows: Option<Vec<WireRow>>,
+}
+
+/// `ObjectMeta` read with `managedFields` skipped unparsed.
+struct LeanMeta(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
+
+impl<'de> Deserialize<'de> for LeanMeta {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = serde_json::Map<String, Value>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("object metadata")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    if k == "managedFields" {
+                        m.next_value::<serde::de::IgnoredAny>()?;
+                    } else {
+                        out.insert(k, m.next_value()?);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        use serde::de::Error as _;
+        let map = d.deserialize_map(Visit)?;
+        serde_json::from_value(Value::Object(map))
+            .map(LeanMeta)
+            .map_err(D::Error::custom)
+    }
 }
 
 impl<'de> Deserialize<'de> for TableRowObject {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error as _;
-        let value = Value::deserialize(d)?;
-        let row_value = match value.get("rows") {
-            Some(Value::Array(rows)) => rows
-                .first()
-                .cloned()
-                .ok_or_else(|| D::Error::custom("a table event without rows"))?,
-            _ => value,
+        let either = RowOrTable::deserialize(d)?;
+        let (cells, object) = match either.rows {
+            Some(rows) => {
+                let row = rows
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| D::Error::custom("a table event without rows"))?;
+                (row.cells, row.object)
+            }
+            None => (either.cells.unwrap_or_default(), either.object),
         };
-        let row: TableRow = serde_json::from_value(row_value).map_err(D::Error::custom)?;
-        let metadata = row
-            .metadata()
-            .cloned()
-            .ok_or_else(|| D::Error::custom("a table row without its object's metadata"))
-            .and_then(|m| serde_json::from_value(m).map_err(D::Error::custom))?;
-        Ok(Self { metadata, row })
+        let metadata = object
+            .and_then(|o| o.metadata)
+            .ok_or_else(|| D::Error::custom("a table row without its object's metadata"))?
+            .0;
+        Ok(Self {
+            metadata,
+            row: TableRow {
+                cells,
+                object: None,
+            },
+        })
     }
 }
 
@@ -232,14 +352,19 @@ impl kube_core::Resource for TableRowObject {
     }
 }
 
-/// A listed Table with its rows still undecoded, for the reflector.
+/// A listed Table with its rows decoded as `K` (for the reflector, and
+/// [`TableRowObject`] pages for views).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TablePage {
+#[serde(bound(deserialize = "K: serde::de::DeserializeOwned"))]
+pub struct TablePage<K> {
+    /// The list's resourceVersion, continue token and remaining item count.
     #[serde(default)]
     pub metadata: ListMeta,
+    /// kubectl's columns.
     #[serde(default)]
     pub column_definitions: Vec<TableColumn>,
-    #[serde(default)]
-    pub rows: Vec<Value>,
+    /// The rows.
+    #[serde(default = "Vec::new")]
+    pub rows: Vec<K>,
 }

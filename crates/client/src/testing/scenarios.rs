@@ -173,6 +173,29 @@ pub async fn tables(client: &RestClient) {
         t.rows.iter().all(|r| r.uid().is_some()),
         "rows carry metadata"
     );
+    // One page as cacheable rows (what a table view shows before its informer syncs).
+    let page = pods
+        .list_table_rows(&ListParams::default().limit(1))
+        .await
+        .expect("one page of pod rows");
+    assert_eq!(page.rows.len(), 1);
+    let row = &page.rows[0];
+    assert_eq!(row.metadata.namespace.as_deref(), Some("demo-shop"));
+    assert!(
+        t.rows
+            .iter()
+            .any(|r| r.uid() == row.metadata.uid.as_deref())
+    );
+    assert_eq!(row.metadata.managed_fields, None, "managedFields skipped");
+    assert!(
+        page.metadata.continue_.is_some_and(|c| !c.is_empty()),
+        "more pages follow"
+    );
+    assert!(
+        page.metadata.remaining_item_count.is_some_and(|n| n >= 1),
+        "the server says how many rows remain: {:?}",
+        page.metadata.remaining_item_count
+    );
 
     let ar = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("demo.kubeglass.dev", "v1alpha1", "Database"),
