@@ -63,6 +63,34 @@ test('a pod created with kubectl appears in the pods table, and goes when delete
   assert.deepEqual(errors, []);
 });
 
+test('a table shows one page of rows at once while its informer is still listing', async () => {
+  const { page } = browser;
+  // Hold the informer's one-piece LIST (resourceVersion=0, no limit) for 3 s;
+  // everything else, the one-page preview included, passes untouched.
+  const held = [];
+  const isFullList = (u) => u.pathname === '/api/v1/namespaces/demo-shop/pods'
+    && u.searchParams.get('resourceVersion') === '0' && !u.searchParams.has('watch') && !u.searchParams.has('limit');
+  await page.route(isFullList, async (route) => {
+    held.push(route.request().url());
+    await new Promise((r) => setTimeout(r, 3000));
+    await route.continue();
+  });
+  try {
+    await page.goto(`${proxy.url}#/`);
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    await page.evaluate(() => { location.hash = '#/r/pods?ns=demo-shop'; });
+    await page.getByTestId('resource-row').first().waitFor({ timeout: 2500 });
+    assert.match(await page.getByTestId('row-count').innerText(), /^first \d+ of \d+ — loading the rest$/);
+    assert.equal(await page.getByTestId('informer-state').innerText(), 'listing');
+    const pods = JSON.parse(kubectl('-n', 'demo-shop', 'get', 'pods', '-o', 'json')).items.length;
+    assert.ok(await until(async () => (await page.getByTestId('row-count').innerText()) === `${pods} of ${pods}`, 10000),
+      'the informer\'s rows replace the preview');
+    assert.equal(held.length, 1, 'the informer listed once');
+  } finally {
+    await page.unroute(isFullList);
+  }
+});
+
 test("the demo CRD's table shows its printer columns, sorts, filters and opens rows by keyboard", async () => {
   const { page } = browser;
   await page.goto(`${proxy.url}#/r/databases.demo.kubeglass.dev`);
