@@ -85,7 +85,9 @@ const fullSync = await page.evaluate((t0) => performance.now() - t0, started);
 const domRows = await page.getByTestId('resource-row').count();
 console.log(`time to first rows ${firstRows.toFixed(0)} ms, full sync ${fullSync.toFixed(0)} ms, DOM rows ${domRows} of ${N}`);
 
-// Frame times while scrolling through the table.
+// Frame times while scrolling through the table, once the page has
+// settled after the sync (a person does not scroll in the same millisecond).
+await page.waitForTimeout(2000);
 const scrollFrames = await page.evaluate(async () => {
   const body = document.querySelector('[data-testid="table-body"]');
   const deltas = [];

@@ -71,7 +71,11 @@ pub fn ResourcePage(
 #[derive(Clone)]
 struct Keys {
     generation: u64,
-    keys: std::sync::Arc<Vec<String>>,
+    /// The filtered keys; `None` when unfiltered: then they are the model's
+    /// own order, read in place (not copied on every change frame).
+    filtered: Option<std::sync::Arc<Vec<String>>>,
+    /// How many keys there are.
+    len: usize,
     /// How many of them are deleted rows still fading out.
     leaving: usize,
 }
@@ -340,31 +344,48 @@ fn LiveTable(
         let f = filter.get();
         let s = sort.get();
         generation.update_value(|g| *g += 1);
-        let (keys, leaving) = live.with_value(|l| {
+        let (filtered, len, leaving) = live.with_value(|l| {
             let mut l = l.borrow_mut();
             l.model.set_sort(s);
-            let keys = keys_in_order(&l.model, &f);
+            let filtered = (!f.is_empty()).then(|| keys_in_order(&l.model, &f));
+            let keys = filtered.as_deref().unwrap_or(l.model.order());
             let leaving = if l.leaving.is_empty() {
                 0
             } else {
                 keys.iter().filter(|k| l.leaving.contains_key(*k)).count()
             };
-            (keys, leaving)
+            let len = keys.len();
+            (filtered, len, leaving)
         });
         Keys {
             generation: generation.get_value(),
-            keys: std::sync::Arc::new(keys),
+            filtered: filtered.map(std::sync::Arc::new),
+            len,
             leaving,
         }
     });
+    // Keys `range` of what the table shows, in order.
+    let keys_in = move |range: std::ops::Range<usize>| -> Vec<String> {
+        visible_keys.with(|k| match &k.filtered {
+            Some(keys) => keys.get(range).map(<[String]>::to_vec).unwrap_or_default(),
+            None => live.with_value(|l| {
+                l.borrow()
+                    .model
+                    .order()
+                    .get(range)
+                    .map(<[String]>::to_vec)
+                    .unwrap_or_default()
+            }),
+        })
+    };
     let total = move || {
         live.with_value(|l| {
             let l = l.borrow();
             l.model.len() - l.leaving.len()
         })
     };
-    let shown = move || visible_keys.with(|k| k.keys.len() - k.leaving);
-    let rows_shown = move || visible_keys.with(|k| k.keys.len());
+    let shown = move || visible_keys.with(|k| k.len - k.leaving);
+    let rows_shown = move || visible_keys.with(|k| k.len);
 
     let header_columns = move || {
         columns
@@ -414,12 +435,12 @@ fn LiveTable(
 
     // Only the rows in view (plus overscan) are in the DOM.
     let window = move || {
-        let keys = visible_keys.get().keys;
+        let len = visible_keys.with(|k| k.len);
         let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
         let count = (viewport.get() / ROW_HEIGHT) as usize + 2 * OVERSCAN;
-        let end = (first + count).min(keys.len());
+        let end = (first + count).min(len);
         let first = first.min(end);
-        (first, keys[first..end].to_vec(), count.max(1))
+        (first, keys_in(first..end), count.max(1))
     };
     // The rows in the window, as data (the DOM rows read them).
     let window_rows = Memo::new(move |_| {
@@ -496,7 +517,7 @@ fn LiveTable(
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<leptos::web_sys::HtmlElement>(t).ok())
             .is_some_and(|el| el.tag_name() == "INPUT" || el.tag_name() == "SELECT");
-        let n = visible_keys.with_untracked(|k| k.keys.len());
+        let n = visible_keys.with_untracked(|k| k.len);
         match ev.key().as_str() {
             "/" if !typing => {
                 ev.prevent_default();
@@ -524,7 +545,7 @@ fn LiveTable(
             }
             "Enter" if !typing && n > 0 => {
                 let i = selected.get_untracked().min(n - 1);
-                if let Some(k) = visible_keys.with_untracked(|v| v.keys.get(i).cloned()) {
+                if let Some(k) = untrack(|| keys_in(i..i + 1)).pop() {
                     open_row.with_value(|f| f(&k));
                 }
             }
