@@ -7,6 +7,8 @@
 //
 // It creates namespace `bench-ui` with N pods bound straight to the kwok
 // nodes (kwok marks them Running), measures, and deletes the namespace.
+// BENCH_RESOURCE=configmaps uses ConfigMaps instead, in `bench-ui-cm`
+// (no kwok behind them: for row counts pods would drown the cluster in).
 // BENCH_KEEP=1 keeps the namespace afterwards and reuses it when it
 // already holds N pods.
 import http from 'node:http';
@@ -14,7 +16,9 @@ import { chromium } from 'playwright-core';
 
 const [base = 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
 const N = Number(countArg);
-const NS = 'bench-ui';
+const RESOURCE = process.env.BENCH_RESOURCE ?? 'pods';
+if (!['pods', 'configmaps'].includes(RESOURCE)) throw new Error(`BENCH_RESOURCE: pods or configmaps, not ${RESOURCE}`);
+const NS = RESOURCE === 'pods' ? 'bench-ui' : 'bench-ui-cm';
 const api = (path, init = {}) => fetch(`${base}${path}`, {
   ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
 });
@@ -40,27 +44,28 @@ const nodes = (await (await api('/api/v1/nodes')).json()).items.map((n) => n.met
 if (nodes.length === 0) throw new Error('no kwok nodes: run `make demo` first');
 
 const KEEP = process.env.BENCH_KEEP === '1';
-const existing = await (await api(`/api/v1/namespaces/${NS}/pods?limit=1`)).json();
+const existing = await (await api(`/api/v1/namespaces/${NS}/${RESOURCE}?limit=1`)).json();
 const have = existing.items ? existing.items.length + (existing.metadata.remainingItemCount ?? 0) : 0;
 let t = Date.now();
 if (KEEP && have === N) {
-  console.log(`reusing the ${N} pods in ${NS}`);
+  console.log(`reusing the ${N} ${RESOURCE} in ${NS}`);
 } else {
   await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
   for (;;) { if ((await api(`/api/v1/namespaces/${NS}`)).status === 404) break; await sleep(500); }
   await api('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: NS } }) });
   t = Date.now();
   await pool([...Array(N).keys()], 24, async (i) => {
-    const pod = {
-      metadata: { name: `p-${String(i).padStart(6, '0')}`, labels: { app: 'bench', bucket: String(i % 10) } },
-      spec: { nodeName: nodes[i % nodes.length], containers: [{ name: 'c', image: 'registry.example/bench:1' }] },
-    };
-    const r = await api(`/api/v1/namespaces/${NS}/pods`, { method: 'POST', body: JSON.stringify(pod) });
-    if (!r.ok) throw new Error(`create pod ${i}: ${r.status} ${await r.text()}`);
+    const name = `p-${String(i).padStart(6, '0')}`;
+    const labels = { app: 'bench', bucket: String(i % 10) };
+    const object = RESOURCE === 'pods'
+      ? { metadata: { name, labels }, spec: { nodeName: nodes[i % nodes.length], containers: [{ name: 'c', image: 'registry.example/bench:1' }] } }
+      : { metadata: { name, labels }, data: { index: String(i) } };
+    const r = await api(`/api/v1/namespaces/${NS}/${RESOURCE}`, { method: 'POST', body: JSON.stringify(object) });
+    if (!r.ok) throw new Error(`create ${RESOURCE} ${i}: ${r.status} ${await r.text()}`);
     if (i % 5000 === 0) console.log(`  created ${i}`);
   });
-  console.log(`created ${N} pods in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  await sleep(5000); // let kwok mark them Running
+  console.log(`created ${N} ${RESOURCE} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  if (RESOURCE === 'pods') await sleep(5000); // let kwok mark them Running
 }
 
 const browser = await chromium.launch({
@@ -77,7 +82,11 @@ await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-test
 await page.waitForTimeout(1000);
 
 // Time to first rows and to full sync, from the route change.
-const started = await page.evaluate((ns) => { const t0 = performance.now(); location.hash = `#/r/pods?ns=${ns}`; return t0; }, NS);
+const started = await page.evaluate(([ns, resource]) => {
+  const t0 = performance.now();
+  location.hash = `#/r/${resource}?ns=${ns}`;
+  return t0;
+}, [NS, RESOURCE]);
 await page.getByTestId('resource-row').first().waitFor({ timeout: 120000 });
 const firstRows = await page.evaluate((t0) => performance.now() - t0, started);
 await page.waitForFunction((n) => (document.querySelector('[data-testid="row-count"]')?.textContent ?? '').startsWith(`${n} of ${n}`), N, { timeout: 300000, polling: 50 });
@@ -143,7 +152,7 @@ const patcher = (async () => {
     if (inflight.size < 64 && sent < ((Date.now() - t) / 5)) {
       const i = Math.floor(Math.random() * N);
       sent++;
-      const p = patch(`/api/v1/namespaces/${NS}/pods/p-${String(i).padStart(6, '0')}`,
+      const p = patch(`/api/v1/namespaces/${NS}/${RESOURCE}/p-${String(i).padStart(6, '0')}`,
         JSON.stringify({ metadata: { labels: { tick: String(sent) } } }))
         .then((code) => { if (code === 200) applied++; })
         .finally(() => inflight.delete(p));
