@@ -8,7 +8,7 @@ const views = [
   ['overview', '#/', 'server-version'],
   ['pods', '#/r/pods', 'resource-row'],
   ['crd-table', '#/r/databases.demo.kubeglass.dev', 'resource-row'],
-  ['object', '#/o/deployments.apps/demo-shop/frontend', 'condition'],
+  ['object', '#/o/deployments.apps/demo-shop/frontend', 'owned-link'],
   ['api', '#/api', 'api-resource'],
   ['events', '#/events', 'event-row'],
   ['xray', '#/xray', 'xray-informer'],

@@ -298,7 +298,7 @@ test('X-ray shows the informers at work and the connections by kind', async () =
   const queues = await page.getByTestId('xray-queues').innerText();
   assert.match(queues, /user-actions/);
   // Each view's frame queue too, kept after its view closed.
-  assert.match(queues, /event-rows \(frames/);
+  assert.match(queues, /event-rows\s+frames/);
   assert.ok(Number(await page.getByTestId('xray-streams').innerText()) <= 4, 'at most 4 long-lived fetch streams');
   await page.screenshot({ path: `${ARTIFACTS}/xray.png` });
 });

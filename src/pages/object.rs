@@ -573,6 +573,15 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                 })
         })
     };
+    let no_owners = move || {
+        object.with(|o| {
+            o.as_ref().is_some_and(|o| {
+                o.pointer("/metadata/ownerReferences")
+                    .and_then(Value::as_array)
+                    .is_none_or(Vec::is_empty)
+            })
+        })
+    };
     // What it owns: the child resource resolved through discovery first.
     let uid = Memo::new(move |_| {
         object.with(|o| {
@@ -652,7 +661,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <h3>"Annotations"</h3>
                     <div class="chips" data-testid="annotations">{chips("annotations")}</div>
                     <h3>"Owners"</h3>
-                    <div class="chips" data-testid="owners">{owners}</div>
+                    <div class="chips" data-testid="owners">{owners}{move || no_owners().then(|| view! { <span class="muted small">"none"</span> })}</div>
                     {owned_section}
                     <h3>"Conditions"</h3>
                     <table class="grid" data-testid="conditions">

@@ -700,7 +700,8 @@ fn LiveTable(
                         each=header_columns
                         key=|(i, c)| (*i, c.name.clone())
                         children=move |(i, c)| view! {
-                            <button class="vcell sortable" role="columnheader" data-testid="column-header"
+                            <button class=if i == 0 || c.format == "name" { "vcell sortable name-col" } else { "vcell sortable" }
+                                role="columnheader" data-testid="column-header"
                                 on:click=move |_| sort_by(i)>
                                 {c.name.clone()} {move || arrow(i)}
                             </button>

@@ -107,12 +107,14 @@ pub fn Xray() -> impl IntoView {
                 <span class="stage">"Views"</span>
             </div>
             <h3>"Informers"</h3>
-            <table class="grid" data-testid="xray-informers">
+            <div class="scroll-x">
+            <table class="grid compact" data-testid="xray-informers">
                 <thead><tr>
                     <th>"Watching"</th><th>"State"</th><th class="num" title="Views holding it; 0 means kept warm for a minute after the last view left">"Views"</th><th>"resourceVersion"</th>
-                    <th class="num">"Objects"</th><th class="num">"Events/s"</th><th class="num">"Added"</th>
-                    <th class="num">"Modified"</th><th class="num">"Deleted"</th><th class="num">"Bookmarks"</th>
-                    <th class="num">"Relists"</th><th class="num">"Watch restarts"</th><th>"Last event"</th><th title="Bookmarks arrive about once a minute on a quiet watch; they move the resourceVersion on so a reconnect need not relist">"Last bookmark"</th><th>"Last error"</th>
+                    <th class="num">"Objects"</th><th class="num">"Events/s"</th>
+                    <th class="num" title="ADDED / MODIFIED / DELETED events received">"Added · mod · del"</th>
+                    <th class="num" title="Bookmarks arrive about once a minute on a quiet watch; they move the resourceVersion on so a reconnect need not relist">"Bookmarks"</th>
+                    <th class="num">"Relists"</th><th class="num">"Watch restarts"</th><th>"Last event"</th>
                 </tr></thead>
                 <tbody>
                     <For
@@ -125,31 +127,64 @@ pub fn Xray() -> impl IntoView {
                                 format!("{} ago", short_age(now.get_untracked() - at.as_secs_f64()))
                             }).unwrap_or_else(|| "—".into());
                             let bookmark = s.reflector.last_bookmark_at.map(|at| {
-                                format!("{} ago", short_age(now.get_untracked() - at.as_secs_f64()))
-                            }).unwrap_or_else(|| "—".into());
+                                format!(" · {} ago", short_age(now.get_untracked() - at.as_secs_f64()))
+                            }).unwrap_or_default();
                             view! {
                                 <tr data-testid="xray-informer">
-                                    <td class="name"><code>{r.entry.key.to_string()}</code></td>
+                                    <td class="name"><code>{r.entry.key.to_string()}</code>
+                                        {s.reflector.last_error.clone().map(|e| view! { <div class="error-text small" data-testid="xray-informer-error">{e}</div> })}
+                                    </td>
                                     <td class=state_class(label)>{label}</td>
                                     <td class="num">{r.entry.refs}</td>
                                     <td><code>{s.reflector.last_resource_version.clone().unwrap_or_default()}</code></td>
                                     <td class="num">{s.objects}</td>
                                     <td class="num">{format!("{:.1}", r.events_per_sec)}</td>
-                                    <td class="num">{s.reflector.added}</td>
-                                    <td class="num">{s.reflector.modified}</td>
-                                    <td class="num">{s.reflector.deleted}</td>
-                                    <td class="num">{s.reflector.bookmarks}</td>
+                                    <td class="num">{format!("{} · {} · {}", s.reflector.added, s.reflector.modified, s.reflector.deleted)}</td>
+                                    <td class="num" data-testid="xray-bookmarks">{s.reflector.bookmarks}<span class="muted small">{bookmark}</span></td>
                                     <td class="num">{s.relists}</td>
                                     <td class="num">{s.watch_restarts}</td>
                                     <td>{last}</td>
-                                    <td data-testid="xray-bookmark-age">{bookmark}</td>
-                                    <td class="error-text">{s.reflector.last_error.clone().unwrap_or_default()}</td>
                                 </tr>
                             }
                         }
                     />
                 </tbody>
             </table>
+            </div>
+            <h3>"Work queues"</h3>
+            <p class="muted small">"The action queue is rate-limited (client-go's controller limiter); each view's frame queue collects changed keys and applies them once per animation frame — “work” is how long a frame's apply took."</p>
+            <div class="scroll-x">
+            <table class="grid compact" data-testid="xray-queues">
+                <thead><tr><th>"Queue"</th><th>"Kind"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Frames"</th><th class="num">"Largest batch"</th><th class="num">"Mean wait"</th><th class="num">"Mean work"</th><th class="num">"Slowest"</th></tr></thead>
+                <tbody>
+                    {move || {
+                        now.track();
+                        let ms = |v: f64| format!("{v:.1} ms");
+                        let mean = |h: &kubeglass_client::workqueue::metrics::Histogram| {
+                            if h.count == 0 { "—".to_string() } else { ms(h.sum / h.count as f64 * 1000.0) }
+                        };
+                        let action = workloads.action_metrics().map(|m| view! {
+                            <tr data-testid="xray-queue">
+                                <td class="name"><code>{m.name.clone()}</code></td><td>"actions (rate-limited)"</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
+                                <td class="num">{m.retries}</td><td class="num">"—"</td><td class="num">"—"</td>
+                                <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">"—"</td>
+                            </tr>
+                        });
+                        let frames = kubeglass_web::frame_queue_stats().into_iter().map(|q| {
+                            let m = &q.metrics;
+                            view! {
+                                <tr data-testid="xray-queue">
+                                    <td class="name"><code>{m.name.clone()}</code></td><td class="muted">{if q.live > 0 { "frames".to_string() } else { "frames · view closed".to_string() }}</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
+                                    <td class="num">{m.retries}</td><td class="num">{q.frames}</td><td class="num">{q.largest_batch}</td>
+                                    <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">{ms(q.slowest_apply_ms)}</td>
+                                </tr>
+                            }
+                        }).collect_view();
+                        (action, frames)
+                    }}
+                </tbody>
+            </table>
+            </div>
             <div class="two-col">
                 <div>
                     <h3>"Connections"</h3>
@@ -167,38 +202,6 @@ pub fn Xray() -> impl IntoView {
                             </table>
                         }
                     }}
-                    <h3>"Work queues"</h3>
-                    <p class="muted small">"The action queue is rate-limited (client-go's controller limiter); each view's frame queue collects changed keys and applies them once per animation frame — “work” is how long a frame's apply took."</p>
-                    <table class="grid" data-testid="xray-queues">
-                        <thead><tr><th>"Queue"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Frames"</th><th class="num">"Largest batch"</th><th class="num">"Mean wait"</th><th class="num">"Mean work"</th><th class="num">"Slowest"</th></tr></thead>
-                        <tbody>
-                            {move || {
-                                now.track();
-                                let ms = |v: f64| format!("{v:.1} ms");
-                                let mean = |h: &kubeglass_client::workqueue::metrics::Histogram| {
-                                    if h.count == 0 { "—".to_string() } else { ms(h.sum / h.count as f64 * 1000.0) }
-                                };
-                                let action = workloads.action_metrics().map(|m| view! {
-                                    <tr data-testid="xray-queue">
-                                        <td><code>{m.name.clone()}</code>" (actions)"</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
-                                        <td class="num">{m.retries}</td><td class="num">"—"</td><td class="num">"—"</td>
-                                        <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">"—"</td>
-                                    </tr>
-                                });
-                                let frames = kubeglass_web::frame_queue_stats().into_iter().map(|q| {
-                                    let m = &q.metrics;
-                                    view! {
-                                        <tr data-testid="xray-queue">
-                                            <td><code>{m.name.clone()}</code>{if q.live > 0 { " (frames)" } else { " (frames, view closed)" }}</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
-                                            <td class="num">{m.retries}</td><td class="num">{q.frames}</td><td class="num">{q.largest_batch}</td>
-                                            <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">{ms(q.slowest_apply_ms)}</td>
-                                        </tr>
-                                    }
-                                }).collect_view();
-                                (action, frames)
-                            }}
-                        </tbody>
-                    </table>
                     <h3>"Discovery cache"</h3>
                     <p data-testid="xray-discovery">{discovery_age}</p>
                 </div>
