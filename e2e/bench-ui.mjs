@@ -47,7 +47,8 @@ const KEEP = process.env.BENCH_KEEP === '1';
 const existing = await (await api(`/api/v1/namespaces/${NS}/${RESOURCE}?limit=1`)).json();
 const have = existing.items ? existing.items.length + (existing.metadata.remainingItemCount ?? 0) : 0;
 let t = Date.now();
-if (KEEP && have === N) {
+const nsPhase = (await (await api(`/api/v1/namespaces/${NS}`)).json()).status?.phase;
+if (KEEP && have === N && nsPhase === 'Active') {
   console.log(`reusing the ${N} ${RESOURCE} in ${NS}`);
 } else {
   await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
@@ -65,7 +66,27 @@ if (KEEP && have === N) {
     if (i % 5000 === 0) console.log(`  created ${i}`);
   });
   console.log(`created ${N} ${RESOURCE} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  if (RESOURCE === 'pods') await sleep(5000); // let kwok mark them Running
+}
+
+// Changes to the objects in the last `ms` milliseconds (watch events seen).
+async function changesIn(ms) {
+  const rv = (await (await api(`/api/v1/namespaces/${NS}/${RESOURCE}?limit=1`)).json()).metadata.resourceVersion;
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), ms);
+  let lines = 0;
+  try {
+    const r = await fetch(`${base}/api/v1/namespaces/${NS}/${RESOURCE}?watch=1&resourceVersion=${rv}`, { signal: ctl.signal });
+    for await (const chunk of r.body) lines += [...chunk].filter((b) => b === 10).length;
+  } catch { /* aborted at the end of the window */ }
+  clearTimeout(timer);
+  return lines;
+}
+// kwok marks new pods Running (and the scheduler and controllers react) for
+// minutes after they are created: measure once the namespace is quiet.
+for (let quiet = 0; quiet < 2;) {
+  const n = await changesIn(3000);
+  quiet = n < 10 ? quiet + 1 : 0;
+  if (n >= 10) console.log(`  waiting for the cluster to settle: ${n} changes in 3 s`);
 }
 
 const browser = await chromium.launch({

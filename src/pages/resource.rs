@@ -384,8 +384,11 @@ fn LiveTable(
             l.model.len() - l.leaving.len()
         })
     };
-    let shown = move || visible_keys.with(|k| k.len - k.leaving);
-    let rows_shown = move || visible_keys.with(|k| k.len);
+    // Counts as memos: a change that keeps them does not touch the DOM.
+    let shown = Memo::new(move |_| visible_keys.with(|k| k.len - k.leaving));
+    let rows_shown = Memo::new(move |_| visible_keys.with(|k| k.len));
+    let shown = move || shown.get();
+    let rows_shown = move || rows_shown.get();
 
     let header_columns = move || {
         columns
@@ -712,7 +715,13 @@ fn LiveTable(
                     <div class="vspacer" style:height=move || format!("{}px", rows_shown() as f64 * ROW_HEIGHT)>
                         // A ring of DOM rows (see RowView): scrolling moves few of them.
                         <For
-                            each=move || window_rows.with(|(slots, rows)| rows.iter().map(|r| r.index % slots).collect::<Vec<_>>())
+                            each=move || window_rows.with(|(slots, rows)| {
+                                // In slot order: the set rarely changes as the window
+                                // moves, so no element is moved in the DOM.
+                                let mut s: Vec<usize> = rows.iter().map(|r| r.index % slots).collect();
+                                s.sort_unstable();
+                                s
+                            })
                             key=|slot| *slot
                             children=move |slot| {
                                 let row = Memo::new(move |_| {
