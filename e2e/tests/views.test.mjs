@@ -67,26 +67,38 @@ test('a table shows one page of rows at once while its informer is still listing
   const { page } = browser;
   // Hold the informer's one-piece LIST (resourceVersion=0, no limit) for 3 s;
   // everything else, the one-page preview included, passes untouched.
+  // Hold the informer's one-piece LIST (resourceVersion=0, no limit) until
+  // the preview has been checked; everything else passes untouched.
   const held = [];
+  let release;
+  const released = new Promise((r) => { release = r; });
   const isFullList = (u) => u.pathname === '/api/v1/namespaces/demo-shop/pods'
     && u.searchParams.get('resourceVersion') === '0' && !u.searchParams.has('watch') && !u.searchParams.has('limit');
   await page.route(isFullList, async (route) => {
     held.push(route.request().url());
-    await new Promise((r) => setTimeout(r, 3000));
+    await Promise.race([released, new Promise((r) => setTimeout(r, 30000))]);
     await route.continue();
   });
   try {
     await page.goto(`${proxy.url}#/`);
     await page.getByTestId('server-version').waitFor({ timeout: 20000 });
     await page.evaluate(() => { location.hash = '#/r/pods?ns=demo-shop'; });
-    await page.getByTestId('resource-row').first().waitFor({ timeout: 2500 });
+    await page.getByTestId('resource-row').first().waitFor({ timeout: 15000 });
     assert.match(await page.getByTestId('row-count').innerText(), /^first \d+ of \d+ — loading the rest$/);
     assert.equal(await page.getByTestId('informer-state').innerText(), 'listing');
+    assert.equal(held.length, 1, 'the informer\'s LIST is the one held');
+    release();
     const pods = JSON.parse(kubectl('-n', 'demo-shop', 'get', 'pods', '-o', 'json')).items.length;
     assert.ok(await until(async () => (await page.getByTestId('row-count').innerText()) === `${pods} of ${pods}`, 10000),
       'the informer\'s rows replace the preview');
     assert.equal(held.length, 1, 'the informer listed once');
+    // An empty table: the informer syncs with nothing (and so notifies
+    // nothing); the preview still goes.
+    await page.evaluate(() => { location.hash = '#/r/jobs.batch?ns=demo-shop'; });
+    assert.ok(await until(async () => (await page.getByTestId('row-count').innerText().catch(() => '')) === '0 of 0', 10000),
+      'an empty table says 0 of 0');
   } finally {
+    release();
     await page.unroute(isFullList);
   }
 });
@@ -232,20 +244,22 @@ test('an object page shows conditions, labels, YAML and events; scaling from it 
   await page.screenshot({ path: `${ARTIFACTS}/object-page.png` });
   kubectl('-n', 'demo-shop', 'scale', 'deploy', 'frontend', `--replicas=${before}`);
   // What it owns, through the owner-UID index: its ReplicaSet, whose page lists its pods.
-  const rsName = kubectl('-n', 'demo-shop', 'get', 'rs', '-l', 'app=frontend', '-o', 'jsonpath={.items[0].metadata.name}').trim();
+  const rsName = JSON.parse(kubectl('-n', 'demo-shop', 'get', 'rs', '-l', 'app=frontend', '-o', 'json')).items
+    .find((rs) => (rs.status.replicas ?? 0) > 0).metadata.name;
   const rsLink = page.getByTestId('owned-link').filter({ hasText: `ReplicaSet ${rsName}` });
   await rsLink.waitFor({ timeout: 15000 });
   await rsLink.click();
   await page.getByTestId('object-title').filter({ hasText: `ReplicaSet demo-shop/${rsName}` }).waitFor({ timeout: 15000 });
-  const pods = kubectl('-n', 'demo-shop', 'get', 'pods', '-o', 'json');
-  const owned = JSON.parse(pods).items
+  // The pods kubectl says it owns (read again each try: the scale back may still be deleting one).
+  const owned = () => JSON.parse(kubectl('-n', 'demo-shop', 'get', 'pods', '-o', 'json')).items
     .filter((p) => (p.metadata.ownerReferences ?? []).some((o) => o.name === rsName) && !p.metadata.deletionTimestamp)
-    .map((p) => `Pod ${p.metadata.name}`).sort();
-  assert.ok(owned.length > 0, 'the ReplicaSet owns pods');
+    .map((p) => `Pod ${p.metadata.name}`);
+  let expected = [];
   assert.ok(await until(async () => {
-    const shown = (await page.getByTestId('owned-link').allInnerTexts()).sort();
-    return owned.every((o) => shown.includes(o)) && shown.every((s) => s.startsWith(`Pod ${rsName}-`));
-  }, 15000), `the ReplicaSet page lists its pods: ${owned.join(', ')}`);
+    expected = owned();
+    const shown = await page.getByTestId('owned-link').allInnerTexts();
+    return expected.length > 0 && expected.every((o) => shown.includes(o)) && shown.every((s) => s.startsWith(`Pod ${rsName}-`));
+  }, 15000), `the ReplicaSet page lists its pods: ${expected.join(', ')}`);
 });
 
 test('an annotation full of HTML renders as text on the object page and runs nothing', async () => {
@@ -295,10 +309,10 @@ test('X-ray shows the informers at work and the connections by kind', async () =
   assert.match(await events.innerText(), /watching/);
   assert.ok(Number(await page.getByTestId('xray-websockets').innerText()) >= 1, 'watches over WebSocket');
   // The action queue (work queue metrics under client-go's names) is listed.
-  const queues = await page.getByTestId('xray-queues').innerText();
-  assert.match(queues, /user-actions/);
-  // Each view's frame queue too, kept after its view closed.
-  assert.match(queues, /event-rows\s+frames/);
+  assert.match(await page.getByTestId('xray-queues').innerText(), /user-actions/);
+  // Each view's frame queue too, kept (and said so) after its view closed.
+  assert.ok(await until(async () => /event-rows\s+frames · view closed/.test(await page.getByTestId('xray-queues').innerText()), 5000),
+    'the overview\'s event-rows frame queue, closed');
   assert.ok(Number(await page.getByTestId('xray-streams').innerText()) <= 4, 'at most 4 long-lived fetch streams');
   await page.screenshot({ path: `${ARTIFACTS}/xray.png` });
 });

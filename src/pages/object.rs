@@ -204,6 +204,9 @@ fn Owned(
     // (synced, rows): name, namespace, kubectl's columns, created, being deleted.
     let rows = Memo::new(move |_| {
         tick.get();
+        // Also once a second: an informer that synced with nothing sends no
+        // notification, and "loading…" must turn into "none".
+        now.track();
         let uid = uid.get();
         watch.with_value(|inf| {
             let indexer = inf.indexer();

@@ -123,9 +123,8 @@ struct Live {
     changed_at: HashMap<String, f64>,
     /// Deleted rows still shown, fading out, with when they were deleted.
     leaving: HashMap<String, f64>,
-    /// While the informer lists: the first page's rows are shown, and how
-    /// many more the server said there are.
-    preview: Option<i64>,
+    /// True while the first page's rows are shown, before the informer's.
+    preview: bool,
     /// True once the informer has delivered rows (a late preview is dropped).
     from_informer: bool,
 }
@@ -210,21 +209,23 @@ fn LiveTable(
         model: TableModel::new(),
         changed_at: HashMap::new(),
         leaving: HashMap::new(),
-        preview: None,
+        preview: false,
         from_informer: false,
     }));
     let version = RwSignal::new(0u64);
     let snapshot: RwSignal<Option<InformerSnapshot>> = RwSignal::new(None);
     let columns: RwSignal<Vec<TableColumn>> = RwSignal::new(Vec::new());
     // While a preview shows: how many rows the server said follow it.
-    let preview_more: RwSignal<Option<i64>> = RwSignal::new(None);
+    // (`None` inside: more follow but the server did not say how many, as
+    // it does not when a selector is set.)
+    let preview_more: RwSignal<Option<Option<i64>>> = RwSignal::new(None);
 
     let l = live.clone();
     let clock = kube.clock.clone();
     let watch = kube.watch_frames("resource-rows", options, move |inf, keys| {
         let mut live = l.borrow_mut();
         // The informer's rows replace a preview wholesale.
-        if live.preview.take().is_some() {
+        if std::mem::take(&mut live.preview) {
             live.model = TableModel::new();
             preview_more.set(None);
         }
@@ -281,12 +282,23 @@ fn LiveTable(
             if live.from_informer {
                 return;
             }
-            let more = page.metadata.remaining_item_count.unwrap_or(0);
+            let more = match page.metadata.remaining_item_count {
+                Some(n) => Some(n),
+                None if page
+                    .metadata
+                    .continue_
+                    .as_deref()
+                    .is_some_and(|c| !c.is_empty()) =>
+                {
+                    None
+                }
+                None => Some(0),
+            };
             live.model.set_columns(page.column_definitions.clone());
             for row in page.rows {
                 live.model.upsert(Rc::new(row));
             }
-            live.preview = Some(more);
+            live.preview = true;
             columns.set(page.column_definitions);
             preview_more.set(Some(more));
             version.update(|v| *v += 1);
@@ -320,13 +332,29 @@ fn LiveTable(
         });
     }
     // Status without row changes (errors, backoff) shows within a second.
-    Effect::new(move |_| {
-        now.track();
-        let s = Some(inf_for_status.snapshot());
-        if snapshot.get_untracked() != s {
-            snapshot.set(s);
-        }
-    });
+    // An informer that synced with nothing sends no notification: a preview
+    // still shown then goes here.
+    {
+        let live = live.clone();
+        Effect::new(move |_| {
+            now.track();
+            let s = Some(inf_for_status.snapshot());
+            if snapshot.get_untracked() != s {
+                snapshot.set(s);
+            }
+            let mut live = live.borrow_mut();
+            if live.preview
+                && inf_for_status.has_synced()
+                && inf_for_status.indexer().borrow().is_empty()
+            {
+                live.preview = false;
+                live.from_informer = true;
+                live.model = TableModel::new();
+                preview_more.set(None);
+                version.update(|v| *v += 1);
+            }
+        });
+    }
 
     let live = StoredValue::new_local(live);
     let sort = RwSignal::new(Sort::default());
@@ -378,12 +406,14 @@ fn LiveTable(
             }),
         })
     };
-    let total = move || {
+    let total = Memo::new(move |_| {
+        version.track();
         live.with_value(|l| {
             let l = l.borrow();
             l.model.len() - l.leaving.len()
         })
-    };
+    });
+    let total = move || total.get();
     // Counts as memos: a change that keeps them does not touch the DOM.
     let shown = Memo::new(move |_| visible_keys.with(|k| k.len - k.leaving));
     let rows_shown = Memo::new(move |_| visible_keys.with(|k| k.len));
@@ -637,7 +667,8 @@ fn LiveTable(
                 <span class="muted small">"rv " <code>{rv}</code></span>
                 <span class="muted small" data-testid="row-count">
                     {move || match preview_more.get() {
-                        Some(more) => format!("first {} of {} — loading the rest", total(), total() as i64 + more),
+                        Some(Some(more)) => format!("first {} of {} — loading the rest", total(), total() as i64 + more),
+                        Some(None) => format!("first {} of more — loading the rest", total()),
                         None => format!("{} of {}", shown(), total()),
                     }}
                 </span>

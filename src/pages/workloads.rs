@@ -180,7 +180,7 @@ pub fn EventStream() -> impl IntoView {
     let discovered = use_kube().discovered;
     // The involved object's page, when discovery knows its kind.
     let object_href = move |e: &EventRow| {
-        let d = discovered.get_untracked().and_then(Result::ok)?;
+        let d = discovered.get().and_then(Result::ok)?;
         let (group, version) = e
             .involved
             .api_version
@@ -273,10 +273,12 @@ pub fn EventStream() -> impl IntoView {
                                     <td>{e.type_.clone()}</td>
                                     <td>{e.reason.clone()}</td>
                                     <td class="name">{
+                                        // A link once discovery knows the kind (it may load after the row).
                                         let text = format!("{}/{}", e.namespace, e.object);
-                                        match object_href(&e) {
-                                            Some(href) => view! { <a href=href data-testid="event-object-link">{text}</a> }.into_any(),
-                                            None => view! { <span>{text}</span> }.into_any(),
+                                        let e = e.clone();
+                                        move || match object_href(&e) {
+                                            Some(href) => view! { <a href=href data-testid="event-object-link">{text.clone()}</a> }.into_any(),
+                                            None => view! { <span>{text.clone()}</span> }.into_any(),
                                         }
                                     }</td>
                                     <td class="num">{e.count}</td>
