@@ -65,8 +65,6 @@ test('a pod created with kubectl appears in the pods table, and goes when delete
 
 test('a table shows one page of rows at once while its informer is still listing', async () => {
   const { page } = browser;
-  // Hold the informer's one-piece LIST (resourceVersion=0, no limit) for 3 s;
-  // everything else, the one-page preview included, passes untouched.
   // Hold the informer's one-piece LIST (resourceVersion=0, no limit) until
   // the preview has been checked; everything else passes untouched.
   const held = [];
@@ -88,9 +86,14 @@ test('a table shows one page of rows at once while its informer is still listing
     assert.equal(await page.getByTestId('informer-state').innerText(), 'listing');
     assert.equal(held.length, 1, 'the informer\'s LIST is the one held');
     release();
-    const pods = JSON.parse(kubectl('-n', 'demo-shop', 'get', 'pods', '-o', 'json')).items.length;
-    assert.ok(await until(async () => (await page.getByTestId('row-count').innerText()) === `${pods} of ${pods}`, 10000),
-      'the informer\'s rows replace the preview');
+    // kubectl's count is read again each try: other tests' pods may still be going.
+    let seen = '';
+    let pods = 0;
+    assert.ok(await until(async () => {
+      pods = JSON.parse(kubectl('-n', 'demo-shop', 'get', 'pods', '-o', 'json')).items.length;
+      seen = `${await page.getByTestId('row-count').innerText()} (${await page.getByTestId('informer-state').innerText()})`;
+      return seen.startsWith(`${pods} of ${pods} `);
+    }, 20000), `the informer's rows replace the preview: the page says ${seen}, kubectl has ${pods} pods`);
     assert.equal(held.length, 1, 'the informer listed once');
     // An empty table: the informer syncs with nothing (and so notifies
     // nothing); the preview still goes.
