@@ -332,29 +332,13 @@ fn LiveTable(
         });
     }
     // Status without row changes (errors, backoff) shows within a second.
-    // An informer that synced with nothing sends no notification: a preview
-    // still shown then goes here.
-    {
-        let live = live.clone();
-        Effect::new(move |_| {
-            now.track();
-            let s = Some(inf_for_status.snapshot());
-            if snapshot.get_untracked() != s {
-                snapshot.set(s);
-            }
-            let mut live = live.borrow_mut();
-            if live.preview
-                && inf_for_status.has_synced()
-                && inf_for_status.indexer().borrow().is_empty()
-            {
-                live.preview = false;
-                live.from_informer = true;
-                live.model = TableModel::new();
-                preview_more.set(None);
-                version.update(|v| *v += 1);
-            }
-        });
-    }
+    Effect::new(move |_| {
+        now.track();
+        let s = Some(inf_for_status.snapshot());
+        if snapshot.get_untracked() != s {
+            snapshot.set(s);
+        }
+    });
 
     let live = StoredValue::new_local(live);
     let sort = RwSignal::new(Sort::default());
@@ -377,10 +361,14 @@ fn LiveTable(
             l.model.set_sort(s);
             let filtered = (!f.is_empty()).then(|| keys_in_order(&l.model, &f));
             let keys = filtered.as_deref().unwrap_or(l.model.order());
-            let leaving = if l.leaving.is_empty() {
-                0
-            } else {
-                keys.iter().filter(|k| l.leaving.contains_key(*k)).count()
+            // Fading rows are all in the model's order; only a filter
+            // needs them counted.
+            let leaving = match &filtered {
+                Some(keys) if !l.leaving.is_empty() => {
+                    keys.iter().filter(|k| l.leaving.contains_key(*k)).count()
+                }
+                Some(_) => 0,
+                None => l.leaving.len(),
             };
             let len = keys.len();
             (filtered, len, leaving)

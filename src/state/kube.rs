@@ -1,6 +1,7 @@
 //! What every view shares: the client, the clock, the informer factory (one
 //! watch per resource however many views use it) and discovery.
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use kubeglass_client::cache::{
 };
 use kubeglass_client::clock::Clock;
 use kubeglass_client::discovery::{CachedDiscovery, Discovery, DiscoveryClient, ResourceInfo};
+use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
 use kubeglass_web::{ConnectionCounts, FrameQueue, WebSocketTransport, spawn};
@@ -137,11 +139,14 @@ pub fn collection_path(r: &ResourceInfo, namespace: Option<&str>) -> String {
 pub struct Watch<K> {
     informer: InformerRef<K>,
     registration: HandlerRegistration<K>,
+    /// Stops waiting for the first sync when the view goes first.
+    sync_wait: futures::future::AbortHandle,
 }
 
 impl<K> Drop for Watch<K> {
     fn drop(&mut self) {
         self.registration.remove();
+        self.sync_wait.abort();
     }
 }
 
@@ -155,7 +160,9 @@ impl<K> std::ops::Deref for Watch<K> {
 impl Kube {
     /// An informer (shared through the factory) whose changed keys reach
     /// `apply` once per animation frame; the informer's cache already holds
-    /// them. Keep the returned [`Watch`] as long as the view shows them.
+    /// them. An informer that syncs with nothing notifies nothing, so then
+    /// `apply` gets one empty batch: a view learns its list is empty. Keep
+    /// the returned [`Watch`] as long as the view shows them.
     pub fn watch_frames<K>(
         &self,
         name: &str,
@@ -167,7 +174,22 @@ impl Kube {
     {
         let informer = self.factory.informer(options);
         let inf = (*informer).clone();
-        let frames = FrameQueue::new(name, move |keys: Vec<String>| apply(&inf, keys));
+        let apply = Rc::new(std::cell::RefCell::new(
+            move |inf: &SharedInformer<K>, keys: Vec<String>| apply(inf, keys),
+        ));
+        let (on_sync, on_sync_apply) = (inf.clone(), apply.clone());
+        let (synced, sync_wait) = futures::future::abortable(async move {
+            on_sync.wait_synced().await;
+            if on_sync.indexer().borrow().is_empty() {
+                (on_sync_apply.borrow_mut())(&on_sync, Vec::new());
+            }
+        });
+        spawn(async move {
+            let _ = synced.await;
+        });
+        let frames = FrameQueue::new(name, move |keys: Vec<String>| {
+            (apply.borrow_mut())(&inf, keys)
+        });
         let registration = informer.add_handler(
             move |n: &Notification<K>| {
                 let key = match n {
@@ -182,7 +204,44 @@ impl Kube {
         Watch {
             informer,
             registration,
+            sync_wait,
         }
+    }
+}
+
+impl Kube {
+    /// Whole objects of `path` (over WebSocket), kept in `rows` by key, each
+    /// made by `row` from its key and object, once per frame. `rows` starts
+    /// empty.
+    pub fn watch_rows<R: Send + Sync + 'static>(
+        &self,
+        name: &str,
+        path: &str,
+        rows: RwSignal<BTreeMap<String, R>>,
+        row: impl Fn(&str, &DynamicObject) -> R + 'static,
+    ) -> Watch<DynamicObject> {
+        rows.set(BTreeMap::new());
+        self.watch_frames(
+            name,
+            InformerOptions::<DynamicObject>::new(path),
+            move |inf, keys| {
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                rows.update(|rows| {
+                    for key in keys {
+                        match indexer.get(&key) {
+                            Some(o) => {
+                                let r = row(&key, &o);
+                                rows.insert(key, r);
+                            }
+                            None => {
+                                rows.remove(&key);
+                            }
+                        }
+                    }
+                });
+            },
+        )
     }
 }
 

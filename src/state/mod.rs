@@ -214,31 +214,18 @@ impl ClusterState {
 
     /// Namespaces as whole objects (over WebSocket; the phase is in status).
     pub fn watch_namespaces(self, kube: &Kube) -> Watch<DynamicObject> {
-        self.namespaces.set(BTreeMap::new());
-        kube.watch_frames(
+        kube.watch_rows(
             "namespace-rows",
-            InformerOptions::<DynamicObject>::new("/api/v1/namespaces"),
-            move |inf, names| {
-                let indexer = inf.indexer();
-                let indexer = indexer.borrow();
-                self.namespaces.update(|rows| {
-                    for name in names {
-                        match indexer.get(&name) {
-                            Some(n) => {
-                                let phase = n
-                                    .data
-                                    .pointer("/status/phase")
-                                    .and_then(|p| p.as_str())
-                                    .unwrap_or_default()
-                                    .to_string();
-                                rows.insert(name.clone(), NamespaceRow { name, phase });
-                            }
-                            None => {
-                                rows.remove(&name);
-                            }
-                        }
-                    }
-                });
+            "/api/v1/namespaces",
+            self.namespaces,
+            |name, n| NamespaceRow {
+                name: name.to_string(),
+                phase: n
+                    .data
+                    .pointer("/status/phase")
+                    .and_then(|p| p.as_str())
+                    .unwrap_or_default()
+                    .to_string(),
             },
         )
     }

@@ -327,54 +327,17 @@ impl Workloads {
 
     /// Deployments, for as long as the returned watch is held.
     pub fn watch_deployments(&self, kube: &Kube) -> Watch<DynamicObject> {
-        let w = *self;
-        w.deployments.set(BTreeMap::new());
-        kube.watch_frames(
+        kube.watch_rows(
             "deployment-rows",
-            InformerOptions::<DynamicObject>::new("/apis/apps/v1/deployments"),
-            move |inf, keys| {
-                let indexer = inf.indexer();
-                let indexer = indexer.borrow();
-                w.deployments.update(|rows| {
-                    for key in keys {
-                        match indexer.get(&key) {
-                            Some(d) => {
-                                rows.insert(key, deployment_row(&d));
-                            }
-                            None => {
-                                rows.remove(&key);
-                            }
-                        }
-                    }
-                });
-            },
+            "/apis/apps/v1/deployments",
+            self.deployments,
+            |_, o| deployment_row(o),
         )
     }
 
     /// Nodes, while the returned watch is held.
     pub fn watch_nodes(&self, kube: &Kube) -> Watch<DynamicObject> {
-        let w = *self;
-        w.nodes.set(BTreeMap::new());
-        kube.watch_frames(
-            "node-rows",
-            InformerOptions::<DynamicObject>::new("/api/v1/nodes"),
-            move |inf, keys| {
-                let indexer = inf.indexer();
-                let indexer = indexer.borrow();
-                w.nodes.update(|rows| {
-                    for key in keys {
-                        match indexer.get(&key) {
-                            Some(n) => {
-                                rows.insert(key, node_row(&n));
-                            }
-                            None => {
-                                rows.remove(&key);
-                            }
-                        }
-                    }
-                });
-            },
-        )
+        kube.watch_rows("node-rows", "/api/v1/nodes", self.nodes, |_, o| node_row(o))
     }
 
     /// Events, rebuilt from the cache once per frame, newest first, while
