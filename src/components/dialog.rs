@@ -14,3 +14,20 @@ pub fn prompt(message: &str, default: &str) -> Option<String> {
         .ok()
         .flatten()
 }
+
+/// Asks which labels to change on `target` (`key=value` sets, `key-`
+/// removes): None when cancelled, an error naming `target` when the text
+/// does not parse.
+pub fn ask_label_changes(
+    target: &str,
+) -> Option<Result<kubeglass_client::actions::ActionKind, String>> {
+    let text = prompt(
+        &format!("Labels for {target} (key=value to set, key- to remove):"),
+        "",
+    )?;
+    Some(
+        crate::state::workloads::parse_label_changes(&text)
+            .map(kubeglass_client::actions::ActionKind::Labels)
+            .map_err(|e| format!("{target}: {e}")),
+    )
+}

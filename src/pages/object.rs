@@ -14,10 +14,9 @@ use kubeglass_web::{FrameQueue, spawn};
 use leptos::prelude::*;
 use serde_json::{Value, json};
 
-use crate::components::dialog::{confirm, prompt};
+use crate::components::dialog::{ask_label_changes, confirm, prompt};
 use crate::route::Route;
 use crate::state::table::{parse_time, short_age};
-use crate::state::workloads::parse_label_changes;
 use crate::state::{ClusterState, Kube, Now, table_options, use_kube};
 
 /// The page for `#/o/<resource>/<namespace>/<name>`.
@@ -204,9 +203,6 @@ fn Owned(
     // (synced, rows): name, namespace, kubectl's columns, created, being deleted.
     let rows = Memo::new(move |_| {
         tick.get();
-        // Also once a second: an informer that synced with nothing sends no
-        // notification, and "loading…" must turn into "none".
-        now.track();
         let uid = uid.get();
         watch.with_value(|inf| {
             let indexer = inf.indexer();
@@ -447,19 +443,12 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         );
     let labels_prompt = {
         let target = target.clone();
-        move |_| {
-            let Some(text) = prompt(
-                &format!("Labels for {target} (key=value to set, key- to remove):"),
-                "",
-            ) else {
-                return;
-            };
-            match parse_label_changes(&text) {
-                Ok(changes) => resource.with_value(|(r, ns, n)| {
-                    w.submit(r.clone(), ns.as_deref(), n, ActionKind::Labels(changes))
-                }),
-                Err(e) => w.last_action.set(Some(Err(format!("{target}: {e}")))),
+        move |_| match ask_label_changes(&target) {
+            Some(Ok(kind)) => {
+                resource.with_value(|(r, ns, n)| w.submit(r.clone(), ns.as_deref(), n, kind))
             }
+            Some(Err(e)) => w.last_action.set(Some(Err(e))),
+            None => {}
         }
     };
     let scale_prompt = {
@@ -543,13 +532,19 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let namespace_for_links = move || ns_for_links.clone();
     let discovered = kube.discovered;
     let kube_discovered = move || discovered.get().and_then(Result::ok);
+    // Owners as links ("none" once the object is loaded and has none).
     let owners = move || {
         let d = kube_discovered();
         object.with(|o| {
-            o.as_ref()
-                .and_then(|o| o.pointer("/metadata/ownerReferences"))
+            let o = o.as_ref()?;
+            let refs = o
+                .pointer("/metadata/ownerReferences")
                 .and_then(Value::as_array)
-                .map(|refs| {
+                .filter(|refs| !refs.is_empty());
+            let Some(refs) = refs else {
+                return Some(view! { <span class="muted small">"none"</span> }.into_any());
+            };
+            Some(
                     refs.iter()
                         .map(|r| {
                             let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
@@ -573,16 +568,8 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                             }
                         })
                         .collect_view()
-                })
-        })
-    };
-    let no_owners = move || {
-        object.with(|o| {
-            o.as_ref().is_some_and(|o| {
-                o.pointer("/metadata/ownerReferences")
-                    .and_then(Value::as_array)
-                    .is_none_or(Vec::is_empty)
-            })
+                        .into_any(),
+            )
         })
     };
     // What it owns: the child resource resolved through discovery first.
@@ -664,7 +651,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <h3>"Annotations"</h3>
                     <div class="chips" data-testid="annotations">{chips("annotations")}</div>
                     <h3>"Owners"</h3>
-                    <div class="chips" data-testid="owners">{owners}{move || no_owners().then(|| view! { <span class="muted small">"none"</span> })}</div>
+                    <div class="chips" data-testid="owners">{owners}</div>
                     {owned_section}
                     <h3>"Conditions"</h3>
                     <table class="grid" data-testid="conditions">

@@ -4,9 +4,9 @@ use leptos::prelude::*;
 
 use kubeglass_client::actions::ActionKind;
 
-use crate::components::dialog::{confirm, prompt};
+use crate::components::dialog::{ask_label_changes, confirm};
 use crate::route::Route;
-use crate::state::workloads::{EVENTS_SHOWN, EventFilter, EventRow, distinct, parse_label_changes};
+use crate::state::workloads::{EVENTS_SHOWN, EventFilter, EventRow, distinct};
 use crate::state::{ClusterState, use_kube};
 
 /// Deployments, with − and + to scale them (recorded as Events).
@@ -50,17 +50,10 @@ pub fn DeploymentsPanel() -> impl IntoView {
                             };
                             let labels = {
                                 let (ns, name, target) = (r.namespace.clone(), r.name.clone(), target.clone());
-                                move |_| {
-                                    let Some(text) = prompt(
-                                        &format!("Labels for {target} (key=value to set, key- to remove):"),
-                                        "",
-                                    ) else {
-                                        return;
-                                    };
-                                    match parse_label_changes(&text) {
-                                        Ok(changes) => w.act(&ns, &name, ActionKind::Labels(changes)),
-                                        Err(e) => w.last_action.set(Some(Err(format!("{target}: {e}")))),
-                                    }
+                                move |_| match ask_label_changes(&target) {
+                                    Some(Ok(kind)) => w.act(&ns, &name, kind),
+                                    Some(Err(e)) => w.last_action.set(Some(Err(e))),
+                                    None => {}
                                 }
                             };
                             let ok = if r.ready == r.desired { "status-ok" } else { "status-warn" };

@@ -87,12 +87,8 @@ impl<K: Clone + Eq + Hash + 'static> Drop for Inner<K> {
     fn drop(&mut self) {
         // Keep what a closed view's queue did, summed by name, for X-ray.
         let stats = FrameQueueStats {
-            metrics: self.queue.metrics(),
-            applied: self.applied.get(),
-            frames: self.frames.get(),
-            largest_batch: self.largest_batch.get(),
-            slowest_apply_ms: self.slowest_apply_ms.get(),
             live: 0,
+            ..self.stats()
         };
         let _ = RETIRED.try_with(|r| {
             let mut r = r.borrow_mut();
