@@ -29,6 +29,15 @@ trap cleanup EXIT INT TERM
 step() { log "── $* ──"; }
 started=$SECONDS
 
+# A clean run writes a few GiB under target/ (and the control plane's cache
+# more on a first run); when the disk fills, the linker dies with a bare
+# "Bus error" that names no cause, so say it up front.
+free_kib=$(df -Pk "$REPO_ROOT" | awk 'NR == 2 { print $4 }')
+if [[ -n "$free_kib" ]] && (( free_kib < 8 * 1024 * 1024 )); then
+  log "warning: only $((free_kib / 1024)) MiB free on the disk holding $REPO_ROOT;" \
+    "a clean \`make test\` needs about 8 GiB, and a full disk shows up as a linker 'Bus error'"
+fi
+
 step "toolchain"
 bash "$HACK_DIR/bootstrap.sh"
 cd "$REPO_ROOT"
