@@ -224,7 +224,15 @@ test('the event stream page shows a Warning from a real controller, filters, pau
   assert.match(page.url(), /#\/o\/configmaps\/demo-shop\/feature-flags$/);
   await page.goBack();
   await page.getByTestId('event-stream').waitFor({ timeout: 10000 });
-  kubectl('-n', 'demo-shop', 'delete', 'event', `e2e-${SUFFIX}`, '--ignore-not-found');
+  assert.match(await page.getByTestId('events-per-minute').innerText(), /^[1-9]\d* events · \d+\/min now · peak \d+\/min$/);
+  // A deleted event leaves the stream, and its reason (no other event has
+  // it) leaves the reason menu.
+  const reasonOption = page.locator(`[data-testid="event-reason-filter"] option[value="${reason}"]`);
+  await reasonOption.waitFor({ state: 'attached', timeout: 10000 });
+  kubectl('-n', 'demo-shop', 'delete', 'event', `e2e-${SUFFIX}`);
+  assert.ok(await until(async () => (await reasonOption.count()) === 0
+    && (await page.getByTestId('event-row').filter({ hasText: reason }).count()) === 0, 10000),
+  'the deleted event and its reason are gone');
 });
 
 test('an object page shows conditions, labels, YAML and events; scaling from it changes the Deployment and records an Event', async () => {

@@ -6,8 +6,9 @@ use kubeglass_client::actions::ActionKind;
 
 use crate::components::dialog::{ask_label_changes, confirm};
 use crate::route::Route;
-use crate::state::workloads::{EVENTS_SHOWN, EventFilter, EventRow, distinct};
+use crate::state::workloads::{EVENTS_SHOWN, EventFilter, EventIndex, EventRow};
 use crate::state::{ClusterState, use_kube};
+use std::sync::Arc;
 
 /// Deployments, with − and + to scale them (recorded as Events).
 #[component]
@@ -117,32 +118,42 @@ pub fn EventStream() -> impl IntoView {
     };
     let filter = RwSignal::new(EventFilter::default());
     let paused = RwSignal::new(false);
-    let frozen: RwSignal<Vec<EventRow>> = RwSignal::new(Vec::new());
+    // While paused the stream reads a copy taken at the pause (rows are
+    // shared, so the copy is pointers).
+    let frozen: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
     let toggle_pause = move |_| {
         if !paused.get_untracked() {
             frozen.set(w.events.get_untracked());
         }
         paused.update(|p| *p = !*p);
     };
-    let source = move || {
+    let with_source = move |f: &mut dyn FnMut(&EventIndex)| {
         if paused.get() {
-            frozen.get()
+            frozen.with(|ix| f(ix))
         } else {
-            w.events.get()
+            w.events.with(|ix| f(ix))
         }
     };
+    // The newest events that pass the filter; the walk stops at EVENTS_SHOWN.
     let rows = move || {
         let f = filter.get();
-        let mut v: Vec<EventRow> = source().into_iter().filter(|e| f.matches(e)).collect();
-        v.truncate(EVENTS_SHOWN);
+        let mut v: Vec<Arc<EventRow>> = Vec::new();
+        with_source(&mut |ix| {
+            v = ix
+                .newest()
+                .filter(|e| f.matches(e))
+                .take(EVENTS_SHOWN)
+                .cloned()
+                .collect();
+        });
         v
     };
     // The choices of each menu: what the events hold now.
     let choices = Memo::new(move |_| {
-        w.events.with(|ev| Choices {
-            reasons: distinct(ev, |e| &e.reason),
-            namespaces: distinct(ev, |e| &e.namespace),
-            kinds: distinct(ev, |e| &e.involved.kind),
+        w.events.with(|ix| Choices {
+            reasons: ix.reasons().keys().cloned().collect(),
+            namespaces: ix.namespaces().keys().cloned().collect(),
+            kinds: ix.kinds().keys().cloned().collect(),
         })
     });
     let menu = move |label: &'static str,
@@ -196,12 +207,18 @@ pub fn EventStream() -> impl IntoView {
     let spark = move || {
         let t = now();
         let mut buckets = [0u32; SPARK_MINUTES];
-        for e in w.events.get() {
-            let ago = ((t - e.last_seen as f64) / 60.0).floor();
-            if (0.0..SPARK_MINUTES as f64).contains(&ago) {
-                buckets[SPARK_MINUTES - 1 - ago as usize] += 1;
+        w.events.with(|ix| {
+            // Newest first: stop at the first event older than the window.
+            for e in ix.newest() {
+                let ago = ((t - e.last_seen as f64) / 60.0).floor();
+                if ago >= SPARK_MINUTES as f64 {
+                    break;
+                }
+                if ago >= 0.0 {
+                    buckets[SPARK_MINUTES - 1 - ago as usize] += 1;
+                }
             }
-        }
+        });
         let max = buckets.iter().copied().max().unwrap_or(0).max(1) as f64;
         let points = buckets
             .iter()
@@ -209,20 +226,27 @@ pub fn EventStream() -> impl IntoView {
             .map(|(i, n)| format!("{},{:.1}", i * 4, 22.0 - 20.0 * *n as f64 / max))
             .collect::<Vec<_>>()
             .join(" ");
-        (points, buckets[SPARK_MINUTES - 1], max as u32)
+        let held = w.events.with(|ix| {
+            if ix.is_empty() {
+                "no events".to_string()
+            } else {
+                format!("{} events", ix.len())
+            }
+        });
+        (points, buckets[SPARK_MINUTES - 1], max as u32, held)
     };
     view! {
         <section class="panel" data-testid="event-stream">
             <div class="resource-head">
                 <h2>"Events"</h2>
                 {move || {
-                    let (points, last, max) = spark();
+                    let (points, last, max, held) = spark();
                     view! {
                         <svg class="spark" viewBox="0 0 120 24" width="120" height="24" role="img"
                             aria-label=format!("events per minute, last 30 minutes; peak {max}")>
                             <polyline points=points fill="none" stroke="currentColor" stroke-width="1.5"/>
                         </svg>
-                        <span class="muted small" data-testid="events-per-minute">{format!("{last}/min now · peak {max}/min")}</span>
+                        <span class="muted small" data-testid="events-per-minute">{format!("{held} · {last}/min now · peak {max}/min")}</span>
                     }
                 }}
             </div>

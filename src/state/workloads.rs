@@ -4,8 +4,10 @@
 //! per animation frame); scaling goes through the client's rate-limited
 //! action queue and is recorded as a Kubernetes Event by kubeglass.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use kubeglass_client::actions::{Action, ActionKind, ActionQueue, ActionResult};
 use kubeglass_client::cache::{InformerOptions, object_key};
@@ -164,19 +166,91 @@ impl EventFilter {
     }
 }
 
-/// The distinct non-empty values of `field` among `events`, sorted (the
-/// choices of a filter menu).
-pub fn distinct(events: &[EventRow], field: impl Fn(&EventRow) -> &str) -> Vec<String> {
-    let mut v: Vec<String> = events
-        .iter()
-        .map(&field)
-        .filter(|s| !s.is_empty())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .map(str::to_string)
-        .collect();
-    v.dedup();
-    v
+/// How many events hold each value of one field (the choices of a filter
+/// menu, in order).
+pub type ValueCounts = BTreeMap<String, usize>;
+
+/// The events, newest first, kept up to date change by change: a frame
+/// with a few changed events touches only those, however many the cluster
+/// holds. Rows are shared (`Arc`), so a paused copy or a filtered page
+/// costs pointers, not strings.
+#[derive(Debug, Clone, Default)]
+pub struct EventIndex {
+    rows: HashMap<String, Arc<EventRow>>,
+    /// (newest first, then key) → key.
+    order: BTreeSet<(Reverse<i64>, String)>,
+    reasons: ValueCounts,
+    namespaces: ValueCounts,
+    kinds: ValueCounts,
+}
+
+impl EventIndex {
+    /// Adds `row`, or replaces the row with its key.
+    pub fn upsert(&mut self, row: EventRow) {
+        self.remove(&row.key);
+        self.order.insert((Reverse(row.last_seen), row.key.clone()));
+        count(&mut self.reasons, &row.reason, true);
+        count(&mut self.namespaces, &row.namespace, true);
+        count(&mut self.kinds, &row.involved.kind, true);
+        self.rows.insert(row.key.clone(), Arc::new(row));
+    }
+
+    /// Removes the row with `key`, if there is one.
+    pub fn remove(&mut self, key: &str) {
+        if let Some(old) = self.rows.remove(key) {
+            self.order
+                .remove(&(Reverse(old.last_seen), old.key.clone()));
+            count(&mut self.reasons, &old.reason, false);
+            count(&mut self.namespaces, &old.namespace, false);
+            count(&mut self.kinds, &old.involved.kind, false);
+        }
+    }
+
+    /// Every row, newest (last seen) first; ties in key order.
+    pub fn newest(&self) -> impl Iterator<Item = &Arc<EventRow>> {
+        self.order.iter().filter_map(|(_, k)| self.rows.get(k))
+    }
+
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// True when there are no events.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Reasons present, sorted.
+    pub fn reasons(&self) -> &ValueCounts {
+        &self.reasons
+    }
+
+    /// Namespaces present, sorted.
+    pub fn namespaces(&self) -> &ValueCounts {
+        &self.namespaces
+    }
+
+    /// Involved objects' kinds present, sorted.
+    pub fn kinds(&self) -> &ValueCounts {
+        &self.kinds
+    }
+}
+
+/// Counts one more (or one fewer) event holding `value`; empty values are
+/// not menu choices.
+fn count(counts: &mut ValueCounts, value: &str, add: bool) {
+    if value.is_empty() {
+        return;
+    }
+    if add {
+        *counts.entry(value.to_string()).or_default() += 1;
+    } else if let Some(n) = counts.get_mut(value) {
+        *n -= 1;
+        if *n == 0 {
+            counts.remove(value);
+        }
+    }
 }
 
 fn event_row(e: &DynamicObject) -> EventRow {
@@ -300,7 +374,7 @@ pub struct Workloads {
     /// Nodes by name.
     pub nodes: RwSignal<BTreeMap<String, NodeRow>>,
     /// Events, newest first.
-    pub events: RwSignal<Vec<EventRow>>,
+    pub events: RwSignal<EventIndex>,
     /// The last action's outcome, for a person to read.
     pub last_action: RwSignal<Option<Result<String, String>>>,
     actions: StoredValue<Option<ActionQueue>, LocalStorage>,
@@ -319,7 +393,7 @@ impl Workloads {
         Self {
             deployments: RwSignal::new(BTreeMap::new()),
             nodes: RwSignal::new(BTreeMap::new()),
-            events: RwSignal::new(Vec::new()),
+            events: RwSignal::new(EventIndex::default()),
             last_action: RwSignal::new(None),
             actions: StoredValue::new_local(None),
         }
@@ -340,28 +414,25 @@ impl Workloads {
         kube.watch_rows("node-rows", "/api/v1/nodes", self.nodes, |_, o| node_row(o))
     }
 
-    /// Events, rebuilt from the cache once per frame, newest first, while
-    /// the returned watch is held.
+    /// Events, newest first, while the returned watch is held; each frame
+    /// updates only the events that changed.
     pub fn watch_events(&self, kube: &Kube) -> Watch<DynamicObject> {
         let w = *self;
-        w.events.set(Vec::new());
+        w.events.set(EventIndex::default());
         kube.watch_frames(
             "event-rows",
             InformerOptions::<DynamicObject>::new("/api/v1/events"),
-            move |inf, _| {
-                let mut rows: Vec<EventRow> = inf
-                    .indexer()
-                    .borrow()
-                    .list()
-                    .iter()
-                    .map(|e| event_row(e))
-                    .collect();
-                rows.sort_by(|a, b| {
-                    b.last_seen
-                        .cmp(&a.last_seen)
-                        .then_with(|| a.key.cmp(&b.key))
+            move |inf, keys| {
+                let indexer = inf.indexer();
+                let store = indexer.borrow();
+                w.events.update(|ix| {
+                    for key in keys {
+                        match store.get(&key) {
+                            Some(e) => ix.upsert(event_row(&e)),
+                            None => ix.remove(&key),
+                        }
+                    }
                 });
-                w.events.set(rows);
             },
         )
     }
@@ -574,10 +645,82 @@ mod tests {
             }),
             ["shop/a"]
         );
-        assert_eq!(distinct(&rows, |e| &e.involved.kind), ["Deployment", "Pod"]);
+    }
+
+    fn at(name: &str, reason: &str, kind: &str, last: u32) -> EventRow {
+        let mut e = event(
+            name,
+            json!({"reason": reason, "involvedObject": {"kind": kind, "name": "x"}}),
+        );
+        e.last_seen = i64::from(last);
+        e
+    }
+
+    #[test]
+    fn the_index_keeps_newest_first_and_the_menu_choices_change_by_change() {
+        let mut ix = EventIndex::default();
+        ix.upsert(at("a", "BackOff", "Pod", 10));
+        ix.upsert(at("b", "Scheduled", "Pod", 30));
+        ix.upsert(at("c", "ScalingReplicaSet", "Deployment", 20));
+        let keys = |ix: &EventIndex| ix.newest().map(|e| e.key.clone()).collect::<Vec<_>>();
+        assert_eq!(keys(&ix), ["shop/b", "shop/c", "shop/a"]);
+        let names = |c: &ValueCounts| c.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(names(ix.kinds()), ["Deployment", "Pod"]);
         assert_eq!(
-            distinct(&rows, |e| &e.reason),
+            names(ix.reasons()),
             ["BackOff", "ScalingReplicaSet", "Scheduled"]
         );
+        // An update moves its row and its counts; nothing is listed twice.
+        ix.upsert(at("a", "Pulled", "Pod", 40));
+        assert_eq!(keys(&ix), ["shop/a", "shop/b", "shop/c"]);
+        assert_eq!(
+            names(ix.reasons()),
+            ["Pulled", "ScalingReplicaSet", "Scheduled"]
+        );
+        // The last event of a kind takes the kind off the menu.
+        ix.remove("shop/c");
+        ix.remove("shop/missing");
+        assert_eq!(names(ix.kinds()), ["Pod"]);
+        assert_eq!(ix.kinds()["Pod"], 2);
+        assert_eq!((ix.len(), ix.namespaces()["shop"]), (2, 2));
+    }
+
+    #[test]
+    fn the_index_agrees_with_a_full_sort_after_many_changes() {
+        let mut ix = EventIndex::default();
+        let mut model: BTreeMap<String, EventRow> = BTreeMap::new();
+        // A fixed pseudo-random walk of upserts and removals over 50 keys.
+        let mut x: u32 = 12345;
+        for _ in 0..3_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let name = format!("e{}", (x >> 8) % 50);
+            if (x >> 20).is_multiple_of(4) {
+                ix.remove(&format!("shop/{name}"));
+                model.remove(&format!("shop/{name}"));
+            } else {
+                let reasons = ["A", "B", "C"];
+                let row = at(
+                    &name,
+                    reasons[(x >> 4) as usize % 3],
+                    "Pod",
+                    (x >> 12) % 100,
+                );
+                model.insert(row.key.clone(), row.clone());
+                ix.upsert(row);
+            }
+        }
+        let mut want: Vec<&EventRow> = model.values().collect();
+        want.sort_by(|a, b| {
+            b.last_seen
+                .cmp(&a.last_seen)
+                .then_with(|| a.key.cmp(&b.key))
+        });
+        let got: Vec<&EventRow> = ix.newest().map(|e| e.as_ref()).collect();
+        assert_eq!(got, want);
+        let mut reasons = ValueCounts::new();
+        for e in model.values() {
+            *reasons.entry(e.reason.clone()).or_default() += 1;
+        }
+        assert_eq!(ix.reasons(), &reasons);
     }
 }
