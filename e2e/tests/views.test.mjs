@@ -152,6 +152,54 @@ test("the demo CRD's table shows its printer columns, sorts, filters and opens r
   assert.ok((await page.getByTestId('object-title').innerText()).includes(second), `opened ${second}`);
 });
 
+test('table rows reach assistive technology in screen order, whichever DOM slot of the ring holds them', async () => {
+  const { page } = browser;
+  const ns = `e2e-ring-${SUFFIX}`;
+  kubectl('create', 'namespace', ns);
+  try {
+    apply({
+      apiVersion: 'v1', kind: 'List',
+      items: Array.from({ length: 120 }, (_, i) => ({
+        apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(3, '0')}`, namespace: ns },
+      })),
+    });
+    await page.goto(`${proxy.url}#/r/configmaps?ns=${ns}`);
+    // 120 and the namespace's kube-root-ca.crt.
+    assert.ok(await until(async () => (await page.getByTestId('row-count').innerText().catch(() => '')) === '121 of 121', 20000),
+      `all rows: ${await page.getByTestId('row-count').innerText().catch(() => '?')}`);
+    // Scroll 50 rows down: the ring wraps, so DOM order is no longer screen order.
+    await page.getByTestId('table-body').evaluate((el) => { el.scrollTop = 50 * 30; });
+    assert.ok(await until(async () => (await rowKeys(page))[0] === `${ns}/cm-040`, 5000), `window moved: ${(await rowKeys(page))[0]}`);
+    const screen = (await rowKeys(page)).map((k) => k.split('/')[1]);
+    const dom = await page.getByTestId('resource-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key').split('/')[1]));
+    assert.notDeepEqual(dom, screen, 'the ring wrapped (DOM order differs from screen order)');
+    // Chromium's own accessibility tree (what a screen reader is given).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Accessibility.enable');
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+    const group = nodes.find((n) => n.role?.value === 'rowgroup');
+    assert.ok(group, 'a rowgroup in the accessibility tree');
+    const rows = [];
+    const walk = (n) => {
+      if (n.role?.value === 'row') { rows.push(n.backendDOMNodeId); return; }
+      for (const c of n.childIds ?? []) { if (byId.has(c)) walk(byId.get(c)); }
+    };
+    walk(group);
+    // Each row's element, named by its data-key.
+    const read = [];
+    for (const backendNodeId of rows) {
+      const { node } = await cdp.send('DOM.describeNode', { backendNodeId });
+      const attrs = node.attributes ?? [];
+      read.push(attrs[attrs.indexOf('data-key') + 1]?.split('/')[1]);
+    }
+    await cdp.detach();
+    assert.deepEqual(read, screen, 'rows in the accessibility tree follow the screen');
+  } finally {
+    kubectl('delete', 'namespace', ns, '--wait=false');
+  }
+});
+
 test('a CRD created during the test appears in the API tree, marked, and goes when deleted', async () => {
   const { page } = browser;
   await page.goto(`${proxy.url}#/api`);

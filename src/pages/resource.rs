@@ -23,6 +23,14 @@ use crate::state::{ClusterState, Now, use_kube};
 const ROW_HEIGHT: f64 = 30.0;
 /// Rows rendered above and below the viewport.
 const OVERSCAN: usize = 10;
+
+/// Numbers each table's ring of rows, so their element ids are unique.
+static NEXT_RING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The element id of one slot of one table's ring.
+fn slot_id(ring: usize, slot: usize) -> String {
+    format!("ring{ring}-{slot}")
+}
 /// How long a changed row stays highlighted, in seconds.
 const FLASH_SECS: f64 = 1.5;
 /// Rows read in one page to show at once while the informer's first list
@@ -455,6 +463,7 @@ fn LiveTable(
     let open_row = StoredValue::new(open_row);
 
     // Only the rows in view (plus overscan) are in the DOM.
+    let ring = NEXT_RING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let window = move || {
         let len = visible_keys.with(|k| k.len);
         let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
@@ -731,7 +740,13 @@ fn LiveTable(
                     />
                 </div>
                 <div class="vbody" node_ref=body_ref on:scroll=on_scroll data-testid="table-body">
-                    <div class="vspacer" style:height=move || format!("{}px", rows_shown() as f64 * ROW_HEIGHT)>
+                    // The rows' DOM order is slot order; aria-owns gives
+                    // assistive technology their screen order.
+                    <div class="vspacer" role="rowgroup" data-testid="row-group"
+                        style:height=move || format!("{}px", rows_shown() as f64 * ROW_HEIGHT)
+                        aria-owns=move || window_rows.with(|(slots, rows)| {
+                            rows.iter().map(|r| slot_id(ring, r.index % slots)).collect::<Vec<_>>().join(" ")
+                        })>
                         // A ring of DOM rows (see RowView): scrolling moves few of them.
                         <For
                             each=move || window_rows.with(|(slots, rows)| {
@@ -750,6 +765,7 @@ fn LiveTable(
                                 let field = move |f: fn(&RowView) -> String| move || row.with(|r| r.as_ref().map(f).unwrap_or_default());
                                 view! {
                                     <div class=field(|r| r.class.clone()) role="row" data-testid="resource-row"
+                                        id=slot_id(ring, slot)
                                         data-key=field(|r| r.key.clone())
                                         aria-rowindex=field(|r| (r.index + 2).to_string())
                                         style:transform=field(|r| format!("translateY({}px)", r.index as f64 * ROW_HEIGHT))
