@@ -283,6 +283,45 @@ test('the event stream page shows a Warning from a real controller, filters, pau
   'the deleted event and its reason are gone');
 });
 
+test('the event stream keeps only the rows in view in the DOM and scrolls to the oldest', async () => {
+  const { page } = browser;
+  const reason = `Many${SUFFIX}`;
+  const now = Date.now();
+  execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'create', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'v1', kind: 'List',
+      items: Array.from({ length: 150 }, (_, i) => {
+        const at = new Date(now - i * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+        return {
+          apiVersion: 'v1', kind: 'Event', metadata: { name: `e2e-many-${SUFFIX}-${i}`, namespace: 'demo-shop' },
+          involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'demo-shop', name: 'feature-flags' },
+          reason, message: `many ${i}`, type: 'Normal', firstTimestamp: at, lastTimestamp: at, count: 1,
+        };
+      }),
+    }),
+  });
+  try {
+    await page.goto(`${proxy.url}#/events`);
+    const held = async () => Number(/^(\d+) events/.exec(await page.getByTestId('events-per-minute').innerText().catch(() => ''))?.[1] ?? 0);
+    assert.ok(await until(async () => (await held()) >= 150, 20000), `all events held: ${await held()}`);
+    const domRows = await page.getByTestId('event-row').count();
+    assert.ok(domRows > 0 && domRows < 60, `${domRows} DOM rows for ${await held()} events`);
+    // Filtered to these 150: the list is as long as all of them, newest first,
+    // and scrolling to the end brings the oldest into the DOM.
+    await page.getByTestId('event-filter').fill(reason);
+    assert.ok(await until(async () => (await page.getByTestId('event-table').getAttribute('aria-rowcount')) === '151', 5000),
+      `aria-rowcount ${await page.getByTestId('event-table').getAttribute('aria-rowcount')}`);
+    assert.match(await page.getByTestId('event-row').first().innerText(), /many 0\b/);
+    await page.getByTestId('event-body').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    const oldest = page.getByTestId('event-row').filter({ hasText: /many 149\b/ });
+    await oldest.waitFor({ timeout: 5000 });
+    assert.equal(await oldest.getAttribute('aria-rowindex'), '151');
+    assert.ok((await page.getByTestId('event-row').count()) < 60, 'still only the rows in view');
+  } finally {
+    kubectl('-n', 'demo-shop', 'delete', 'events', '--field-selector', `reason=${reason}`);
+  }
+});
+
 test('an object page shows conditions, labels, YAML and events; scaling from it changes the Deployment and records an Event', async () => {
   const { page } = browser;
   page.removeAllListeners('dialog');

@@ -6,7 +6,7 @@ use kubeglass_client::actions::ActionKind;
 
 use crate::components::dialog::{ask_label_changes, confirm};
 use crate::route::Route;
-use crate::state::workloads::{EVENTS_SHOWN, EventFilter, EventIndex, EventRow};
+use crate::state::workloads::{EventFilter, EventIndex, EventRow};
 use crate::state::{ClusterState, use_kube};
 use std::sync::Arc;
 
@@ -98,6 +98,13 @@ struct Choices {
 
 /// Minutes the sparkline covers.
 const SPARK_MINUTES: usize = 30;
+/// Height of one event row, px (`.erow` in style/main.css).
+const EVENT_ROW: f64 = 30.0;
+/// Height of the event list before it is first measured, px (`.ebody`'s
+/// max-height).
+const EVENTS_VIEWPORT: f64 = 460.0;
+/// Rows kept in the DOM above and below the visible ones.
+const EVENT_OVERSCAN: usize = 6;
 
 /// The live event stream: newest first, Warnings highlighted, count and
 /// first/last seen, filters by type, reason, namespace, kind, involved
@@ -134,19 +141,62 @@ pub fn EventStream() -> impl IntoView {
             w.events.with(|ix| f(ix))
         }
     };
-    // The newest events that pass the filter; the walk stops at EVENTS_SHOWN.
-    let rows = move || {
+    // With a filter set, every event that passes it, newest first (shared
+    // rows: a frame copies pointers). Without one, the index is read in
+    // place.
+    let filtered = Memo::new(move |_| {
         let f = filter.get();
-        let mut v: Vec<Arc<EventRow>> = Vec::new();
-        with_source(&mut |ix| {
-            v = ix
-                .newest()
-                .filter(|e| f.matches(e))
-                .take(EVENTS_SHOWN)
+        (f != EventFilter::default()).then(|| {
+            let mut v: Vec<Arc<EventRow>> = Vec::new();
+            with_source(&mut |ix| {
+                v = ix.newest().filter(|e| f.matches(e)).cloned().collect();
+            });
+            v
+        })
+    });
+    let shown_len = move || {
+        filtered.with(|v| match v {
+            Some(v) => v.len(),
+            None => {
+                let mut n = 0;
+                with_source(&mut |ix| n = ix.len());
+                n
+            }
+        })
+    };
+    // Only the rows in view (plus overscan) are in the DOM.
+    let scroll_top = RwSignal::new(0.0);
+    let viewport = RwSignal::new(EVENTS_VIEWPORT);
+    let first = Memo::new(move |_| {
+        ((scroll_top.get() / EVENT_ROW) as usize)
+            .saturating_sub(EVENT_OVERSCAN)
+            .min(shown_len())
+    });
+    let window = move || {
+        let (first, count) = (
+            first.get(),
+            (viewport.get() / EVENT_ROW) as usize + 2 * EVENT_OVERSCAN,
+        );
+        filtered.with(|v| match v {
+            Some(v) => v
+                .iter()
+                .skip(first)
+                .take(count)
                 .cloned()
-                .collect();
-        });
-        v
+                .collect::<Vec<_>>(),
+            None => {
+                let mut rows = Vec::new();
+                with_source(&mut |ix| {
+                    rows = ix.newest().skip(first).take(count).cloned().collect();
+                });
+                rows
+            }
+        })
+    };
+    let on_scroll = move |ev: leptos::ev::Event| {
+        let el = event_target::<leptos::web_sys::HtmlElement>(&ev);
+        scroll_top.set(el.scroll_top() as f64);
+        viewport.set(el.client_height() as f64);
     };
     // The choices of each menu: what the events hold now.
     let choices = Memo::new(move |_| {
@@ -272,41 +322,50 @@ pub fn EventStream() -> impl IntoView {
                     {move || if paused.get() { "▶ Resume" } else { "⏸ Pause" }}
                 </button>
             </div>
-            <div class="events-scroll">
-            <table class="grid events" data-testid="event-table">
-                <thead>
-                    <tr><th>"Last seen"</th><th>"First seen"</th><th>"Type"</th><th>"Reason"</th><th>"Object"</th><th class="num">"Count"</th><th>"Message"</th><th>"From"</th></tr>
-                </thead>
-                <tbody>
-                    <For
-                        each=rows
-                        key=|e| (e.key.clone(), e.count, e.last_seen, e.message.clone())
-                        children=move |e| {
-                            let class = if e.type_ == "Warning" { "event-warning" } else { "" };
-                            view! {
-                                <tr class=class data-testid="event-row">
-                                    <td>{age(e.last_seen)}</td>
-                                    <td class="muted">{age(e.first_seen)}</td>
-                                    <td>{e.type_.clone()}</td>
-                                    <td>{e.reason.clone()}</td>
-                                    <td class="name">{
-                                        // A link once discovery knows the kind (it may load after the row).
-                                        let text = format!("{}/{}", e.namespace, e.object);
-                                        let e = e.clone();
-                                        move || match object_href(&e) {
-                                            Some(href) => view! { <a href=href data-testid="event-object-link">{text.clone()}</a> }.into_any(),
-                                            None => view! { <span>{text.clone()}</span> }.into_any(),
-                                        }
-                                    }</td>
-                                    <td class="num">{e.count}</td>
-                                    <td class="message">{e.message.clone()}</td>
-                                    <td class="muted">{e.source.clone()}</td>
-                                </tr>
-                            }
-                        }
-                    />
-                </tbody>
-            </table>
+            <div class="etable" role="table" data-testid="event-table"
+                aria-rowcount=move || (shown_len() + 1).to_string()>
+                <div class="erow ehead" role="row" aria-rowindex="1">
+                    <span role="columnheader">"Last seen"</span><span role="columnheader">"First seen"</span>
+                    <span role="columnheader">"Type"</span><span role="columnheader">"Reason"</span>
+                    <span role="columnheader">"Object"</span><span role="columnheader" class="num">"Count"</span>
+                    <span role="columnheader">"Message"</span><span role="columnheader">"From"</span>
+                </div>
+                <div class="ebody" on:scroll=on_scroll data-testid="event-body">
+                    // Fixed-height rows in flow after a padding for the rows above.
+                    <div role="rowgroup"
+                        style:height=move || format!("{}px", shown_len() as f64 * EVENT_ROW)
+                        style:padding-top=move || format!("{}px", first.get() as f64 * EVENT_ROW)>
+                        <ForEnumerate
+                            each=window
+                            key=|e| (e.key.clone(), e.count, e.last_seen, e.message.clone())
+                            children={move |i: ReadSignal<usize>, e: Arc<EventRow>| {
+                                let class = if e.type_ == "Warning" { "erow event-warning" } else { "erow" };
+                                let object = format!("{}/{}", e.namespace, e.object);
+                                let object_title = object.clone();
+                                view! {
+                                    <div class=class role="row" data-testid="event-row"
+                                        aria-rowindex=move || (first.get() + i.get() + 2).to_string()>
+                                        <span role="cell">{age(e.last_seen)}</span>
+                                        <span role="cell" class="muted">{age(e.first_seen)}</span>
+                                        <span role="cell">{e.type_.clone()}</span>
+                                        <span role="cell" title=e.reason.clone()>{e.reason.clone()}</span>
+                                        <span role="cell" class="name" title=object_title>{
+                                            // A link once discovery knows the kind (it may load after the row).
+                                            let e = e.clone();
+                                            move || match object_href(&e) {
+                                                Some(href) => view! { <a href=href data-testid="event-object-link">{object.clone()}</a> }.into_any(),
+                                                None => view! { <span>{object.clone()}</span> }.into_any(),
+                                            }
+                                        }</span>
+                                        <span role="cell" class="num">{e.count}</span>
+                                        <span role="cell" class="message" title=e.message.clone()>{e.message.clone()}</span>
+                                        <span role="cell" class="muted" title=e.source.clone()>{e.source.clone()}</span>
+                                    </div>
+                                }
+                            }}
+                        />
+                    </div>
+                </div>
             </div>
         </section>
     }

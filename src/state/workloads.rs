@@ -5,7 +5,7 @@
 //! action queue and is recorded as a Kubernetes Event by kubeglass.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -17,9 +17,6 @@ use kubeglass_web::spawn;
 
 use crate::state::{Kube, Watch};
 use leptos::prelude::*;
-
-/// Events shown in the stream (newest first, after filtering).
-pub const EVENTS_SHOWN: usize = 200;
 
 /// One Deployment as the overview shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,9 +173,10 @@ pub type ValueCounts = BTreeMap<String, usize>;
 /// costs pointers, not strings.
 #[derive(Debug, Clone, Default)]
 pub struct EventIndex {
-    rows: HashMap<String, Arc<EventRow>>,
-    /// (newest first, then key) → key.
-    order: BTreeSet<(Reverse<i64>, String)>,
+    /// Key → last seen (where the row sits in `order`).
+    at: HashMap<String, i64>,
+    /// (newest first, then key) → row.
+    order: BTreeMap<(Reverse<i64>, String), Arc<EventRow>>,
     reasons: ValueCounts,
     namespaces: ValueCounts,
     kinds: ValueCounts,
@@ -188,18 +186,20 @@ impl EventIndex {
     /// Adds `row`, or replaces the row with its key.
     pub fn upsert(&mut self, row: EventRow) {
         self.remove(&row.key);
-        self.order.insert((Reverse(row.last_seen), row.key.clone()));
         count(&mut self.reasons, &row.reason, true);
         count(&mut self.namespaces, &row.namespace, true);
         count(&mut self.kinds, &row.involved.kind, true);
-        self.rows.insert(row.key.clone(), Arc::new(row));
+        self.at.insert(row.key.clone(), row.last_seen);
+        self.order
+            .insert((Reverse(row.last_seen), row.key.clone()), Arc::new(row));
     }
 
     /// Removes the row with `key`, if there is one.
     pub fn remove(&mut self, key: &str) {
-        if let Some(old) = self.rows.remove(key) {
-            self.order
-                .remove(&(Reverse(old.last_seen), old.key.clone()));
+        let Some(last_seen) = self.at.remove(key) else {
+            return;
+        };
+        if let Some(old) = self.order.remove(&(Reverse(last_seen), key.to_string())) {
             count(&mut self.reasons, &old.reason, false);
             count(&mut self.namespaces, &old.namespace, false);
             count(&mut self.kinds, &old.involved.kind, false);
@@ -208,17 +208,17 @@ impl EventIndex {
 
     /// Every row, newest (last seen) first; ties in key order.
     pub fn newest(&self) -> impl Iterator<Item = &Arc<EventRow>> {
-        self.order.iter().filter_map(|(_, k)| self.rows.get(k))
+        self.order.values()
     }
 
     /// Number of events.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.order.len()
     }
 
     /// True when there are no events.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.order.is_empty()
     }
 
     /// Reasons present, sorted.

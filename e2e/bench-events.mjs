@@ -1,0 +1,165 @@
+// Event stream measurements with many events (not a test; it asserts
+// nothing about time): time from page load to the first row and to every
+// event held, frame times while ~100 new and ~100 changed events arrive per
+// second, and the stream's frame queue as the X-ray page reports it (mean
+// and slowest apply of a frame's changes). Run against a running app after
+// `make demo`:
+//
+//   node e2e/bench-events.mjs http://127.0.0.1:8001 10000
+//
+// It creates namespace `bench-events` with N Events (20 reasons, one in ten
+// a Warning, last seen over the past half hour), measures, and deletes the
+// namespace. BENCH_KEEP=1 keeps it and reuses it when it holds N events.
+import http from 'node:http';
+import { chromium } from 'playwright-core';
+
+const [base = 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
+const N = Number(countArg);
+const NS = 'bench-events';
+const KEEP = process.env.BENCH_KEEP === '1';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+// Keep-alive node:http: fetch costs this two-core machine too much CPU.
+const target = new URL(base);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+const call = (method, path, body, type = 'application/json') => new Promise((resolve, reject) => {
+  const data = body === undefined ? '' : JSON.stringify(body);
+  const req = http.request({
+    host: target.hostname, port: target.port, path, method, agent,
+    headers: { 'content-type': type, 'content-length': Buffer.byteLength(data) },
+  }, (res) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (d) => { text += d; });
+    res.on('end', () => resolve({ status: res.statusCode, text }));
+  });
+  req.on('error', reject);
+  req.end(data);
+});
+const json = async (path) => JSON.parse((await call('GET', path)).text);
+
+async function pool(items, concurrency, fn) {
+  let i = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  }));
+}
+
+const REASONS = Array.from({ length: 20 }, (_, i) => `BenchReason${i}`);
+const event = (i, name, ago, labels = {}) => {
+  const at = new Date(Date.now() - ago * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    apiVersion: 'v1', kind: 'Event',
+    metadata: { name, namespace: NS, labels },
+    involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: `obj-${i % 500}` },
+    reason: REASONS[i % REASONS.length], type: i % 10 === 0 ? 'Warning' : 'Normal',
+    message: `bench event ${i}`, source: { component: 'bench-events' },
+    firstTimestamp: at, lastTimestamp: at, count: 1,
+  };
+};
+const countIn = async (path) => {
+  const page = await json(`${path}?limit=1`);
+  return page.items.length + (page.metadata.remainingItemCount ?? 0);
+};
+
+const have = await countIn(`/api/v1/namespaces/${NS}/events`).catch(() => 0);
+const phase = (await json(`/api/v1/namespaces/${NS}`)).status?.phase;
+if (KEEP && have === N && phase === 'Active') {
+  console.log(`reusing the ${N} events in ${NS}`);
+} else {
+  await call('DELETE', `/api/v1/namespaces/${NS}`);
+  while ((await call('GET', `/api/v1/namespaces/${NS}`)).status !== 404) await sleep(500);
+  await call('POST', '/api/v1/namespaces', { metadata: { name: NS } });
+  const t = Date.now();
+  await pool([...Array(N).keys()], 32, async (i) => {
+    const r = await call('POST', `/api/v1/namespaces/${NS}/events`, event(i, `e-${String(i).padStart(6, '0')}`, i % 1800));
+    if (r.status !== 201) throw new Error(`create event ${i}: ${r.status} ${r.text}`);
+  });
+  console.log(`created ${N} events in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+// Everything the stream will hold: events of every namespace.
+const total = await countIn('/api/v1/events');
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+const t0 = Date.now();
+await page.goto(`${base}/ui/#/events`);
+await page.getByTestId('event-row').first().waitFor({ timeout: 120000 });
+const firstRow = Date.now() - t0;
+const heldAtLeast = (n) => page.waitForFunction((want) => {
+  const m = /^(\d+) events/.exec(document.querySelector('[data-testid="events-per-minute"]')?.textContent ?? '');
+  return m && Number(m[1]) >= want;
+}, n, { timeout: 300000, polling: 50 });
+await heldAtLeast(total);
+const allHeld = Date.now() - t0;
+console.log(`page load to first row ${firstRow} ms, to all ${total} events held ${allHeld} ms`);
+await page.waitForTimeout(2000);
+
+// Frame times for 10 s while new events arrive and existing ones change
+// (count and last seen, as a repeating event does), ~100/s each.
+const recording = page.evaluate(async () => {
+  const deltas = [];
+  let last = performance.now();
+  const end = last + 10000;
+  await new Promise((resolve) => {
+    const step = (now) => {
+      deltas.push(now - last);
+      last = now;
+      if (now < end) requestAnimationFrame(step); else resolve();
+    };
+    requestAnimationFrame(step);
+  });
+  return deltas.slice(1);
+});
+const t = Date.now();
+let sent = 0;
+let done = 0;
+const writer = (async () => {
+  const inflight = new Set();
+  while (Date.now() - t < 10000) {
+    if (inflight.size < 64 && sent < (Date.now() - t) / 5) {
+      const i = sent++;
+      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const p = (i % 2 === 0
+        ? call('POST', `/api/v1/namespaces/${NS}/events`, event(i, `new-${t}-${i}`, 0, { bench: 'new' }))
+        : call('PATCH', `/api/v1/namespaces/${NS}/events/e-${String(Math.floor(Math.random() * N)).padStart(6, '0')}`,
+          { count: 2 + i, lastTimestamp: now }, 'application/merge-patch+json'))
+        .then((r) => { if (r.status < 300) done++; })
+        .finally(() => inflight.delete(p));
+      inflight.add(p);
+    } else {
+      await sleep(1);
+    }
+  }
+  await Promise.all(inflight);
+})();
+const [frames] = await Promise.all([recording, writer]);
+const rate = done / ((Date.now() - t) / 1000);
+console.log(`under ${rate.toFixed(0)} event writes/s: ${frames.length} frames, p50 ${pct(frames, 50).toFixed(1)} ms, p95 ${pct(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
+
+// The stream's frame queue, summed once its view closed.
+await page.evaluate(() => { location.hash = '#/xray'; });
+const queues = page.getByTestId('xray-queues');
+await queues.waitFor({ timeout: 30000 });
+const row = await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="xray-queues"] tr')]
+  .map((r) => r.innerText).find((r) => r.includes('event-rows')), null, { timeout: 30000 });
+const header = await page.locator('[data-testid="xray-queues"] thead tr').innerText();
+console.log(`X-ray, the stream's frame queue:\n  ${header.replace(/\s+/g, ' | ')}\n  ${(await row.jsonValue()).replace(/\s+/g, ' ').replace(/\t/g, ' | ')}`);
+
+await browser.close();
+agent.destroy();
+if (KEEP) {
+  // Without the events written while measuring, so the next run reuses it.
+  await call('DELETE', `/api/v1/namespaces/${NS}/events?labelSelector=bench%3Dnew`);
+  console.log(`namespace ${NS} kept (BENCH_KEEP=1)`);
+} else {
+  await call('DELETE', `/api/v1/namespaces/${NS}`);
+}
