@@ -116,6 +116,17 @@ test("the demo CRD's table shows its printer columns, sorts, filters and opens r
   }
   assert.ok(!headers.some((h) => h.startsWith('REPLICAS')), 'priority-1 columns are for wide output');
   assert.ok(await until(async () => (await rowKeys(page)).length >= 12, 10000), 'the dozen demo databases');
+  // Wide: kubectl -o wide's columns join, in the header and in every row; w turns it off.
+  const cellsPerRow = () => page.getByTestId('resource-row').first().locator('[role=cell]').count();
+  const narrowCells = await cellsPerRow();
+  await page.getByTestId('wide-toggle').click();
+  assert.ok(await until(async () => (await page.getByTestId('column-header').allInnerTexts()).some((h) => h.trim().startsWith('REPLICAS')), 5000), 'REPLICAS when wide');
+  assert.equal(await page.getByTestId('wide-toggle').getAttribute('aria-pressed'), 'true');
+  assert.ok(await until(async () => (await cellsPerRow()) === narrowCells + 1, 5000), `a cell more per row: ${await cellsPerRow()}`);
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('w');
+  assert.ok(await until(async () => !(await page.getByTestId('column-header').allInnerTexts()).some((h) => h.trim().startsWith('REPLICAS')), 5000), 'w: narrow again');
+  assert.equal(await cellsPerRow(), narrowCells);
 
   // Sort by Size (ascending, then descending): the cells come in order.
   const sizeIndex = headers.findIndex((h) => h.startsWith('SIZE'));

@@ -24,6 +24,9 @@ const ROW_HEIGHT: f64 = 30.0;
 /// Rows rendered above and below the viewport.
 const OVERSCAN: usize = 10;
 
+/// localStorage key: "1" when tables show kubectl's wide columns.
+const WIDE_KEY: &str = "kubeglass.wide";
+
 /// Numbers each table's ring of rows, so their element ids are unique.
 static NEXT_RING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -416,12 +419,31 @@ fn LiveTable(
     let shown = move || shown.get();
     let rows_shown = move || rows_shown.get();
 
+    // kubectl's default columns; `-o wide`'s (priority > 0) too when wide,
+    // remembered across pages in localStorage.
+    let wide = RwSignal::new(
+        window()
+            .local_storage()
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_item(WIDE_KEY).ok().flatten())
+            .is_some_and(|v| v == "1"),
+    );
+    let toggle_wide = move || {
+        let on = !wide.get_untracked();
+        if let Some(s) = window().local_storage().ok().flatten() {
+            let _ = s.set_item(WIDE_KEY, if on { "1" } else { "0" });
+        }
+        wide.set(on);
+    };
+    let has_wide = move || columns.with(|cs| cs.iter().any(|c| c.priority > 0));
     let header_columns = move || {
+        let wide = wide.get();
         columns
             .get()
             .into_iter()
             .enumerate()
-            .filter(|(_, c)| c.priority == 0)
+            .filter(|(_, c)| wide || c.priority == 0)
             .collect::<Vec<_>>()
     };
     let sort_by = move |i: usize| {
@@ -573,6 +595,7 @@ fn LiveTable(
                 selected.set(i);
                 scroll_to(i);
             }
+            "w" if !typing && !ev.ctrl_key() && !ev.meta_key() && !ev.alt_key() => toggle_wide(),
             "Enter" if !typing && n > 0 => {
                 let i = selected.get_untracked().min(n - 1);
                 if let Some(k) = untrack(|| keys_in(i..i + 1)).pop() {
@@ -693,6 +716,13 @@ fn LiveTable(
                     prop:value=move || filter.get()
                     on:input=move |ev| { filter.set(event_target_value(&ev)); selected.set(0); }
                 />
+                <Show when=has_wide>
+                    <button class="theme-toggle" data-testid="wide-toggle" title="kubectl -o wide's columns too (w)"
+                        aria-pressed=move || wide.get().to_string()
+                        on:click=move |_| toggle_wide()>
+                        {move || if wide.get() { "Wide ✓" } else { "Wide" }}
+                    </button>
+                </Show>
                 <input
                     class="selector"
                     type="text"
