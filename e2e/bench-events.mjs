@@ -10,6 +10,8 @@
 // It creates namespace `bench-events` with N Events (20 reasons, one in ten
 // a Warning, last seen over the past half hour), measures, and deletes the
 // namespace. BENCH_KEEP=1 keeps it and reuses it when it holds N events.
+// BENCH_FILTER=text types `text` into the stream's filter before the write
+// phase (every frame then filters all events).
 import http from 'node:http';
 import { chromium } from 'playwright-core';
 
@@ -101,6 +103,10 @@ const heldAtLeast = (n) => page.waitForFunction((want) => {
 await heldAtLeast(total);
 const allHeld = Date.now() - t0;
 console.log(`page load to first row ${firstRow} ms, to all ${total} events held ${allHeld} ms`);
+if (process.env.BENCH_FILTER) {
+  await page.getByTestId('event-filter').fill(process.env.BENCH_FILTER);
+  console.log(`filtered by "${process.env.BENCH_FILTER}"`);
+}
 await page.waitForTimeout(2000);
 
 // Frame times for 10 s while new events arrive and existing ones change

@@ -122,7 +122,8 @@ test("the demo CRD's table shows its printer columns, sorts, filters and opens r
   await page.getByTestId('wide-toggle').click();
   assert.ok(await until(async () => (await page.getByTestId('column-header').allInnerTexts()).some((h) => h.trim().startsWith('REPLICAS')), 5000), 'REPLICAS when wide');
   assert.equal(await page.getByTestId('wide-toggle').getAttribute('aria-pressed'), 'true');
-  assert.ok(await until(async () => (await cellsPerRow()) === narrowCells + 1, 5000), `a cell more per row: ${await cellsPerRow()}`);
+  const cellCounts = () => page.getByTestId('resource-row').evaluateAll((rows) => rows.map((r) => r.querySelectorAll('[role=cell]').length));
+  assert.ok(await until(async () => (await cellCounts()).every((n) => n === narrowCells + 1), 5000), `a cell more in every row: ${await cellCounts()}`);
   await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('w');
   assert.ok(await until(async () => !(await page.getByTestId('column-header').allInnerTexts()).some((h) => h.trim().startsWith('REPLICAS')), 5000), 'w: narrow again');
@@ -242,14 +243,19 @@ test('the event stream page shows a Warning from a real controller, filters, pau
   const { page } = browser;
   await page.goto(`${proxy.url}#/events`);
   const warning = page.locator('[data-testid="event-row"].event-warning');
+  // Only the rows in view are in the DOM, and the newest may all be Normal:
+  // the type filter brings the Warnings up.
+  await page.getByTestId('event-row').first().waitFor({ timeout: 20000 });
+  await page.getByTestId('event-type-filter').selectOption('Warning');
   await warning.first().waitFor({ timeout: 20000 });
   assert.match(await warning.first().innerText(), /FailedScheduling|BackOff|Failed/);
-  await page.getByTestId('event-type-filter').selectOption('Warning');
   assert.ok(await until(async () => {
     const all = await page.getByTestId('event-row').count();
     return all > 0 && all === await warning.count();
   }, 5000), 'only Warnings');
   await page.getByTestId('event-type-filter').selectOption('');
+  assert.ok(await until(async () => (await page.getByTestId('event-row').count()) > (await warning.count()), 5000),
+    'Normal events again without the filter');
   // Paused: a new event is not shown until resumed.
   const reason = `Probe${SUFFIX}`;
   await page.getByTestId('event-filter').fill(reason);
@@ -288,10 +294,13 @@ test('the event stream page shows a Warning from a real controller, filters, pau
   // it) leaves the reason menu.
   const reasonOption = page.locator(`[data-testid="event-reason-filter"] option[value="${reason}"]`);
   await reasonOption.waitFor({ state: 'attached', timeout: 10000 });
+  await page.getByTestId('event-filter').fill(reason);
+  assert.ok(await until(async () => (await page.getByTestId('event-row').count()) === 1, 5000), 'the one event, shown');
   kubectl('-n', 'demo-shop', 'delete', 'event', `e2e-${SUFFIX}`);
   assert.ok(await until(async () => (await reasonOption.count()) === 0
     && (await page.getByTestId('event-row').filter({ hasText: reason }).count()) === 0, 10000),
   'the deleted event and its reason are gone');
+  await page.getByTestId('event-filter').fill('');
 });
 
 test('the event stream keeps only the rows in view in the DOM and scrolls to the oldest', async () => {
@@ -312,7 +321,11 @@ test('the event stream keeps only the rows in view in the DOM and scrolls to the
     }),
   });
   try {
+    // A fresh stream (same-URL navigation would keep the last test's page).
+    await page.goto(`${proxy.url}#/`);
     await page.goto(`${proxy.url}#/events`);
+    await page.getByTestId('event-filter').waitFor({ timeout: 10000 });
+    assert.equal(await page.getByTestId('event-filter').inputValue(), '');
     const held = async () => Number(/^(\d+) events/.exec(await page.getByTestId('events-per-minute').innerText().catch(() => ''))?.[1] ?? 0);
     assert.ok(await until(async () => (await held()) >= 150, 20000), `all events held: ${await held()}`);
     const domRows = await page.getByTestId('event-row').count();
@@ -328,6 +341,11 @@ test('the event stream keeps only the rows in view in the DOM and scrolls to the
     await oldest.waitFor({ timeout: 5000 });
     assert.equal(await oldest.getAttribute('aria-rowindex'), '151');
     assert.ok((await page.getByTestId('event-row').count()) < 60, 'still only the rows in view');
+    // A narrower filter, scrolled far down: the list starts again at its newest match.
+    await page.getByTestId('event-filter').fill('many 1');
+    assert.ok(await until(async () => /many 1\b/.test(await page.getByTestId('event-row').first().innerText().catch(() => '')), 5000),
+      `the newest match first: ${await page.getByTestId('event-row').first().innerText().catch(() => '?')}`);
+    assert.equal(await page.getByTestId('event-row').first().getAttribute('aria-rowindex'), '2');
   } finally {
     kubectl('-n', 'demo-shop', 'delete', 'events', '--field-selector', `reason=${reason}`);
   }

@@ -148,8 +148,9 @@ pub fn EventStream() -> impl IntoView {
         let f = filter.get();
         (f != EventFilter::default()).then(|| {
             let mut v: Vec<Arc<EventRow>> = Vec::new();
+            let pass = f.matcher();
             with_source(&mut |ix| {
-                v = ix.newest().filter(|e| f.matches(e)).cloned().collect();
+                v = ix.newest().filter(|e| pass(e)).cloned().collect();
             });
             v
         })
@@ -167,11 +168,27 @@ pub fn EventStream() -> impl IntoView {
     // Only the rows in view (plus overscan) are in the DOM.
     let scroll_top = RwSignal::new(0.0);
     let viewport = RwSignal::new(EVENTS_VIEWPORT);
+    // The first row drawn: from the scroll position, but never so far down
+    // that the window runs out of rows (a filter can shrink the list under
+    // an old scroll position); rows sit at their own offsets either way.
     let first = Memo::new(move |_| {
+        let in_view = (viewport.get() / EVENT_ROW) as usize + EVENT_OVERSCAN;
         ((scroll_top.get() / EVENT_ROW) as usize)
             .saturating_sub(EVENT_OVERSCAN)
-            .min(shown_len())
+            .min(shown_len().saturating_sub(in_view))
     });
+    // A new filter starts at the newest match.
+    let body_ref = NodeRef::<leptos::html::Div>::new();
+    Effect::watch(
+        move || filter.track(),
+        move |_, _, _| {
+            if let Some(el) = body_ref.get_untracked() {
+                el.set_scroll_top(0);
+            }
+            scroll_top.set(0.0);
+        },
+        false,
+    );
     let window = move || {
         let (first, count) = (
             first.get(),
@@ -276,12 +293,13 @@ pub fn EventStream() -> impl IntoView {
             .map(|(i, n)| format!("{},{:.1}", i * 4, 22.0 - 20.0 * *n as f64 / max))
             .collect::<Vec<_>>()
             .join(" ");
-        let held = w.events.with(|ix| {
-            if ix.is_empty() {
-                "no events".to_string()
-            } else {
-                format!("{} events", ix.len())
-            }
+        let mut held = String::new();
+        with_source(&mut |ix| {
+            held = match ix.len() {
+                0 => "no events".to_string(),
+                1 => "1 event".to_string(),
+                n => format!("{n} events"),
+            };
         });
         (points, buckets[SPARK_MINUTES - 1], max as u32, held)
     };
@@ -330,7 +348,8 @@ pub fn EventStream() -> impl IntoView {
                     <span role="columnheader">"Object"</span><span role="columnheader" class="num">"Count"</span>
                     <span role="columnheader">"Message"</span><span role="columnheader">"From"</span>
                 </div>
-                <div class="ebody" on:scroll=on_scroll data-testid="event-body">
+                <div class="ebody" node_ref=body_ref on:scroll=on_scroll data-testid="event-body"
+                    tabindex="0" aria-label="Events, newest first">
                     // Fixed-height rows in flow after a padding for the rows above.
                     <div role="rowgroup"
                         style:height=move || format!("{}px", shown_len() as f64 * EVENT_ROW)

@@ -145,22 +145,42 @@ pub struct EventFilter {
 }
 
 impl EventFilter {
-    /// True when `e` passes every field that is set.
-    pub fn matches(&self, e: &EventRow) -> bool {
-        let exact = |want: &str, have: &str| want.is_empty() || want == have;
-        let contains = |needle: &str, hay: &str| {
-            needle.is_empty() || hay.to_lowercase().contains(&needle.to_lowercase())
-        };
-        exact(&self.type_, &e.type_)
-            && exact(&self.reason, &e.reason)
-            && exact(&self.namespace, &e.namespace)
-            && exact(&self.kind, &e.involved.kind)
-            && contains(&self.object, &e.involved.name)
-            && (self.text.is_empty()
-                || [&e.reason, &e.namespace, &e.object, &e.message, &e.source]
-                    .iter()
-                    .any(|f| contains(&self.text, f)))
+    /// A test of whether a row passes every field that is set, for many
+    /// rows: the search terms are lowercased once, and ASCII terms are
+    /// compared without allocating.
+    pub fn matcher(&self) -> impl Fn(&EventRow) -> bool + '_ {
+        let (object, text) = (self.object.to_lowercase(), self.text.to_lowercase());
+        move |e: &EventRow| {
+            let exact = |want: &str, have: &str| want.is_empty() || want == have;
+            exact(&self.type_, &e.type_)
+                && exact(&self.reason, &e.reason)
+                && exact(&self.namespace, &e.namespace)
+                && exact(&self.kind, &e.involved.kind)
+                && contains_lowercase(&e.involved.name, &object)
+                && (text.is_empty()
+                    || [&e.reason, &e.namespace, &e.object, &e.message, &e.source]
+                        .iter()
+                        .any(|f| contains_lowercase(f, &text)))
+        }
     }
+}
+
+/// True when `hay` contains `needle` (already lowercase) in any case.
+fn contains_lowercase(hay: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    if needle.is_ascii() {
+        // ASCII bytes never occur inside a multi-byte UTF-8 sequence, so a
+        // byte-wise match is a match of whole characters (ASCII letters in
+        // any case).
+        let n = needle.as_bytes();
+        return hay
+            .as_bytes()
+            .windows(n.len())
+            .any(|w| w.eq_ignore_ascii_case(n));
+    }
+    hay.to_lowercase().contains(needle)
 }
 
 /// How many events hold each value of one field (the choices of a filter
@@ -169,8 +189,8 @@ pub type ValueCounts = BTreeMap<String, usize>;
 
 /// The events, newest first, kept up to date change by change: a frame
 /// with a few changed events touches only those, however many the cluster
-/// holds. Rows are shared (`Arc`), so a paused copy or a filtered page
-/// costs pointers, not strings.
+/// holds. Rows are shared (`Arc`): a paused copy copies the index's keys
+/// and counts, not the rows; a filtered list is a list of pointers.
 #[derive(Debug, Clone, Default)]
 pub struct EventIndex {
     /// Key → last seen (where the row sits in `order`).
@@ -214,11 +234,6 @@ impl EventIndex {
     /// Number of events.
     pub fn len(&self) -> usize {
         self.order.len()
-    }
-
-    /// True when there are no events.
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
     }
 
     /// Reasons present, sorted.
@@ -590,7 +605,7 @@ mod tests {
         ];
         let pass = |f: EventFilter| -> Vec<String> {
             rows.iter()
-                .filter(|e| f.matches(e))
+                .filter(|e| f.matcher()(e))
                 .map(|e| e.key.clone())
                 .collect()
         };
@@ -645,6 +660,17 @@ mod tests {
             }),
             ["shop/a"]
         );
+    }
+
+    #[test]
+    fn case_insensitive_search_with_and_without_ascii() {
+        assert!(contains_lowercase("Back-Off restarting", "back-off"));
+        assert!(contains_lowercase("x", ""));
+        assert!(!contains_lowercase("ba", "back"));
+        assert!(contains_lowercase("Größe ÜBER", "über"));
+        assert!(!contains_lowercase("Größe", "über"));
+        // An ASCII term never matches half of a multi-byte character.
+        assert!(!contains_lowercase("é", "e"));
     }
 
     fn at(name: &str, reason: &str, kind: &str, last: u32) -> EventRow {
