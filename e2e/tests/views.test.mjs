@@ -336,6 +336,10 @@ test('the event stream keeps only the rows in view in the DOM and scrolls to the
     assert.ok(await until(async () => (await page.getByTestId('event-table').getAttribute('aria-rowcount')) === '151', 5000),
       `aria-rowcount ${await page.getByTestId('event-table').getAttribute('aria-rowcount')}`);
     assert.match(await page.getByTestId('event-row').first().innerText(), /many 0\b/);
+    // Ages tick between events.
+    const lastSeen = () => page.getByTestId('event-row').first().locator('[role=cell]').first().innerText();
+    const age = await lastSeen();
+    assert.ok(await until(async () => (await lastSeen()) !== age, 4000), `the age ticks past ${age}`);
     await page.getByTestId('event-body').evaluate((el) => { el.scrollTop = el.scrollHeight; });
     const oldest = page.getByTestId('event-row').filter({ hasText: /many 149\b/ });
     await oldest.waitFor({ timeout: 5000 });

@@ -7,7 +7,7 @@ use kubeglass_client::actions::ActionKind;
 use crate::components::dialog::{ask_label_changes, confirm};
 use crate::route::Route;
 use crate::state::workloads::{EventFilter, EventIndex, EventRow};
-use crate::state::{ClusterState, use_kube};
+use crate::state::{ClusterState, Now, use_kube};
 use std::sync::Arc;
 
 /// Deployments, with − and + to scale them (recorded as Events).
@@ -114,7 +114,10 @@ const EVENT_OVERSCAN: usize = 6;
 pub fn EventStream() -> impl IntoView {
     let w = expect_context::<ClusterState>().workloads;
     let _watch = StoredValue::new_local(w.watch_events(&use_kube()));
-    let now = move || js_sys::Date::now() / 1000.0;
+    // The app's once-a-second clock: ages and the sparkline keep ticking
+    // between events.
+    let clock = expect_context::<Now>().0;
+    let now = move || clock.get();
     let age = move |t: i64| {
         let s = (now() - t as f64).max(0.0) as i64;
         match s {
@@ -364,8 +367,8 @@ pub fn EventStream() -> impl IntoView {
                                 view! {
                                     <div class=class role="row" data-testid="event-row"
                                         aria-rowindex=move || (first.get() + i.get() + 2).to_string()>
-                                        <span role="cell">{age(e.last_seen)}</span>
-                                        <span role="cell" class="muted">{age(e.first_seen)}</span>
+                                        <span role="cell">{let t = e.last_seen; move || age(t)}</span>
+                                        <span role="cell" class="muted">{let t = e.first_seen; move || age(t)}</span>
                                         <span role="cell">{e.type_.clone()}</span>
                                         <span role="cell" title=e.reason.clone()>{e.reason.clone()}</span>
                                         <span role="cell" class="name" title=object_title>{
