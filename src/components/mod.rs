@@ -3,3 +3,4 @@
 pub mod banner;
 pub mod dialog;
 pub mod palette;
+pub mod scroll;

@@ -15,6 +15,7 @@ use kubeglass_web::spawn;
 use leptos::ev::{Event, KeyboardEvent};
 use leptos::prelude::*;
 
+use crate::components::scroll::ScrollWindow;
 use crate::route::{Route, navigate};
 use crate::state::table::{Sort, TableModel, is_age, parse_time, row_text, short_age};
 use crate::state::{ClusterState, Now, use_kube};
@@ -34,6 +35,7 @@ static NEXT_RING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsiz
 fn slot_id(ring: usize, slot: usize) -> String {
     format!("ring{ring}-{slot}")
 }
+
 /// How long a changed row stays highlighted, in seconds.
 const FLASH_SECS: f64 = 1.5;
 /// Rows read in one page to show at once while the informer's first list
@@ -355,8 +357,7 @@ fn LiveTable(
     let sort = RwSignal::new(Sort::default());
     let filter = RwSignal::new(String::new());
     let selected = RwSignal::new(0usize);
-    let scroll_top = RwSignal::new(0.0f64);
-    let viewport = RwSignal::new(600.0f64);
+    let scroll = ScrollWindow::new(600.0);
 
     // Keys in order after the text filter; recomputed when rows, sort or filter change.
     // Recomputed when rows, sort or filter change; compared by generation,
@@ -495,10 +496,8 @@ fn LiveTable(
     let ring = NEXT_RING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let window = move || {
         let len = visible_keys.with(|k| k.len);
-        let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
-        let count = (viewport.get() / ROW_HEIGHT) as usize + 2 * OVERSCAN;
+        let (first, count) = scroll.rows(len, ROW_HEIGHT, OVERSCAN);
         let end = (first + count).min(len);
-        let first = first.min(end);
         (first, keys_in(first..end), count.max(1))
     };
     // The rows in the window, as data (the DOM rows read them).
@@ -551,11 +550,7 @@ fn LiveTable(
         });
         (slots, rows)
     });
-    let on_scroll = move |ev: Event| {
-        let el = event_target::<leptos::web_sys::HtmlElement>(&ev);
-        scroll_top.set(el.scroll_top() as f64);
-        viewport.set(el.client_height() as f64);
-    };
+    let on_scroll = move |ev: Event| scroll.on_scroll(&ev);
     let body_ref = NodeRef::<leptos::html::Div>::new();
     let filter_ref = NodeRef::<leptos::html::Input>::new();
     let scroll_to = move |i: usize| {

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use kubeglass_client::actions::ActionKind;
 
 use crate::components::dialog::{ask_label_changes, confirm};
+use crate::components::scroll::ScrollWindow;
 use crate::route::Route;
 use crate::state::workloads::{EventFilter, EventIndex, EventRow};
 use crate::state::{ClusterState, Now, use_kube};
@@ -128,8 +129,8 @@ pub fn EventStream() -> impl IntoView {
     };
     let filter = RwSignal::new(EventFilter::default());
     let paused = RwSignal::new(false);
-    // While paused the stream reads a copy taken at the pause (rows are
-    // shared, so the copy is pointers).
+    // While paused the stream reads a copy of the index taken at the pause
+    // (its keys and counts; the rows themselves are shared).
     let frozen: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
     let toggle_pause = move |_| {
         if !paused.get_untracked() {
@@ -169,17 +170,9 @@ pub fn EventStream() -> impl IntoView {
         })
     };
     // Only the rows in view (plus overscan) are in the DOM.
-    let scroll_top = RwSignal::new(0.0);
-    let viewport = RwSignal::new(EVENTS_VIEWPORT);
-    // The first row drawn: from the scroll position, but never so far down
-    // that the window runs out of rows (a filter can shrink the list under
-    // an old scroll position); rows sit at their own offsets either way.
-    let first = Memo::new(move |_| {
-        let in_view = (viewport.get() / EVENT_ROW) as usize + EVENT_OVERSCAN;
-        ((scroll_top.get() / EVENT_ROW) as usize)
-            .saturating_sub(EVENT_OVERSCAN)
-            .min(shown_len().saturating_sub(in_view))
-    });
+    let scroll = ScrollWindow::new(EVENTS_VIEWPORT);
+    let span = Memo::new(move |_| scroll.rows(shown_len(), EVENT_ROW, EVENT_OVERSCAN));
+    let first = move || span.get().0;
     // A new filter starts at the newest match.
     let body_ref = NodeRef::<leptos::html::Div>::new();
     Effect::watch(
@@ -188,15 +181,12 @@ pub fn EventStream() -> impl IntoView {
             if let Some(el) = body_ref.get_untracked() {
                 el.set_scroll_top(0);
             }
-            scroll_top.set(0.0);
+            scroll.to_top();
         },
         false,
     );
     let window = move || {
-        let (first, count) = (
-            first.get(),
-            (viewport.get() / EVENT_ROW) as usize + 2 * EVENT_OVERSCAN,
-        );
+        let (first, count) = span.get();
         filtered.with(|v| match v {
             Some(v) => v
                 .iter()
@@ -213,11 +203,7 @@ pub fn EventStream() -> impl IntoView {
             }
         })
     };
-    let on_scroll = move |ev: leptos::ev::Event| {
-        let el = event_target::<leptos::web_sys::HtmlElement>(&ev);
-        scroll_top.set(el.scroll_top() as f64);
-        viewport.set(el.client_height() as f64);
-    };
+    let on_scroll = move |ev: leptos::ev::Event| scroll.on_scroll(&ev);
     // The choices of each menu: what the events hold now.
     let choices = Memo::new(move |_| {
         w.events.with(|ix| Choices {
@@ -356,7 +342,7 @@ pub fn EventStream() -> impl IntoView {
                     // Fixed-height rows in flow after a padding for the rows above.
                     <div role="rowgroup"
                         style:height=move || format!("{}px", shown_len() as f64 * EVENT_ROW)
-                        style:padding-top=move || format!("{}px", first.get() as f64 * EVENT_ROW)>
+                        style:padding-top=move || format!("{}px", first() as f64 * EVENT_ROW)>
                         <ForEnumerate
                             each=window
                             key=|e| (e.key.clone(), e.count, e.last_seen, e.message.clone())
@@ -366,7 +352,7 @@ pub fn EventStream() -> impl IntoView {
                                 let object_title = object.clone();
                                 view! {
                                     <div class=class role="row" data-testid="event-row"
-                                        aria-rowindex=move || (first.get() + i.get() + 2).to_string()>
+                                        aria-rowindex=move || (first() + i.get() + 2).to_string()>
                                         <span role="cell">{let t = e.last_seen; move || age(t)}</span>
                                         <span role="cell" class="muted">{let t = e.first_seen; move || age(t)}</span>
                                         <span role="cell">{e.type_.clone()}</span>
