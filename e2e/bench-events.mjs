@@ -12,44 +12,15 @@
 // namespace. BENCH_KEEP=1 keeps it and reuses it when it holds N events.
 // BENCH_FILTER=text types `text` into the stream's filter before the write
 // phase (every frame then filters all events).
-import http from 'node:http';
-import { chromium } from 'playwright-core';
+import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep } from './bench-lib.mjs';
 
 const [base = 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
 const N = Number(countArg);
 const NS = 'bench-events';
 const KEEP = process.env.BENCH_KEEP === '1';
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-
-// Keep-alive node:http: fetch costs this two-core machine too much CPU.
-const target = new URL(base);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-const call = (method, path, body, type = 'application/json') => new Promise((resolve, reject) => {
-  const data = body === undefined ? '' : JSON.stringify(body);
-  const req = http.request({
-    host: target.hostname, port: target.port, path, method, agent,
-    headers: { 'content-type': type, 'content-length': Buffer.byteLength(data) },
-  }, (res) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (d) => { text += d; });
-    res.on('end', () => resolve({ status: res.statusCode, text }));
-  });
-  req.on('error', reject);
-  req.end(data);
-});
+const client = keepAliveClient(base);
+const { call } = client;
 const json = async (path) => JSON.parse((await call('GET', path)).text);
-
-async function pool(items, concurrency, fn) {
-  let i = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (i < items.length) await fn(items[i++]);
-  }));
-}
 
 const REASONS = Array.from({ length: 20 }, (_, i) => `BenchReason${i}`);
 const event = (i, name, ago, labels = {}) => {
@@ -86,11 +57,7 @@ if (KEEP && have === N && phase === 'Active') {
 // Everything the stream will hold: events of every namespace.
 const total = await countIn('/api/v1/events');
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
 const t0 = Date.now();
 await page.goto(`${base}/ui/#/events`);
@@ -111,20 +78,7 @@ await page.waitForTimeout(2000);
 
 // Frame times for 10 s while new events arrive and existing ones change
 // (count and last seen, as a repeating event does), ~100/s each.
-const recording = page.evaluate(async () => {
-  const deltas = [];
-  let last = performance.now();
-  const end = last + 10000;
-  await new Promise((resolve) => {
-    const step = (now) => {
-      deltas.push(now - last);
-      last = now;
-      if (now < end) requestAnimationFrame(step); else resolve();
-    };
-    requestAnimationFrame(step);
-  });
-  return deltas.slice(1);
-});
+const recording = recordFrames(page, 10000);
 const t = Date.now();
 let sent = 0;
 let done = 0;
@@ -149,7 +103,7 @@ const writer = (async () => {
 })();
 const [frames] = await Promise.all([recording, writer]);
 const rate = done / ((Date.now() - t) / 1000);
-console.log(`under ${rate.toFixed(0)} event writes/s: ${frames.length} frames, p50 ${pct(frames, 50).toFixed(1)} ms, p95 ${pct(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
+console.log(`under ${rate.toFixed(0)} event writes/s: ${frameSummary(frames)}`);
 
 // The stream's frame queue, summed once its view closed.
 await page.evaluate(() => { location.hash = '#/xray'; });
@@ -161,7 +115,7 @@ const header = await page.locator('[data-testid="xray-queues"] thead tr').innerT
 console.log(`X-ray, the stream's frame queue:\n  ${header.replace(/\s+/g, ' | ')}\n  ${(await row.jsonValue()).replace(/\s+/g, ' ').replace(/\t/g, ' | ')}`);
 
 await browser.close();
-agent.destroy();
+client.close();
 if (KEEP) {
   // Without the events written while measuring, so the next run reuses it.
   await call('DELETE', `/api/v1/namespaces/${NS}/events?labelSelector=bench%3Dnew`);

@@ -11,8 +11,7 @@
 // (no kwok behind them: for row counts pods would drown the cluster in).
 // BENCH_KEEP=1 keeps the namespace afterwards and reuses it when it
 // already holds N pods.
-import http from 'node:http';
-import { chromium } from 'playwright-core';
+import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep } from './bench-lib.mjs';
 
 const [base = 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
 const N = Number(countArg);
@@ -22,23 +21,6 @@ const NS = RESOURCE === 'pods' ? 'bench-ui' : 'bench-ui-cm';
 const api = (path, init = {}) => fetch(`${base}${path}`, {
   ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
 });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function pool(items, concurrency, fn) {
-  let i = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (i < items.length) {
-      const item = items[i++];
-      await fn(item);
-    }
-  }));
-}
-
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-
 const nodes = (await (await api('/api/v1/nodes')).json()).items.map((n) => n.metadata.name)
   .filter((n) => n.startsWith('kwok-'));
 if (nodes.length === 0) throw new Error('no kwok nodes: run `make demo` first');
@@ -98,11 +80,7 @@ for (let quiet = 0; quiet < 2;) {
 // All the table will show (a namespace's ConfigMaps include kube-root-ca.crt).
 const total = await count();
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
 await page.goto(`${base}/ui/#/`);
 await page.getByTestId('server-version').waitFor({ timeout: 60000 });
@@ -144,37 +122,14 @@ const scrollFrames = await page.evaluate(async () => {
   });
   return deltas.slice(1);
 });
-console.log(`scrolling: ${scrollFrames.length} frames, p50 ${pct(scrollFrames, 50).toFixed(1)} ms, p95 ${pct(scrollFrames, 95).toFixed(1)} ms, max ${Math.max(...scrollFrames).toFixed(1)} ms`);
+console.log(`scrolling: ${frameSummary(scrollFrames)}`);
 
 // Frame times while ~200 changes/s arrive (label patches on random pods).
-const recording = page.evaluate(async () => {
-  const deltas = [];
-  let last = performance.now();
-  const end = last + 10000;
-  await new Promise((resolve) => {
-    const step = (now) => {
-      deltas.push(now - last);
-      last = now;
-      if (now < end) requestAnimationFrame(step); else resolve();
-    };
-    requestAnimationFrame(step);
-  });
-  return deltas.slice(1);
-});
+const recording = recordFrames(page, 10000);
 t = Date.now();
 let sent = 0;
-// One PATCH every 5 ms (200/s), up to 64 in flight, over keep-alive
-// node:http (fetch costs this two-core machine enough CPU to fall short).
-const target = new URL(base);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-const patch = (path, body) => new Promise((resolve, reject) => {
-  const req = http.request({
-    host: target.hostname, port: target.port, path, method: 'PATCH', agent,
-    headers: { 'content-type': 'application/merge-patch+json', 'content-length': Buffer.byteLength(body) },
-  }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); });
-  req.on('error', reject);
-  req.end(body);
-});
+// One PATCH every 5 ms (200/s), up to 64 in flight.
+const client = keepAliveClient(base);
 let applied = 0;
 const patcher = (async () => {
   const inflight = new Set();
@@ -182,9 +137,9 @@ const patcher = (async () => {
     if (inflight.size < 64 && sent < ((Date.now() - t) / 5)) {
       const i = Math.floor(Math.random() * N);
       sent++;
-      const p = patch(`/api/v1/namespaces/${NS}/${RESOURCE}/p-${String(i).padStart(6, '0')}`,
-        JSON.stringify({ metadata: { labels: { tick: String(sent) } } }))
-        .then((code) => { if (code === 200) applied++; })
+      const p = client.call('PATCH', `/api/v1/namespaces/${NS}/${RESOURCE}/p-${String(i).padStart(6, '0')}`,
+        { metadata: { labels: { tick: String(sent) } } }, 'application/merge-patch+json')
+        .then((r) => { if (r.status === 200) applied++; })
         .finally(() => inflight.delete(p));
       inflight.add(p);
     } else {
@@ -192,11 +147,11 @@ const patcher = (async () => {
     }
   }
   await Promise.all(inflight);
-  agent.destroy();
+  client.close();
 })();
 const [eventFrames] = await Promise.all([recording, patcher]);
 const rate = applied / ((Date.now() - t) / 1000);
-console.log(`under ${rate.toFixed(0)} changes/s: ${eventFrames.length} frames, p50 ${pct(eventFrames, 50).toFixed(1)} ms, p95 ${pct(eventFrames, 95).toFixed(1)} ms, max ${Math.max(...eventFrames).toFixed(1)} ms`);
+console.log(`under ${rate.toFixed(0)} changes/s: ${frameSummary(eventFrames)}`);
 
 await browser.close();
 if (KEEP) {

@@ -1,0 +1,77 @@
+// Helpers shared by the UI measurement scripts (bench-ui.mjs,
+// bench-events.mjs): Debian's Chromium, a keep-alive API client, a worker
+// pool, and frame-time recording and percentiles.
+import http from 'node:http';
+import { chromium } from 'playwright-core';
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The `p`th percentile of `xs`. */
+export const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+/** "N frames, p50 …, p95 …, max …" for frame intervals in ms. */
+export const frameSummary = (frames) => `${frames.length} frames, p50 ${pct(frames, 50).toFixed(1)} ms, `
+  + `p95 ${pct(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`;
+
+/** Runs `fn` over `items`, `concurrency` at a time. */
+export async function pool(items, concurrency, fn) {
+  let i = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  }));
+}
+
+/**
+ * Requests to `base` over keep-alive node:http (fetch costs this two-core
+ * machine too much CPU to reach 200 writes/s). `call` resolves to
+ * `{ status, text }`; a body is sent as JSON with content type `type`.
+ */
+export function keepAliveClient(base) {
+  const target = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const call = (method, path, body, type = 'application/json') => new Promise((resolve, reject) => {
+    const data = body === undefined ? '' : JSON.stringify(body);
+    const req = http.request({
+      host: target.hostname, port: target.port, path, method, agent,
+      headers: { 'content-type': type, 'content-length': Buffer.byteLength(data) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+  return { call, close: () => agent.destroy() };
+}
+
+/** Debian's headless Chromium with the flags the tests use. */
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** `requestAnimationFrame` intervals in `page` for `ms` milliseconds. */
+export function recordFrames(page, ms) {
+  return page.evaluate(async (ms) => {
+    const deltas = [];
+    let last = performance.now();
+    const end = last + ms;
+    await new Promise((resolve) => {
+      const step = (now) => {
+        deltas.push(now - last);
+        last = now;
+        if (now < end) requestAnimationFrame(step); else resolve();
+      };
+      requestAnimationFrame(step);
+    });
+    return deltas.slice(1);
+  }, ms);
+}
