@@ -16,9 +16,11 @@ use kube_core::params::{DeleteParams, Patch, PatchParams, PostParams};
 use kube_core::{ApiResource, DynamicObject};
 use serde_json::json;
 
-use crate::api::{Api, Scale};
+use crate::api::{Api, Scale, with_accept};
 use crate::clock::Clock;
+use crate::discovery::DiscoveryClient;
 use crate::record::{EventRecorder, EventType};
+use crate::rest::table::METADATA_ACCEPT;
 use crate::rest::{Error, RestClient};
 use crate::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 
@@ -222,7 +224,21 @@ impl ActionQueue {
     }
 
     /// Performs the action once; returns the object's uid and a sentence for the Event.
+    ///
+    /// The mapping from kind to resource the action was built with (from a
+    /// discovery cache) is confirmed against live discovery first, so a
+    /// stale or poisoned cache can never aim the write at another resource.
     async fn execute(&self, a: &Action) -> Result<(Option<String>, String), Error> {
+        let r = &a.resource;
+        DiscoveryClient::new(self.client.clone())
+            .confirm(
+                &r.group,
+                &r.version,
+                &r.plural,
+                &r.kind,
+                Some(a.namespace.is_some()),
+            )
+            .await?;
         let api =
             Api::<DynamicObject>::dynamic(self.client.clone(), &a.resource, a.namespace.as_deref());
         match &a.kind {
@@ -245,7 +261,13 @@ impl ActionQueue {
                 ))
             }
             ActionKind::Delete => {
-                api.delete(&a.name, &DeleteParams::background()).await?;
+                // Metadata only in the answer: deleting a Secret brings back
+                // none of its data.
+                let req = kube_core::Request::new(api.path().to_string())
+                    .delete(&a.name, &DeleteParams::background())?;
+                self.client
+                    .send_raw(with_accept(req, METADATA_ACCEPT))
+                    .await?;
                 Ok((None, "Deleted by kubeglass".to_string()))
             }
             ActionKind::RestartRollout => {
@@ -268,19 +290,26 @@ impl ActionQueue {
                 Ok((o.metadata.uid, format!("{word} by kubeglass")))
             }
             ActionKind::Labels(changes) => {
-                let mut o = api.get(&a.name).await?;
-                let labels = o.metadata.labels.get_or_insert_default();
-                for (k, v) in changes {
-                    match v {
-                        Some(v) => {
-                            labels.insert(k.clone(), v.clone());
-                        }
-                        None => {
-                            labels.remove(k);
-                        }
-                    }
-                }
-                let o = api.replace(&a.name, &PostParams::default(), &o).await?;
+                // Read the metadata only (a Secret's data never comes back),
+                // then merge-patch the labels with that resourceVersion: a
+                // concurrent change answers 409 Conflict and is retried.
+                let current = api.get_metadata(&a.name).await?;
+                let labels: serde_json::Map<String, serde_json::Value> = changes
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone().map_or(json!(null), |v| json!(v))))
+                    .collect();
+                let patch = json!({"metadata": {
+                    "resourceVersion": current.metadata.resource_version,
+                    "labels": labels}});
+                let req = kube_core::Request::new(api.path().to_string()).patch(
+                    &a.name,
+                    &PatchParams::default(),
+                    &Patch::Merge(&patch),
+                )?;
+                let o: kube_core::PartialObjectMeta<DynamicObject> = self
+                    .client
+                    .send_json(with_accept(req, METADATA_ACCEPT))
+                    .await?;
                 let list: Vec<String> = changes
                     .iter()
                     .map(|(k, v)| match v {

@@ -14,11 +14,21 @@ use kube_core::{ApiResource, DynamicObject, ObjectList, PartialObjectMeta, Resou
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::names::{
+    NameError, validate_group, validate_name, validate_namespace, validate_plural, validate_version,
+};
 use crate::rest::table::{
     IncludeObject, METADATA_ACCEPT, TABLE_ACCEPT, Table, TablePage, TableRowObject,
 };
 use crate::rest::{Error, RestClient, WatchStream};
 use crate::transport::{ByteStream, Request};
+
+/// The group, version and plural of `dyntype`, checked as path segments.
+fn check_resource<K: Resource>(dyntype: &K::DynamicType) -> Result<(), NameError> {
+    validate_group(&K::group(dyntype))?;
+    validate_version(&K::version(dyntype))?;
+    validate_plural(&K::plural(dyntype))
+}
 
 /// What a delete answered: the object (still there while finalizers or a
 /// grace period run) or a `Status` (gone).
@@ -39,6 +49,9 @@ pub struct Api<K: Resource> {
     /// The collection path, e.g. `/apis/apps/v1/namespaces/shop/deployments`.
     path: String,
     dyntype: K::DynamicType,
+    /// Why the namespace or resource cannot be part of a path: every request
+    /// of this client then fails before it is built.
+    invalid: Option<NameError>,
 }
 
 impl<K: Resource> Clone for Api<K>
@@ -50,6 +63,7 @@ where
             client: self.client.clone(),
             path: self.path.clone(),
             dyntype: self.dyntype.clone(),
+            invalid: self.invalid.clone(),
         }
     }
 }
@@ -86,10 +100,7 @@ impl Api<DynamicObject> {
 }
 
 fn check(name: &str) -> Result<(), Error> {
-    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-        return Err(Error::Request(format!("invalid object name {name:?}")));
-    }
-    Ok(())
+    validate_name(name).map_err(Error::from)
 }
 
 impl<K: Resource> Api<K>
@@ -102,16 +113,27 @@ where
             client,
             path: K::url_path(dyntype, None),
             dyntype: dyntype.clone(),
+            invalid: check_resource::<K>(dyntype).err(),
         }
     }
 
     /// A client for one namespace of the resource `dyntype` describes.
+    /// A namespace that is not a DNS-1123 label makes a client whose every
+    /// request fails with [`Error::InvalidName`], before any path is built.
     pub fn namespaced_with(client: RestClient, namespace: &str, dyntype: &K::DynamicType) -> Self {
         Self {
             client,
             path: K::url_path(dyntype, Some(namespace)),
             dyntype: dyntype.clone(),
+            invalid: validate_namespace(namespace)
+                .and_then(|()| check_resource::<K>(dyntype))
+                .err(),
         }
+    }
+
+    /// Why this client cannot send anything (an invalid namespace or resource), if so.
+    pub fn invalid(&self) -> Option<&NameError> {
+        self.invalid.as_ref()
     }
 
     /// The collection path requests go to.
@@ -124,8 +146,11 @@ where
         &self.dyntype
     }
 
-    fn request(&self) -> kube_core::Request {
-        kube_core::Request::new(self.path.clone())
+    fn request(&self) -> Result<kube_core::Request, Error> {
+        match &self.invalid {
+            Some(e) => Err(e.clone().into()),
+            None => Ok(kube_core::Request::new(self.path.clone())),
+        }
     }
 }
 
@@ -173,7 +198,7 @@ where
     pub async fn get(&self, name: &str) -> Result<K, Error> {
         check(name)?;
         self.client
-            .send_json(self.request().get(name, &GetParams::default())?)
+            .send_json(self.request()?.get(name, &GetParams::default())?)
             .await
     }
 
@@ -186,10 +211,21 @@ where
         }
     }
 
+    /// `GET` one whole object, Secrets included: the only request the
+    /// client lets through to a Secret's data (see [`crate::rest::secrets`]).
+    /// Call it only when a person has asked to see the data, and keep the
+    /// answer out of every cache.
+    pub async fn reveal(&self, name: &str) -> Result<K, Error> {
+        check(name)?;
+        let mut req = self.request()?.get(name, &GetParams::default())?;
+        req.extensions_mut().insert(crate::rest::secrets::Reveal);
+        self.client.send_json(req).await
+    }
+
     /// `GET` one object's metadata only (`PartialObjectMetadata`).
     pub async fn get_metadata(&self, name: &str) -> Result<PartialObjectMeta<K>, Error> {
         check(name)?;
-        let req = self.request().get_metadata(name, &GetParams::default())?;
+        let req = self.request()?.get_metadata(name, &GetParams::default())?;
         self.client
             .send_json(with_accept(req, METADATA_ACCEPT))
             .await
@@ -198,7 +234,7 @@ where
     /// `LIST` one page with every list option (selectors, limit/continue,
     /// resourceVersion and its match, timeout).
     pub async fn list(&self, params: &ListParams) -> Result<ObjectList<K>, Error> {
-        self.client.send_json(self.request().list(params)?).await
+        self.client.send_json(self.request()?.list(params)?).await
     }
 
     /// `LIST` metadata only (`PartialObjectMetadataList`, ~60% smaller for pods).
@@ -207,7 +243,7 @@ where
         params: &ListParams,
     ) -> Result<ObjectList<PartialObjectMeta<K>>, Error> {
         self.client
-            .send_json(self.request().list_metadata(params)?)
+            .send_json(self.request()?.list_metadata(params)?)
             .await
     }
 
@@ -218,7 +254,7 @@ where
         include: IncludeObject,
     ) -> Result<Table, Error> {
         let req = with_query(
-            self.request().list(params)?,
+            self.request()?.list(params)?,
             "includeObject",
             include.as_str(),
         );
@@ -232,7 +268,7 @@ where
         &self,
         params: &ListParams,
     ) -> Result<TablePage<TableRowObject>, Error> {
-        let req = with_query(self.request().list(params)?, "includeObject", "Metadata");
+        let req = with_query(self.request()?.list(params)?, "includeObject", "Metadata");
         self.client.send_json(with_accept(req, TABLE_ACCEPT)).await
     }
 
@@ -244,7 +280,7 @@ where
         resource_version: &str,
     ) -> Result<WatchStream<K>, Error> {
         self.client
-            .watch(self.request().watch(params, resource_version)?)
+            .watch(self.request()?.watch(params, resource_version)?)
             .await
     }
 
@@ -255,7 +291,7 @@ where
         resource_version: &str,
     ) -> Result<WatchStream<PartialObjectMeta<K>>, Error> {
         self.client
-            .watch(self.request().watch_metadata(params, resource_version)?)
+            .watch(self.request()?.watch_metadata(params, resource_version)?)
             .await
     }
 
@@ -267,7 +303,7 @@ where
         include: IncludeObject,
     ) -> Result<WatchStream<Table>, Error> {
         let req = with_query(
-            self.request().watch(params, resource_version)?,
+            self.request()?.watch(params, resource_version)?,
             "includeObject",
             include.as_str(),
         );
@@ -278,7 +314,7 @@ where
     pub async fn create(&self, params: &PostParams, object: &K) -> Result<K, Error> {
         let body = serde_json::to_vec(object).map_err(|e| Error::Request(e.to_string()))?;
         self.client
-            .send_json(self.request().create(params, body)?)
+            .send_json(self.request()?.create(params, body)?)
             .await
     }
 
@@ -287,7 +323,7 @@ where
         check(name)?;
         let body = serde_json::to_vec(object).map_err(|e| Error::Request(e.to_string()))?;
         self.client
-            .send_json(self.request().replace(name, params, body)?)
+            .send_json(self.request()?.replace(name, params, body)?)
             .await
     }
 
@@ -301,7 +337,7 @@ where
     ) -> Result<K, Error> {
         check(name)?;
         self.client
-            .send_json(self.request().patch(name, params, patch)?)
+            .send_json(self.request()?.patch(name, params, patch)?)
             .await
     }
 
@@ -310,7 +346,7 @@ where
         check(name)?;
         let body = self
             .client
-            .send_raw(self.request().delete(name, params)?)
+            .send_raw(self.request()?.delete(name, params)?)
             .await?;
         decode_deleted(&body)
     }
@@ -323,7 +359,7 @@ where
     ) -> Result<Deleted<ObjectList<K>>, Error> {
         let body = self
             .client
-            .send_raw(self.request().delete_collection(params, list)?)
+            .send_raw(self.request()?.delete_collection(params, list)?)
             .await?;
         decode_deleted(&body)
     }
@@ -332,7 +368,7 @@ where
     pub async fn get_status(&self, name: &str) -> Result<K, Error> {
         check(name)?;
         self.client
-            .send_json(self.request().get_subresource("status", name)?)
+            .send_json(self.request()?.get_subresource("status", name)?)
             .await
     }
 
@@ -346,7 +382,7 @@ where
         check(name)?;
         self.client
             .send_json(
-                self.request()
+                self.request()?
                     .patch_subresource("status", name, params, patch)?,
             )
             .await
@@ -363,7 +399,7 @@ where
         let body = serde_json::to_vec(object).map_err(|e| Error::Request(e.to_string()))?;
         self.client
             .send_json(
-                self.request()
+                self.request()?
                     .replace_subresource("status", name, params, body)?,
             )
             .await
@@ -373,7 +409,7 @@ where
     pub async fn get_scale(&self, name: &str) -> Result<Scale, Error> {
         check(name)?;
         self.client
-            .send_json(self.request().get_subresource("scale", name)?)
+            .send_json(self.request()?.get_subresource("scale", name)?)
             .await
     }
 
@@ -382,7 +418,7 @@ where
         check(name)?;
         let patch = serde_json::json!({"spec": {"replicas": replicas}});
         self.client
-            .send_json(self.request().patch_subresource(
+            .send_json(self.request()?.patch_subresource(
                 "scale",
                 name,
                 &PatchParams::default(),
@@ -398,7 +434,7 @@ impl Api<k8s_openapi::api::core::v1::Pod> {
         check(name)?;
         let body = self
             .client
-            .send_raw(self.request().logs(name, params)?)
+            .send_raw(self.request()?.logs(name, params)?)
             .await?;
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
@@ -407,7 +443,7 @@ impl Api<k8s_openapi::api::core::v1::Pod> {
     pub async fn log_stream(&self, name: &str, params: &LogParams) -> Result<ByteStream, Error> {
         check(name)?;
         self.client
-            .stream_raw(self.request().logs(name, params)?)
+            .stream_raw(self.request()?.logs(name, params)?)
             .await
     }
 }

@@ -14,6 +14,7 @@ pub mod backoff;
 pub mod cache;
 pub mod clock;
 pub mod discovery;
+pub mod names;
 pub mod reconnect;
 pub mod record;
 pub mod rest;

@@ -75,9 +75,10 @@ impl SecretsApi {
         self.api.get_metadata(name).await
     }
 
-    /// The whole Secret, values included: only on an explicit request.
+    /// The whole Secret, values included: only on an explicit request
+    /// (the one request the client's Secret guard lets through).
     pub async fn reveal(&self, name: &str) -> Result<Secret, Error> {
-        self.api.get(name).await
+        self.api.reveal(name).await
     }
 }
 

@@ -31,6 +31,18 @@ fn deployments() -> ApiResource {
     )
 }
 
+/// Live discovery of apps/v1, which every write on a Deployment confirms first.
+fn expect_apps_discovery(server: &FakeApiServer) {
+    server.expect_get("/apis/apps/v1").reply(Reply::json(
+        200,
+        json!({"kind": "APIResourceList", "groupVersion": "apps/v1", "resources": [
+            {"name": "deployments", "singularName": "deployment", "namespaced": true,
+             "kind": "Deployment", "verbs": ["get", "patch", "delete"]},
+            {"name": "deployments/scale", "singularName": "", "namespaced": true,
+             "kind": "Scale", "verbs": ["get", "update"]}]}),
+    ));
+}
+
 #[test]
 fn a_conflicting_scale_is_retried_and_recorded() {
     let server = FakeApiServer::new();
@@ -43,6 +55,7 @@ fn a_conflicting_scale_is_retried_and_recorded() {
     let r2 = results.clone();
     actions.on_result(move |_, r| r2.borrow_mut().push(r.clone()));
 
+    expect_apps_discovery(&server);
     server
         .expect_get(SCALE)
         .reply(Reply::json(200, scale_json("5", 3)));
@@ -52,6 +65,7 @@ fn a_conflicting_scale_is_retried_and_recorded() {
             "metadata": {"name": "web", "namespace": "shop", "uid": "uid-web", "resourceVersion": "5"},
             "spec": {"replicas": 5}}))
         .reply(Reply::status(409, "Conflict", "the object has been modified"));
+    expect_apps_discovery(&server);
     server
         .expect_get(SCALE)
         .reply(Reply::json(200, scale_json("6", 4)));
@@ -110,6 +124,7 @@ fn a_forbidden_action_fails_at_once_with_a_warning_event() {
     let results = Rc::new(RefCell::new(Vec::new()));
     let r2 = results.clone();
     actions.on_result(move |_, r| r2.borrow_mut().push(r.clone()));
+    expect_apps_discovery(&server);
     server
         .expect(
             Method::DELETE,
@@ -153,5 +168,106 @@ fn a_forbidden_action_fails_at_once_with_a_warning_event() {
         "writing the Event was forbidden too"
     );
     assert_eq!(clock.pending_timers(), 0, "no retry");
+    server.verify();
+}
+
+/// Runs `action` on a fresh queue against `server` and returns how it ended
+/// (events are not written: the recorder has no sink).
+fn run_one(server: &FakeApiServer, action: Action) -> Vec<ActionResult> {
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let client = RestClient::new(Rc::new(server.clone()));
+    let broadcaster = EventBroadcaster::new();
+    let actions = ActionQueue::new(
+        client,
+        broadcaster.recorder("kubeglass", Rc::new(clock.clone())),
+        Rc::new(clock.clone()),
+    );
+    let results = Rc::new(RefCell::new(Vec::new()));
+    let r2 = results.clone();
+    actions.on_result(move |_, r| r2.borrow_mut().push(r.clone()));
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(actions.clone().run())
+        .expect("spawn");
+    actions.submit(action);
+    pool.run_until_stalled();
+    results.take()
+}
+
+#[test]
+fn a_write_on_a_poisoned_mapping_is_refused_before_it_is_sent() {
+    // A cache said "Deployment" lives at core secrets; live discovery says not.
+    let server = FakeApiServer::new();
+    server.expect_get("/api/v1").reply(Reply::json(
+        200,
+        json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+            {"name": "secrets", "singularName": "secret", "namespaced": true,
+             "kind": "Secret", "verbs": ["get", "delete"]}]}),
+    ));
+    let poisoned = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("", "v1", "Deployment"),
+        "secrets",
+    );
+    let results = run_one(
+        &server,
+        Action {
+            resource: poisoned,
+            namespace: Some("shop".into()),
+            name: "web".into(),
+            kind: ActionKind::Delete,
+        },
+    );
+    match &results[..] {
+        [ActionResult::Failed { error }] => assert!(error.contains("is now Secret"), "{error}"),
+        other => panic!("unexpected {other:?}"),
+    }
+    // verify() fails on any request not scripted: no DELETE went out.
+    server.verify();
+}
+
+#[test]
+fn labels_are_merge_patched_from_metadata_only() {
+    let server = FakeApiServer::new();
+    let path = "/api/v1/namespaces/shop/secrets/db";
+    server.expect_get("/api/v1").reply(Reply::json(
+        200,
+        json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+            {"name": "secrets", "singularName": "secret", "namespaced": true,
+             "kind": "Secret", "verbs": ["get", "patch"]}]}),
+    ));
+    let meta = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"name": "db", "namespace": "shop", "uid": "uid-db", "resourceVersion": "41",
+                     "labels": {"old": "x"}}});
+    server
+        .expect_get(path)
+        .header(
+            "accept",
+            "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+        )
+        .reply(Reply::json(200, meta.clone()));
+    server
+        .expect(Method::PATCH, path)
+        .header(
+            "accept",
+            "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+        )
+        .body(json!({"metadata": {"resourceVersion": "41", "labels": {"tier": "db", "old": null}}}))
+        .reply(Reply::json(200, meta));
+    let results = run_one(
+        &server,
+        Action {
+            resource: ApiResource::from_gvk_with_plural(
+                &GroupVersionKind::gvk("", "v1", "Secret"),
+                "secrets",
+            ),
+            namespace: Some("shop".into()),
+            name: "db".into(),
+            kind: ActionKind::Labels(vec![
+                ("tier".into(), Some("db".into())),
+                ("old".into(), None),
+            ]),
+        },
+    );
+    assert_eq!(results, [ActionResult::Done { attempts: 1 }]);
     server.verify();
 }

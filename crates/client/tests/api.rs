@@ -541,10 +541,10 @@ fn bad_names_transport_failures_and_garbage_are_errors() {
         body: vec![0xff, 0xfe, 0x00],
     });
     block_on(async {
-        assert!(matches!(api.get("").await, Err(Error::Request(_))));
+        assert!(matches!(api.get("").await, Err(Error::InvalidName(_))));
         assert!(matches!(
             api.get("../secrets/x").await,
-            Err(Error::Request(_))
+            Err(Error::InvalidName(_))
         ));
         assert!(matches!(
             api.get("a").await,
@@ -661,5 +661,71 @@ fn secrets_are_read_as_metadata_unless_revealed() {
         let s = secrets.reveal("db-password").await.expect("reveal");
         assert_eq!(s.data.expect("data")["password"].0, b"hunter2");
     });
+    server.verify();
+}
+
+#[test]
+fn hostile_namespaces_and_names_build_no_request() {
+    let server = FakeApiServer::new();
+    let client = RestClient::new(Rc::new(server.clone()));
+    // An Event's involvedObject.namespace of `prod/secrets/db#` would aim a
+    // DELETE at `.../namespaces/prod/secrets/db`.
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "prod/secrets/db#");
+    assert!(api.invalid().is_some());
+    let e = block_on(api.delete("x", &DeleteParams::default())).expect_err("invalid namespace");
+    assert!(matches!(e, Error::InvalidName(_)), "{e:?}");
+    assert!(e.to_string().contains("DNS-1123"), "{e}");
+    assert!(block_on(api.list(&ListParams::default())).is_err());
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "shop");
+    for name in ["%2e%2e", "..", "a/b", "x#", "x?dryRun=All"] {
+        let e = block_on(api.delete(name, &DeleteParams::default())).expect_err(name);
+        assert!(matches!(e, Error::InvalidName(_)), "{name}: {e:?}");
+    }
+    // A dynamic resource whose discovered plural is not a path segment.
+    let bad = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apps", "v1", "Deployment"),
+        "deployments/../../../api/v1/secrets",
+    );
+    let api = Api::<DynamicObject>::dynamic(client, &bad, Some("shop"));
+    assert!(block_on(api.get("web")).is_err());
+    assert!(
+        server.log().is_empty(),
+        "nothing was sent: {:?}",
+        server.log()
+    );
+    server.verify();
+}
+
+#[test]
+fn secret_data_is_read_only_through_reveal() {
+    use k8s_openapi::api::core::v1::Secret;
+    let server = FakeApiServer::new();
+    let api: Api<Secret> = Api::namespaced(RestClient::new(Rc::new(server.clone())), "shop");
+    let e = block_on(api.get("db")).expect_err("a plain GET of a Secret is refused");
+    assert!(matches!(e, Error::SecretData(_)), "{e:?}");
+    assert!(block_on(api.list(&ListParams::default())).is_err());
+    assert!(block_on(api.watch(&WatchParams::default(), "0")).is_err());
+    assert!(
+        server.log().is_empty(),
+        "refused before sending: {:?}",
+        server.log()
+    );
+    // Metadata passes; a reveal passes.
+    let meta = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"name": "db", "namespace": "shop"}});
+    server
+        .expect_get("/api/v1/namespaces/shop/secrets/db")
+        .header("accept", "as=PartialObjectMetadata")
+        .reply(Reply::json(200, meta));
+    block_on(api.get_metadata("db")).expect("metadata");
+    server
+        .expect_get("/api/v1/namespaces/shop/secrets/db")
+        .reply(Reply::json(
+            200,
+            json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "db", "namespace": "shop"}, "data": {"password": "aHVudGVyMg=="}}),
+        ));
+    let s = block_on(api.reveal("db")).expect("revealed");
+    assert!(s.data.is_some());
     server.verify();
 }

@@ -253,12 +253,99 @@ fn the_cache_serves_fresh_entries_refetches_stale_ones_and_drops_corrupt_ones() 
     block_on(cache.get()).expect("refetched");
     assert_eq!(server.log().len(), 4, "refetched once stale");
 
-    store.save("kubeglass.discovery.v1", "{corrupt");
+    store.save(&cache.key(), "{corrupt");
     assert!(cache.cached().is_none());
     assert!(
-        store.load("kubeglass.discovery.v1").is_none(),
+        store.load(&cache.key()).is_none(),
         "the corrupt entry is dropped"
     );
+    server.verify();
+}
+
+/// A discovery entry that maps `deployments.apps` (and `deploy`) to core
+/// `secrets`, as a page that once ran on the same origin could have left it.
+fn poisoned_entry(scope: &str, plural: &str) -> String {
+    serde_json::json!({
+        "scope": scope,
+        "fetched_at_ms": 1_700_000_000_000u64,
+        "discovery": {
+            "groups": [{"name": "", "versions": ["v1"], "preferred_version": "v1"},
+                       {"name": "apps", "versions": ["v1"], "preferred_version": "v1"}],
+            "resources": [{
+                "group": "", "version": "v1", "kind": "Deployment", "plural": plural,
+                "singular": "deployment", "short_names": ["deploy"], "categories": [],
+                "namespaced": true, "verbs": ["get", "list", "watch", "delete"],
+                "subresources": [], "preferred": true
+            }],
+            "aggregated": true
+        }
+    })
+    .to_string()
+}
+
+#[test]
+fn a_poisoned_or_foreign_discovery_entry_is_ignored_and_refetched() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let store = MemoryStore::default();
+    // The first version's key, shared by every server on the origin.
+    store.save("kubeglass.discovery.v1", &poisoned_entry("", "secrets"));
+    let cache = CachedDiscovery::new(
+        DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))),
+        Rc::new(store.clone()),
+        Rc::new(clock.clone()),
+    )
+    .with_scope("http://127.0.0.1:8001/0123abcd");
+    assert!(
+        store.load("kubeglass.discovery.v1").is_none(),
+        "the shared key of the first version is removed, never read"
+    );
+    assert!(cache.key().ends_with("http://127.0.0.1:8001/0123abcd"));
+
+    // Another proxy's entry copied under this scope's key.
+    store.save(
+        &cache.key(),
+        &poisoned_entry("http://127.0.0.1:8001/other", "secrets"),
+    );
+    assert!(cache.cached().is_none(), "another scope's entry is foreign");
+    assert!(store.load(&cache.key()).is_none(), "and dropped");
+
+    // An entry of this scope whose plural would make another path.
+    store.save(
+        &cache.key(),
+        &poisoned_entry("http://127.0.0.1:8001/0123abcd", "secrets/../../configmaps"),
+    );
+    assert!(cache.cached().is_none(), "malformed names are refused");
+
+    // Nothing usable cached: resolving fetches the real tree.
+    expect_aggregated(&server);
+    let d = block_on(cache.resolve("deployments.apps"))
+        .expect("resolve")
+        .expect("found");
+    assert_eq!(
+        (d.group.as_str(), d.plural.as_str()),
+        ("apps", "deployments")
+    );
+    server.verify();
+}
+
+#[test]
+fn a_write_confirms_its_mapping_against_live_discovery() {
+    let server = FakeApiServer::new();
+    let client = DiscoveryClient::new(RestClient::new(Rc::new(server.clone())));
+    let list = serde_json::json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+        {"name": "secrets", "singularName": "secret", "namespaced": true, "kind": "Secret", "verbs": ["get"]}
+    ]});
+    server
+        .expect_get("/api/v1")
+        .reply(Reply::json(200, list.clone()));
+    let e = block_on(client.confirm("", "v1", "secrets", "Deployment", Some(true)))
+        .expect_err("secrets are not Deployments");
+    assert!(e.to_string().contains("is now Secret"), "{e}");
+    server.expect_get("/api/v1").reply(Reply::json(200, list));
+    block_on(client.confirm("", "v1", "secrets", "Secret", Some(true))).expect("confirmed");
+    let e = block_on(client.confirm("apps/../..", "v1", "x", "X", None)).expect_err("malformed");
+    assert!(e.to_string().contains("API group"), "{e}");
     server.verify();
 }
 

@@ -296,12 +296,13 @@ async fn scenario_restricted_user_is_forbidden() {
 async fn discovery_is_cached_in_local_storage() {
     use kubeglass_client::discovery::{CachedDiscovery, DiscoveryClient, KeyValueStore};
     use kubeglass_web::LocalStorage;
-    LocalStorage.remove("kubeglass.discovery.v1");
     let cache = CachedDiscovery::new(
         DiscoveryClient::new(admin()),
         Rc::new(LocalStorage),
         Rc::new(WebClock),
-    );
+    )
+    .with_scope(PROXY);
+    LocalStorage.remove(&cache.key());
     assert!(cache.cached().is_none());
     let d = cache.get().await.expect("discovery");
     assert!(d.mapper().resource_for("deploy").is_some());

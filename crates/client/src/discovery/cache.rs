@@ -1,4 +1,11 @@
 //! A discovery cache with a 10-minute TTL in any key-value store (the browser's localStorage in the app).
+//!
+//! Entries are kept per scope (the API's base URL: one `kubectl proxy` and
+//! its capability token, so one cluster and context) and checked when read:
+//! an entry for another scope, one that does not parse, or one whose
+//! groups, versions, plurals or kinds are malformed is dropped and fetched
+//! again. Whatever the cache says, a write confirms its mapping against
+//! live discovery first ([`super::DiscoveryClient::confirm`]).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,7 +21,11 @@ use crate::rest::Error;
 /// How long cached discovery is used without asking the server (kubectl: 10 minutes).
 pub const DISCOVERY_TTL: Duration = Duration::from_secs(600);
 
-const KEY: &str = "kubeglass.discovery.v1";
+/// The key prefix; the scope follows it.
+const KEY_PREFIX: &str = "kubeglass.discovery.v2 ";
+/// The first version's single key, shared by every server ever served on
+/// the origin: never read, removed when seen.
+const OLD_KEY: &str = "kubeglass.discovery.v1";
 
 /// A place to keep strings between page loads.
 pub trait KeyValueStore {
@@ -46,6 +57,8 @@ impl KeyValueStore for MemoryStore {
 
 #[derive(Serialize, Deserialize)]
 struct Entry {
+    /// The scope it was fetched for; an entry under another scope's key is foreign.
+    scope: String,
     /// When the discovery was fetched, in ms since the epoch.
     fetched_at_ms: u64,
     discovery: Discovery,
@@ -57,6 +70,8 @@ pub struct CachedDiscovery {
     store: Rc<dyn KeyValueStore>,
     clock: Rc<dyn PassiveClock>,
     ttl: Duration,
+    /// Whose discovery this is (the API's base URL); part of the key.
+    scope: String,
 }
 
 impl std::fmt::Debug for CachedDiscovery {
@@ -74,28 +89,44 @@ impl CachedDiscovery {
         store: Rc<dyn KeyValueStore>,
         clock: Rc<dyn PassiveClock>,
     ) -> Self {
+        store.remove(OLD_KEY);
         Self {
             client,
             store,
             clock,
             ttl: DISCOVERY_TTL,
+            scope: String::new(),
         }
+    }
+
+    /// Keeps this cache under `scope` (the API's base URL), apart from any
+    /// other server's.
+    pub fn with_scope(mut self, scope: impl Into<String>) -> Self {
+        self.scope = scope.into();
+        self
+    }
+
+    /// The store key of this scope.
+    pub fn key(&self) -> String {
+        format!("{KEY_PREFIX}{}", self.scope)
     }
 
     fn now_ms(&self) -> u64 {
         self.clock.now().as_millis() as u64
     }
 
-    /// The cached discovery and its age, if any (corrupt entries are dropped).
+    /// The cached discovery and its age, if any. Entries that do not parse,
+    /// belong to another scope or hold malformed names are dropped.
     pub fn cached(&self) -> Option<(Discovery, Duration)> {
-        let raw = self.store.load(KEY)?;
+        let key = self.key();
+        let raw = self.store.load(&key)?;
         match serde_json::from_str::<Entry>(&raw) {
-            Ok(e) => {
+            Ok(e) if e.scope == self.scope && e.discovery.validate().is_ok() => {
                 let age = Duration::from_millis(self.now_ms().saturating_sub(e.fetched_at_ms));
                 Some((e.discovery, age))
             }
-            Err(_) => {
-                self.store.remove(KEY);
+            _ => {
+                self.store.remove(&key);
                 None
             }
         }
@@ -125,18 +156,19 @@ impl CachedDiscovery {
     pub async fn refresh(&self) -> Result<Discovery, Error> {
         let d = self.client.fetch().await?;
         let entry = Entry {
+            scope: self.scope.clone(),
             fetched_at_ms: self.now_ms(),
             discovery: d,
         };
         if let Ok(json) = serde_json::to_string(&entry) {
-            self.store.save(KEY, &json);
+            self.store.save(&self.key(), &json);
         }
         Ok(entry.discovery)
     }
 
     /// Forgets the cached discovery.
     pub fn invalidate(&self) {
-        self.store.remove(KEY);
+        self.store.remove(&self.key());
     }
 
     /// Resolves `query` with the cached discovery; when nothing matches, the

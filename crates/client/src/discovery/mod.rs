@@ -60,6 +60,37 @@ pub struct ResourceInfo {
 }
 
 impl ResourceInfo {
+    /// Checks that group, version, plural and kind are well formed, so the
+    /// paths built from them point where they say.
+    pub fn validate(&self) -> Result<(), crate::names::NameError> {
+        crate::names::validate_group(&self.group)?;
+        crate::names::validate_version(&self.version)?;
+        crate::names::validate_plural(&self.plural)?;
+        crate::names::validate_kind(&self.kind)
+    }
+
+    /// The collection path of this resource, in `namespace` when given and
+    /// the resource is namespaced; fails on a namespace (or a discovered
+    /// name) that cannot be part of a path.
+    pub fn collection_path(
+        &self,
+        namespace: Option<&str>,
+    ) -> Result<String, crate::names::NameError> {
+        self.validate()?;
+        let base = if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        };
+        match namespace {
+            Some(ns) if self.namespaced => {
+                crate::names::validate_namespace(ns)?;
+                Ok(format!("{base}/namespaces/{ns}/{}", self.plural))
+            }
+            _ => Ok(format!("{base}/{}", self.plural)),
+        }
+    }
+
     /// `group/version`, or `version` for the core group.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
@@ -120,6 +151,28 @@ pub struct Discovery {
 }
 
 impl Discovery {
+    /// Checks every group and resource (see [`ResourceInfo::validate`]).
+    pub fn validate(&self) -> Result<(), crate::names::NameError> {
+        for g in &self.groups {
+            crate::names::validate_group(&g.name)?;
+            for v in &g.versions {
+                crate::names::validate_version(v)?;
+            }
+        }
+        self.resources.iter().try_for_each(ResourceInfo::validate)
+    }
+
+    /// Drops the groups, versions and resources a server sent with names
+    /// that cannot be part of a path (a hostile or broken server).
+    fn retain_well_formed(&mut self) {
+        use crate::names::{validate_group, validate_version};
+        self.groups.retain(|g| validate_group(&g.name).is_ok());
+        for g in &mut self.groups {
+            g.versions.retain(|v| validate_version(v).is_ok());
+        }
+        self.resources.retain(|r| r.validate().is_ok());
+    }
+
     /// Resources of one group version (`ServerResourcesForGroupVersion`).
     pub fn resources_for(&self, group: &str, version: &str) -> Vec<&ResourceInfo> {
         self.resources
@@ -176,9 +229,56 @@ impl DiscoveryClient {
             for list in [core, apis] {
                 add_aggregated(&mut d, list);
             }
+            d.retain_well_formed();
             return Ok(d);
         }
-        self.fetch_legacy(&core, &apis).await
+        let mut d = self.fetch_legacy(&core, &apis).await?;
+        d.retain_well_formed();
+        Ok(d)
+    }
+
+    /// Confirms against the server's live discovery that `plural` in
+    /// `group`/`version` is the resource of `kind` (and as namespaced as the
+    /// caller thinks) before a write relies on that mapping: one GET of the
+    /// group version's resource list, never a cached answer. A cache that
+    /// was poisoned, or filled by another cluster, cannot turn a write meant
+    /// for one kind into a write on another.
+    pub async fn confirm(
+        &self,
+        group: &str,
+        version: &str,
+        plural: &str,
+        kind: &str,
+        namespaced: Option<bool>,
+    ) -> Result<(), Error> {
+        crate::names::validate_group(group)?;
+        crate::names::validate_version(version)?;
+        crate::names::validate_plural(plural)?;
+        let path = if group.is_empty() {
+            format!("/api/{version}")
+        } else {
+            format!("/apis/{group}/{version}")
+        };
+        let list: k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList = self
+            .client
+            .send_json(get(&path, "application/json")?)
+            .await?;
+        let found = list.resources.iter().find(|r| r.name == plural);
+        match found {
+            Some(r) if r.kind == kind && namespaced.is_none_or(|n| n == r.namespaced) => Ok(()),
+            Some(r) => Err(Error::Request(format!(
+                "discovery changed: {plural} in {path} is now {} ({}), not {kind}; reload the page",
+                r.kind,
+                if r.namespaced {
+                    "namespaced"
+                } else {
+                    "cluster-scoped"
+                }
+            ))),
+            None => Err(Error::Request(format!(
+                "discovery changed: the server has no {plural} in {path}; reload the page"
+            ))),
+        }
     }
 
     async fn fetch_legacy(&self, core: &[u8], apis: &[u8]) -> Result<Discovery, Error> {
@@ -208,7 +308,13 @@ impl DiscoveryClient {
             });
         }
         for g in &groups {
+            if crate::names::validate_group(&g.name).is_err() {
+                continue;
+            }
             for v in &g.versions {
+                if crate::names::validate_version(v).is_err() {
+                    continue;
+                }
                 let path = if g.name.is_empty() {
                     format!("/api/{v}")
                 } else {

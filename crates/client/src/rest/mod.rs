@@ -2,6 +2,7 @@
 
 pub mod limiter;
 pub mod metrics;
+pub mod secrets;
 pub mod status;
 pub mod table;
 pub mod watch;
@@ -53,6 +54,14 @@ pub enum Error {
     /// The request could not be built from the given parameters.
     #[error("cannot build the request: {0}")]
     Request(String),
+    /// A namespace, name or resource cannot be part of a request path
+    /// (not retryable: the string itself is wrong).
+    #[error(transparent)]
+    InvalidName(#[from] crate::names::NameError),
+    /// The request would have fetched a Secret's data, which is read only
+    /// through [`crate::api::Api::reveal`] when a person asks (not retryable).
+    #[error("refused to fetch Secret data for {0}: it is read only when revealed")]
+    SecretData(String),
 }
 
 impl Error {
@@ -152,6 +161,7 @@ impl RestClient {
 
     /// Sends `request` and returns the raw body of a 2xx answer.
     pub async fn send_raw(&self, request: Request) -> Result<Vec<u8>, Error> {
+        secrets::check(&request)?;
         let verb = metrics::verb_of(&request);
         let start = self.before().await;
         let response = self.transport.send(request).await;
@@ -189,6 +199,7 @@ impl RestClient {
     /// chunks (watches, followed logs). A non-2xx answer is read (up to 64 KiB)
     /// and returned as an error. Dropping the stream cancels the request.
     pub async fn stream_raw(&self, request: Request) -> Result<ByteStream, Error> {
+        secrets::check(&request)?;
         let verb = metrics::verb_of(&request);
         let start = self.before().await;
         let response = self.transport.stream(request).await;
