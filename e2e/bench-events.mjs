@@ -14,7 +14,8 @@
 // phase (every frame then filters all events).
 import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep } from './bench-lib.mjs';
 
-const [base = 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
+// base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
+const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
 const N = Number(countArg);
 const NS = 'bench-events';
 const KEEP = process.env.BENCH_KEEP === '1';

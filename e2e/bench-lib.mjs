@@ -31,11 +31,13 @@ export async function pool(items, concurrency, fn) {
  */
 export function keepAliveClient(base) {
   const target = new URL(base);
+  // The API base may carry the capability token as its path: `http://127.0.0.1:8001/<token>`.
+  const prefix = target.pathname.replace(/\/$/, '');
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const call = (method, path, body, type = 'application/json') => new Promise((resolve, reject) => {
     const data = body === undefined ? '' : JSON.stringify(body);
     const req = http.request({
-      host: target.hostname, port: target.port, path, method, agent,
+      host: target.hostname, port: target.port, path: prefix + path, method, agent,
       headers: { 'content-type': type, 'content-length': Buffer.byteLength(data) },
     }, (res) => {
       let text = '';

@@ -13,7 +13,8 @@
 // already holds N pods.
 import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep } from './bench-lib.mjs';
 
-const [base = 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
+// base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
+const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
 const N = Number(countArg);
 const RESOURCE = process.env.BENCH_RESOURCE ?? 'pods';
 if (!['pods', 'configmaps'].includes(RESOURCE)) throw new Error(`BENCH_RESOURCE: pods or configmaps, not ${RESOURCE}`);

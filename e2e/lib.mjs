@@ -1,6 +1,7 @@
 // Helpers for the end-to-end tests: a real `kubectl proxy` serving the built
 // app, real Chromium (Debian's, never a downloaded one), real kubectl.
 import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,17 +24,37 @@ export function kubectl(...args) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts `kubectl proxy --www=dist --www-prefix=/ui/` on `port`; resolves once it answers. */
-export async function startProxy(port, kubeconfig = KUBECONFIG()) {
+/**
+ * kubectl proxy's default reject-paths (exec, attach) plus port-forward and
+ * the proxy subresource of pods, services and nodes: the same list as
+ * hack/lib.sh's REJECT_PATHS.
+ */
+export const REJECT_PATHS = [
+  '^/api/.*/pods/.*/exec', '^/api/.*/pods/.*/attach', '^/api/.*/pods/.*/portforward',
+  '^/api/.*/pods/.*/proxy', '^/api/.*/services/.*/proxy', '^/api/.*/nodes/.*/proxy',
+].join(',');
+
+/** A fresh capability token: 128 random bits in hex (never starts with `api`). */
+export const newToken = () => randomBytes(16).toString('hex');
+
+/**
+ * Starts `kubectl proxy` as Kubeglass runs it: the API and the app under a
+ * fresh capability token (`/<token>/`, `/<token>/ui/`), the hardened
+ * reject-paths, 127.0.0.1 only. Resolves once it answers; `url` is the app,
+ * `api` the API's base.
+ */
+export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newToken(), extra = [] } = {}) {
   const child = spawn(KUBECTL(), ['--kubeconfig', kubeconfig, 'proxy', '--address', '127.0.0.1',
-    '--port', String(port), '--www', env('DIST'), '--www-prefix', '/ui/'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--port', String(port), `--api-prefix=/${token}/`, '--www', env('DIST'), `--www-prefix=/${token}/ui/`,
+    `--reject-paths=${REJECT_PATHS}`, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });
+  const api = `http://127.0.0.1:${port}/${token}`;
   const deadline = Date.now() + 20000;
   for (;;) {
     try {
-      const r = await fetch(`http://127.0.0.1:${port}/version`);
+      const r = await fetch(`${api}/version`);
       if (r.ok) break;
     } catch { /* not up yet */ }
     if (child.exitCode !== null) throw new Error(`kubectl proxy exited: ${output}`);
@@ -41,7 +62,11 @@ export async function startProxy(port, kubeconfig = KUBECONFIG()) {
     await sleep(100);
   }
   return {
-    url: `http://127.0.0.1:${port}/ui/`,
+    url: `${api}/ui/`,
+    api,
+    token,
+    port,
+    output: () => output,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

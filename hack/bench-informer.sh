@@ -35,10 +35,12 @@ cargo build --quiet --release -p kubeglass-bench --bin informer
 
 bash "$HACK_DIR/cluster.sh" reset >/dev/null
 bash "$HACK_DIR/cluster.sh" up
-"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy \
-  --address 127.0.0.1 --port "$BENCH_PROXY_PORT" >"$CLUSTER_DIR/logs/bench-proxy.log" 2>&1 &
+bench_token=$(new_token)
+mapfile -t bench_args < <(proxy_args "$bench_token")
+"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy --port "$BENCH_PROXY_PORT" "${bench_args[@]}" \
+  >"$CLUSTER_DIR/logs/bench-proxy.log" 2>&1 &
 children+=($!)
-SERVER="http://127.0.0.1:$BENCH_PROXY_PORT"
+SERVER="http://127.0.0.1:$BENCH_PROXY_PORT/$bench_token"
 wait_for "kubectl proxy" 30 curl -sf "$SERVER/version"
 
 "$GO_BENCH" seed -server "$SERVER" -namespace bench-1k -count "$COUNT_1K" -size 1024

@@ -68,6 +68,31 @@ make_pki() {
   chmod 600 "$PKI/tokens.csv" "$PKI"/*.key
 }
 
+# etcd's certificates, from the same CA: a server certificate (also used
+# for the peer port) and one client certificate that the apiserver and the
+# test control present. etcd refuses clients without one, so no page in a
+# browser (which has neither the CA nor a client certificate) can talk to it.
+make_etcd_pki() {
+  [[ -f "$PKI/etcd-client.crt" ]] && return
+  log "creating etcd's server and client certificates in $PKI"
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=etcd" \
+    -keyout "$PKI/etcd-server.key" -out "$PKI/etcd-server.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n' >"$PKI/etcd-server.ext"
+  openssl x509 -req -in "$PKI/etcd-server.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$PKI/etcd-server.ext" -out "$PKI/etcd-server.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver-etcd-client" \
+    -keyout "$PKI/etcd-client.key" -out "$PKI/etcd-client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$PKI/etcd-client.ext"
+  openssl x509 -req -in "$PKI/etcd-client.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$PKI/etcd-client.ext" -out "$PKI/etcd-client.crt" 2>/dev/null
+  chmod 600 "$PKI"/*.key
+}
+
+etcd_healthy() {
+  curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/etcd-client.crt" --key "$PKI/etcd-client.key" \
+    "https://127.0.0.1:$ETCD_PORT/health" >/dev/null
+}
+
 token_of() { awk -F, -v u="$1" '$2 == u {print $1}' "$PKI/tokens.csv"; }
 
 start() { # start NAME COMMAND...: run in the background, log to $LOGS/NAME.log
@@ -96,17 +121,24 @@ up() {
   bash "$HACK_DIR/build-cluster.sh"
   mkdir -p "$CLUSTER_DIR" "$PIDS" "$LOGS"
   make_pki
+  make_etcd_pki
   local t0=$SECONDS
 
+  # Client and peer ports over TLS, and only for clients with a certificate
+  # from the project's CA (etcd's own defaults would answer any origin).
   start etcd "$CLUSTER_BIN/etcd" \
     --name kubeglass --data-dir "$CLUSTER_DIR/etcd-data" \
-    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" \
-    --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-cluster "kubeglass=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --listen-client-urls "https://127.0.0.1:$ETCD_PORT" \
+    --advertise-client-urls "https://127.0.0.1:$ETCD_PORT" \
+    --cert-file "$PKI/etcd-server.crt" --key-file "$PKI/etcd-server.key" \
+    --client-cert-auth --trusted-ca-file "$PKI/ca.crt" \
+    --listen-peer-urls "https://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "https://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "kubeglass=https://127.0.0.1:$ETCD_PEER_PORT" \
+    --peer-cert-file "$PKI/etcd-server.crt" --peer-key-file "$PKI/etcd-server.key" \
+    --peer-client-cert-auth --peer-trusted-ca-file "$PKI/ca.crt" \
     --quota-backend-bytes 4294967296 --log-level warn
-  wait_for "etcd" 30 curl -sf "http://127.0.0.1:$ETCD_PORT/health"
+  wait_for "etcd" 30 etcd_healthy
   check_running etcd
 
   # PodTemplates skip the watch cache (--watch-cache-sizes podtemplates#0):
@@ -114,7 +146,8 @@ up() {
   # resourceVersion really gets 410 Gone (the informer integration tests
   # rely on it). Nothing else here uses PodTemplates.
   start kube-apiserver "$CLUSTER_BIN/kube-apiserver" \
-    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+    --etcd-servers "https://127.0.0.1:$ETCD_PORT" \
+    --etcd-cafile "$PKI/ca.crt" --etcd-certfile "$PKI/etcd-client.crt" --etcd-keyfile "$PKI/etcd-client.key" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$APISERVER_PORT" \
     --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
     --client-ca-file "$PKI/ca.crt" \

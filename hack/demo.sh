@@ -25,17 +25,19 @@ bash "$HACK_DIR/demo-workload.sh"
 bash "$HACK_DIR/churn.sh" &
 children+=($!)
 
-log "starting kubectl proxy on 127.0.0.1:$PROXY_PORT"
+log "starting kubectl proxy on 127.0.0.1:$PROXY_PORT under a fresh capability token"
+token=$(new_token)
+mapfile -t args < <(proxy_args "$token" "$REPO_ROOT/dist")
 # Process substitution, not a pipe, so that $! is kubectl's own pid.
-"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy \
-  --address 127.0.0.1 --port "$PROXY_PORT" \
-  --www "$REPO_ROOT/dist" --www-prefix /ui/ > >(sed -u 's/^/[proxy] /') 2>&1 &
+"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy --port "$PROXY_PORT" "${args[@]}" \
+  > >(sed -u 's/^/[proxy] /') 2>&1 &
 children+=($!)
-wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$PROXY_PORT/version"
+wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$PROXY_PORT/$token/version"
 
 cat <<MSG
 
-  Kubeglass is running:  http://127.0.0.1:$PROXY_PORT/ui/
+  Kubeglass is running:  http://127.0.0.1:$PROXY_PORT/$token/ui/
+  (the token in the URL is the key: any page without it gets 404)
 
   kubectl against the demo cluster:
     export KUBECONFIG=$ADMIN_KUBECONFIG

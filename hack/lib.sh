@@ -29,6 +29,26 @@ APISERVER_PORT="${APISERVER_PORT:-16443}"
 PROXY_PORT="${PROXY_PORT:-8001}"
 KWOK_PORT="${KWOK_PORT:-10247}"
 
+# kubectl proxy as every script here runs it (docs/kubectl-proxy.md says why):
+# the API and the app under a random capability token, so a page that lacks
+# it gets 404 on every path; on 127.0.0.1 with the default --accept-hosts;
+# and the default reject-paths (exec, attach) extended to port-forward and
+# the proxy subresource of pods, services and nodes.
+REJECT_PATHS='^/api/.*/pods/.*/exec,^/api/.*/pods/.*/attach,^/api/.*/pods/.*/portforward,^/api/.*/pods/.*/proxy,^/api/.*/services/.*/proxy,^/api/.*/nodes/.*/proxy'
+
+# new_token: 128 random bits in hex. Hex never starts with "api", which
+# kubectl proxy would not strip as a prefix.
+new_token() { openssl rand -hex 16; }
+
+# proxy_args TOKEN [WWW_DIR]: the flags above for `kubectl proxy`.
+proxy_args() {
+  local token=$1 www=${2:-}
+  printf '%s\n' --address=127.0.0.1 "--api-prefix=/$token/" "--reject-paths=$REJECT_PATHS"
+  if [[ -n "$www" ]]; then
+    printf '%s\n' "--www=$www" "--www-prefix=/$token/ui/"
+  fi
+}
+
 log() { printf '\033[1;34m[%s]\033[0m %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 

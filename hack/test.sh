@@ -67,25 +67,32 @@ bash "$HACK_DIR/cluster.sh" reset >/dev/null
 bash "$HACK_DIR/cluster.sh" up
 bash "$HACK_DIR/demo-workload.sh"
 
-step "kubectl proxy for the integration tests: admin on :$TEST_PROXY_PORT, restricted on :$RESTRICTED_PROXY_PORT"
-"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy \
-  --address 127.0.0.1 --port "$TEST_PROXY_PORT" >"$CLUSTER_DIR/logs/test-proxy.log" 2>&1 &
+step "kubectl proxy for the integration tests: admin on :$TEST_PROXY_PORT, restricted on :$RESTRICTED_PROXY_PORT (capability URLs)"
+# Each proxy, and the test control, answers only under a token of its own.
+admin_token=$(new_token) restricted_token=$(new_token) fault_token=$(new_token) control_token=$(new_token)
+mapfile -t admin_args < <(proxy_args "$admin_token")
+mapfile -t restricted_args < <(proxy_args "$restricted_token")
+"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy --port "$TEST_PROXY_PORT" "${admin_args[@]}" \
+  >"$CLUSTER_DIR/logs/test-proxy.log" 2>&1 &
 children+=($!)
-"$CLUSTER_BIN/kubectl" --kubeconfig "$RESTRICTED_KUBECONFIG" proxy \
-  --address 127.0.0.1 --port "$RESTRICTED_PROXY_PORT" >"$CLUSTER_DIR/logs/test-proxy-restricted.log" 2>&1 &
+"$CLUSTER_BIN/kubectl" --kubeconfig "$RESTRICTED_KUBECONFIG" proxy --port "$RESTRICTED_PROXY_PORT" "${restricted_args[@]}" \
+  >"$CLUSTER_DIR/logs/test-proxy-restricted.log" 2>&1 &
 children+=($!)
-wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$TEST_PROXY_PORT/version"
-wait_for "the restricted kubectl proxy" 30 curl -sf "http://127.0.0.1:$RESTRICTED_PROXY_PORT/version"
+wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$TEST_PROXY_PORT/$admin_token/version"
+wait_for "the restricted kubectl proxy" 30 curl -sf "http://127.0.0.1:$RESTRICTED_PROXY_PORT/$restricted_token/version"
 step "fault control for the informer tests: a proxy on :$FAULT_PROXY_PORT they may kill, etcd compaction (:$CONTROL_PORT)"
-python3 "$HACK_DIR/test-control.py" --port "$CONTROL_PORT" --proxy-port "$FAULT_PROXY_PORT" \
+python3 "$HACK_DIR/test-control.py" --port "$CONTROL_PORT" --token "$control_token" \
+  --proxy-port "$FAULT_PROXY_PORT" --proxy-token "$fault_token" --reject-paths "$REJECT_PATHS" \
   --kubectl "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" \
-  --etcd "http://127.0.0.1:$ETCD_PORT" --log "$CLUSTER_DIR/logs/test-control.log" &
+  --etcd "https://127.0.0.1:$ETCD_PORT" --etcd-ca "$CLUSTER_DIR/pki/ca.crt" \
+  --etcd-cert "$CLUSTER_DIR/pki/etcd-client.crt" --etcd-key "$CLUSTER_DIR/pki/etcd-client.key" \
+  --log "$CLUSTER_DIR/logs/test-control.log" &
 children+=($!)
-wait_for "the test control" 30 curl -sf "http://127.0.0.1:$CONTROL_PORT/healthz"
-export KUBEGLASS_TEST_FAULT_PROXY="http://127.0.0.1:$FAULT_PROXY_PORT"
-export KUBEGLASS_TEST_CONTROL="http://127.0.0.1:$CONTROL_PORT"
-export KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT"
-export KUBEGLASS_TEST_RESTRICTED_PROXY="http://127.0.0.1:$RESTRICTED_PROXY_PORT"
+wait_for "the test control" 30 curl -sf "http://127.0.0.1:$CONTROL_PORT/$control_token/healthz"
+export KUBEGLASS_TEST_FAULT_PROXY="http://127.0.0.1:$FAULT_PROXY_PORT/$fault_token"
+export KUBEGLASS_TEST_CONTROL="http://127.0.0.1:$CONTROL_PORT/$control_token"
+export KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT/$admin_token"
+export KUBEGLASS_TEST_RESTRICTED_PROXY="http://127.0.0.1:$RESTRICTED_PROXY_PORT/$restricted_token"
 
 step "native integration tests (the client natively against the real apiserver)"
 cargo test -p kubeglass-native --quiet -- --include-ignored
@@ -105,6 +112,8 @@ step "end-to-end tests (real Chromium, real UI, real cluster)"
   KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" \
   RESTRICTED_KUBECONFIG="$RESTRICTED_KUBECONFIG" DIST="$REPO_ROOT/dist" \
   KUBE_VERSION="$KUBE_VERSION" E2E_PROXY_PORT=18101 \
+  ETCD_URL="https://127.0.0.1:$ETCD_PORT" APISERVER_URL="https://127.0.0.1:$APISERVER_PORT" \
+  KWOK_URL="http://127.0.0.1:$KWOK_PORT" CONTROL_URL="http://127.0.0.1:$CONTROL_PORT" \
     node --test --test-concurrency=1 --test-reporter=spec tests/
 )
 

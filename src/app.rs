@@ -120,6 +120,14 @@ pub fn App() -> impl IntoView {
                 Route::Api => view! { <ApiTree/> }.into_any(),
                 Route::Events => view! { <EventStream/> }.into_any(),
                 Route::Xray => view! { <Xray/> }.into_any(),
+                Route::Invalid { reason } => view! {
+                    <section class="panel">
+                        <p class="error-box" data-testid="route-error" role="alert">
+                            "This link cannot be opened: " {reason} "."
+                        </p>
+                    </section>
+                }
+                .into_any(),
             }}
         </main>
     }

@@ -1,6 +1,7 @@
 //! Kubeglass: a Kubernetes dashboard that is only a web page.
 //!
-//! This file only mounts the app; see `app.rs`.
+//! This file only mounts the app (see `app.rs`), or, inside another page's
+//! frame, one line saying why it will not run there.
 
 mod app;
 mod components;
@@ -8,7 +9,36 @@ mod pages;
 mod route;
 mod state;
 
+use leptos::prelude::*;
+
+/// True when the page is not the top-level document: another page frames
+/// it (and could trick a click on Delete). A cross-origin `top` that cannot
+/// be read counts as framed.
+fn framed() -> bool {
+    let Some(w) = web_sys::window() else {
+        return false;
+    };
+    match w.top() {
+        Ok(Some(top)) => wasm_bindgen::JsValue::from(top) != wasm_bindgen::JsValue::from(w),
+        _ => true,
+    }
+}
+
+/// What a framed page shows instead of the app: no controls, one line.
+#[component]
+fn Framed() -> impl IntoView {
+    view! {
+        <p class="framed" data-testid="framed" role="alert">
+            "Kubeglass does not run inside a frame of another page, so that page cannot trick you into clicking its buttons. Open it in its own tab."
+        </p>
+    }
+}
+
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(app::App);
+    if framed() {
+        leptos::mount::mount_to_body(Framed);
+    } else {
+        leptos::mount::mount_to_body(app::App);
+    }
 }

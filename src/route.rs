@@ -2,7 +2,18 @@
 //! so links can be shared and back and forward work. `kubectl proxy --www`
 //! serves files only, so the path after `/ui/` cannot carry the route.
 
+use kubeglass_client::names::{validate_name, validate_namespace};
 use leptos::prelude::*;
+
+/// The API's base path for a page at `pathname`: the parent of the app's
+/// `ui/` folder. The capability URL `/<token>/ui/` gives `/<token>`; a plain
+/// `kubectl proxy --www-prefix=/ui/` gives `""` (the origin's root).
+pub fn api_base_from(pathname: &str) -> String {
+    match pathname.rfind("/ui/") {
+        Some(i) => pathname[..i].to_string(),
+        None => String::new(),
+    }
+}
 
 /// A view of the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +46,11 @@ pub enum Route {
     Events,
     /// The machinery.
     Xray,
+    /// A link whose namespace or name cannot be part of a request path.
+    Invalid {
+        /// What is wrong, for a person.
+        reason: String,
+    },
 }
 
 /// Percent-decodes a fragment component (invalid escapes are kept as typed).
@@ -90,7 +106,7 @@ impl Route {
             .filter(|p| !p.is_empty())
             .map(decode)
             .collect();
-        match parts.as_slice() {
+        let route = match parts.as_slice() {
             [r, resource] if r == "r" => Route::Resource {
                 resource: resource.clone(),
                 namespace: param("ns"),
@@ -107,11 +123,50 @@ impl Route {
                 namespace: Some(ns.clone()),
                 name: name.clone(),
             },
+            // More segments than a route has: a `/` inside a namespace or
+            // name that was not escaped.
+            [o, ..] if o == "o" || o == "r" => {
+                return Route::Invalid {
+                    reason: format!(
+                        "“{}” has more parts than an object or resource link; a namespace or name cannot contain '/'",
+                        parts.join("/")
+                    ),
+                };
+            }
             [a] if a == "api" => Route::Api,
             [e] if e == "events" => Route::Events,
             [x] if x == "xray" => Route::Xray,
             _ => Route::Overview,
+        };
+        match route.check() {
+            Ok(()) => route,
+            Err(reason) => Route::Invalid { reason },
         }
+    }
+
+    /// Checks the namespace and name a route would put into request paths.
+    fn check(&self) -> Result<(), String> {
+        let (namespace, name) = match self {
+            Route::Resource { namespace, .. } => (namespace.as_deref(), None),
+            Route::Object {
+                namespace, name, ..
+            } => (namespace.as_deref(), Some(name.as_str())),
+            _ => return Ok(()),
+        };
+        if let Some(ns) = namespace {
+            validate_namespace(ns).map_err(|e| e.to_string())?;
+        }
+        if let Some(n) = name {
+            validate_name(n).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// The link to this route, or None when its namespace or name (say,
+    /// from an Event's involvedObject) cannot be part of a request path:
+    /// such a string is shown as text, never as a link.
+    pub fn link(&self) -> Option<String> {
+        self.check().ok().map(|()| self.href())
     }
 
     /// The fragment for this route, starting with `#/`.
@@ -152,6 +207,7 @@ impl Route {
             Route::Api => "#/api".into(),
             Route::Events => "#/events".into(),
             Route::Xray => "#/xray".into(),
+            Route::Invalid { .. } => "#/".into(),
         }
     }
 
@@ -216,5 +272,47 @@ mod tests {
         ] {
             assert_eq!(Route::parse(&r.href()), r);
         }
+    }
+
+    #[test]
+    fn the_api_is_the_parent_of_the_ui_folder() {
+        assert_eq!(api_base_from("/0123abcd/ui/"), "/0123abcd");
+        assert_eq!(api_base_from("/0123abcd/ui/index.html"), "/0123abcd");
+        assert_eq!(api_base_from("/ui/"), "");
+        assert_eq!(api_base_from("/"), "");
+    }
+
+    #[test]
+    fn hostile_namespaces_and_names_are_refused_with_a_reason() {
+        let cases = [
+            ("#/o/pods/prod%2Fsecrets%2Fdb%23/web", "DNS-1123"),
+            ("#/o/pods/demo-shop/%252e%252e", "'%'"),
+            ("#/o/pods/demo-shop/..", "path step"),
+            ("#/o/namespaces/..", "path step"),
+            ("#/r/pods?ns=Prod%20Shop", "DNS-1123"),
+            ("#/o/pods/prod/secrets/db/x", "cannot contain '/'"),
+        ];
+        for (hash, why) in cases {
+            match Route::parse(hash) {
+                Route::Invalid { reason } => assert!(reason.contains(why), "{hash}: {reason}"),
+                other => panic!("{hash} parsed as {other:?}"),
+            }
+        }
+        // A link built from cluster data with such a namespace is no link.
+        let hostile = Route::Object {
+            resource: "configmaps".into(),
+            namespace: Some("prod/secrets/db#".into()),
+            name: "x".into(),
+        };
+        assert_eq!(hostile.link(), None);
+        let fine = Route::Object {
+            resource: "configmaps".into(),
+            namespace: Some("demo-shop".into()),
+            name: "feature-flags".into(),
+        };
+        assert_eq!(
+            fine.link().as_deref(),
+            Some("#/o/configmaps/demo-shop/feature-flags")
+        );
     }
 }

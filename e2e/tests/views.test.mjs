@@ -70,7 +70,7 @@ test('a table shows one page of rows at once while its informer is still listing
   const held = [];
   let release;
   const released = new Promise((r) => { release = r; });
-  const isFullList = (u) => u.pathname === '/api/v1/namespaces/demo-shop/pods'
+  const isFullList = (u) => u.pathname === `/${proxy.token}/api/v1/namespaces/demo-shop/pods`
     && u.searchParams.get('resourceVersion') === '0' && !u.searchParams.has('watch') && !u.searchParams.has('limit');
   await page.route(isFullList, async (route) => {
     held.push(route.request().url());

@@ -16,8 +16,10 @@ use serde_json::{Value, json};
 
 use crate::components::dialog::{ask_label_changes, confirm, prompt};
 use crate::route::Route;
+use crate::state::secrets::{RevealedValue, revealed_values};
 use crate::state::table::{parse_time, short_age};
 use crate::state::{ClusterState, Kube, Now, table_options, use_kube};
+use kubeglass_client::typed::SecretsApi;
 
 /// The page for `#/o/<resource>/<namespace>/<name>`.
 #[component]
@@ -179,10 +181,10 @@ fn Owned(
         o.reflector.field_selector = Some(format!("spec.nodeName={name}"));
         o
     } else {
-        table_options(&crate::state::kube::collection_path(
-            &child,
-            namespace.as_deref(),
-        ))
+        match child.collection_path(namespace.as_deref()) {
+            Ok(path) => table_options(&path),
+            Err(e) => return view! { <p class="error-box">{e.to_string()}</p> }.into_any(),
+        }
     };
     options
         .indexers
@@ -253,12 +255,17 @@ fn Owned(
                         return view! { <tr><td class="muted">{text}</td></tr> }.into_any();
                     }
                     rows.into_iter().map(|(n, ns, summary, created, deleting)| {
-                        let href = Route::Object { resource: qualified.clone(), namespace: ns, name: n.clone() }.href();
+                        let link = Route::Object { resource: qualified.clone(), namespace: ns, name: n.clone() }.link();
                         let age = created.map(|t| short_age(now.get_untracked() - t)).unwrap_or_default();
                         let cls = if deleting { "deleting" } else { "" };
+                        let label = format!("{} {n}", kind.clone());
+                        let name_cell = match link {
+                            Some(href) => view! { <a href=href data-testid="owned-link">{label}</a> }.into_any(),
+                            None => view! { <span>{label}</span> }.into_any(),
+                        };
                         view! {
                             <tr class=cls data-testid="owned-object">
-                                <td class="name"><a href=href data-testid="owned-link">{format!("{} {n}", kind.clone())}</a></td>
+                                <td class="name">{name_cell}</td>
                                 <td class="muted small">{summary}</td>
                                 <td class="num">{age}</td>
                             </tr>
@@ -268,6 +275,7 @@ fn Owned(
             </tbody>
         </table>
     }
+    .into_any()
 }
 
 /// One of the object's events: last seen, type, reason, message, count.
@@ -289,10 +297,21 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let now = expect_context::<Now>().0;
 
     // The object itself, live: a one-object informer (field selector on the name).
-    let path = crate::state::kube::collection_path(&info, namespace.as_deref());
+    let path = match info.collection_path(namespace.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            return view! { <p class="error-box" data-testid="route-error">{e.to_string()}</p> }
+                .into_any();
+        }
+    };
+    let is_secret = crate::state::secrets::is_secret(&info);
     let mut options = InformerOptions::<DynamicObject>::new(path);
     options.transform = None; // managedFields are folded in the YAML view, not dropped
     options.reflector.field_selector = Some(format!("metadata.name={name}"));
+    if is_secret {
+        // A Secret's data is fetched only when the person asks (Reveal).
+        options.reflector = options.reflector.metadata_only();
+    }
     let informer = kube.factory.informer(options);
     let object: RwSignal<Option<Value>> = RwSignal::new(None);
     let gone = RwSignal::new(false);
@@ -554,16 +573,16 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                                 d.mapper().resource_for_kind(group, Some(version), &kind).map(|r| r.qualified_name())
                             });
                             let label = format!("{kind} {owner}");
-                            match resource {
-                                Some(res) => {
-                                    let href = Route::Object {
-                                        resource: res,
-                                        namespace: namespace_for_links(),
-                                        name: owner.clone(),
-                                    }
-                                    .href();
-                                    view! { <a class="chip link" href=href data-testid="owner-link">{label}</a> }.into_any()
+                            let link = resource.and_then(|res| {
+                                Route::Object {
+                                    resource: res,
+                                    namespace: namespace_for_links(),
+                                    name: owner.clone(),
                                 }
+                                .link()
+                            });
+                            match link {
+                                Some(href) => view! { <a class="chip link" href=href data-testid="owner-link">{label}</a> }.into_any(),
                                 None => view! { <span class="chip">{label}</span> }.into_any(),
                             }
                         })
@@ -596,6 +615,72 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
             {move || found.get().map(|child| view! {
                 <Owned child=child on_node=on_node namespace=ns.clone() name=name.clone() uid=uid/>
             })}
+        }
+    });
+    // A Secret's values: fetched once when the person confirms Reveal, kept
+    // in this page's signal only, gone with the page.
+    let revealed: RwSignal<Option<Result<Vec<RevealedValue>, String>>> = RwSignal::new(None);
+    let unmasked: RwSignal<std::collections::BTreeSet<String>> = RwSignal::new(Default::default());
+    let secret_section = is_secret.then(|| {
+        let api = StoredValue::new_local(SecretsApi::new(
+            kube.client.clone(),
+            namespace.as_deref(),
+        ));
+        let (name, target) = (name.clone(), key.clone());
+        let reveal = move |_| {
+            if !confirm(&format!(
+                "Reveal the values of Secret {target}? They are fetched once and shown on this page until you leave it."
+            )) {
+                return;
+            }
+            let api = api.get_value();
+            let name = name.clone();
+            spawn(async move {
+                let r = api
+                    .reveal(&name)
+                    .await
+                    .map(|s| revealed_values(s.data.as_ref()))
+                    .map_err(|e| format!("could not read the Secret: {e}"));
+                let _ = revealed.try_set(Some(r));
+            });
+        };
+        view! {
+            <h3>"Data"</h3>
+            <div data-testid="secret-data">
+                {move || match revealed.get() {
+                    None => view! {
+                        <p class="muted small">"The values are not fetched until you ask. "
+                            <button data-testid="secret-reveal" on:click=reveal.clone()>"Reveal…"</button>
+                        </p>
+                    }.into_any(),
+                    Some(Err(e)) => view! { <p class="error-box" role="alert">{e}</p> }.into_any(),
+                    Some(Ok(values)) if values.is_empty() => view! { <p class="muted small">"no data"</p> }.into_any(),
+                    Some(Ok(values)) => view! {
+                        <table class="grid">
+                            <tbody>
+                                {values.into_iter().map(|v| {
+                                    let key = v.key.clone();
+                                    let k2 = key.clone();
+                                    let shown = move || unmasked.with(|u| u.contains(&k2));
+                                    let toggle = {
+                                        let key = key.clone();
+                                        move |_| unmasked.update(|u| if !u.remove(&key) { u.insert(key.clone()); })
+                                    };
+                                    let text = v.shown();
+                                    view! {
+                                        <tr data-testid="secret-key">
+                                            <td class="name">{key}</td>
+                                            <td><button class="secret-value" data-testid="secret-value" on:click=toggle>
+                                                {move || if shown() { text.clone() } else { "•••••• (click to show)".to_string() }}
+                                            </button></td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any(),
+                }}
+            </div>
         }
     });
     let yaml = move || object.with(|o| o.as_ref().map(to_yaml).unwrap_or_default());
@@ -650,6 +735,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <div class="chips" data-testid="labels">{chips("labels")}</div>
                     <h3>"Annotations"</h3>
                     <div class="chips" data-testid="annotations">{chips("annotations")}</div>
+                    {secret_section}
                     <h3>"Owners"</h3>
                     <div class="chips" data-testid="owners">{owners}</div>
                     {owned_section}
@@ -682,6 +768,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
             </div>
         </section>
     }
+    .into_any()
 }
 
 #[cfg(test)]

@@ -212,7 +212,13 @@ fn LiveTable(
     let cluster = expect_context::<ClusterState>();
     let now = expect_context::<Now>().0;
 
-    let path = crate::state::kube::collection_path(&info, namespace.as_deref());
+    let path = match info.collection_path(namespace.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            return view! { <p class="error-box" data-testid="route-error">{e.to_string()}</p> }
+                .into_any();
+        }
+    };
     let mut options = InformerOptions::<TableRowObject>::new(path);
     options.reflector = options.reflector.tables();
     options.reflector.label_selector = labels.clone();
@@ -836,4 +842,5 @@ fn LiveTable(
             </div>
         </section>
     }
+    .into_any()
 }

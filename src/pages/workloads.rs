@@ -250,14 +250,14 @@ pub fn EventStream() -> impl IntoView {
         let r = d
             .mapper()
             .resource_for_kind(group, version, &e.involved.kind)?;
-        Some(
-            Route::Object {
-                resource: r.qualified_name(),
-                namespace: (!e.involved.namespace.is_empty()).then(|| e.involved.namespace.clone()),
-                name: e.involved.name.clone(),
-            }
-            .href(),
-        )
+        // No link when the namespace or name could not be part of a request
+        // path (a hostile Event): the object is then shown as text.
+        Route::Object {
+            resource: r.qualified_name(),
+            namespace: (!e.involved.namespace.is_empty()).then(|| e.involved.namespace.clone()),
+            name: e.involved.name.clone(),
+        }
+        .link()
     };
     // Events per minute over the last half hour, by last seen.
     let spark = move || {

@@ -40,12 +40,14 @@ pub struct Kube {
 }
 
 impl Kube {
-    /// Wires the factory and discovery to `client`, and loads discovery.
+    /// Wires the factory and discovery to `client`, and loads discovery
+    /// (cached under `scope`, the API's base URL, apart from other servers').
     pub fn new(
         client: RestClient,
         clock: Rc<dyn Clock>,
         reconnect: Reconnect,
         transport: Rc<WebSocketTransport>,
+        scope: &str,
     ) -> Self {
         let spawner: Spawner = Rc::new(spawn);
         let factory =
@@ -59,11 +61,14 @@ impl Kube {
             _ => Duration::ZERO,
         });
         factory.start();
-        let discovery = Rc::new(CachedDiscovery::new(
-            DiscoveryClient::new(client.clone()),
-            Rc::new(kubeglass_web::LocalStorage),
-            clock.clone(),
-        ));
+        let discovery = Rc::new(
+            CachedDiscovery::new(
+                DiscoveryClient::new(client.clone()),
+                Rc::new(kubeglass_web::LocalStorage),
+                clock.clone(),
+            )
+            .with_scope(scope),
+        );
         let kube = Self {
             client,
             clock,
@@ -118,19 +123,6 @@ impl Kube {
     /// How old the cached discovery is.
     pub fn discovery_age(&self) -> Option<Duration> {
         self.discovery.cached().map(|(_, age)| age)
-    }
-}
-
-/// The collection path of `r`, in `namespace` when given and namespaced.
-pub fn collection_path(r: &ResourceInfo, namespace: Option<&str>) -> String {
-    let base = if r.group.is_empty() {
-        format!("/api/{}", r.version)
-    } else {
-        format!("/apis/{}/{}", r.group, r.version)
-    };
-    match namespace {
-        Some(ns) if r.namespaced => format!("{base}/namespaces/{ns}/{}", r.plural),
-        _ => format!("{base}/{}", r.plural),
     }
 }
 

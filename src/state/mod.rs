@@ -19,6 +19,7 @@ use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport, spawn};
 use leptos::prelude::*;
 
 pub mod kube;
+pub mod secrets;
 pub mod table;
 pub mod workloads;
 
@@ -91,8 +92,13 @@ impl ClusterState {
     pub fn start() -> Started {
         // Plain-JSON watches go over WebSocket (they hold no HTTP/1.1
         // connection); everything else, metadata-only watches included, over fetch.
+        // The API is the parent of the app's `ui/` folder: `/<token>` under
+        // a capability URL, the origin's root under a plain `kubectl proxy --www`.
+        let location = window().location();
+        let base = crate::route::api_base_from(&location.pathname().unwrap_or_default());
+        let scope = format!("{}{base}", location.origin().unwrap_or_default());
         let transport = Rc::new(WebSocketTransport::new(FetchTransport::new(
-            "",
+            base,
             Duration::from_secs(30),
         )));
         let clock: Rc<dyn Clock> = Rc::new(WebClock);
@@ -110,7 +116,13 @@ impl ClusterState {
             namespace_status: RwSignal::new(ReflectorStatus::default()),
             workloads: Workloads::new(),
         };
-        let kube = Kube::new(client.clone(), clock.clone(), reconnect.clone(), transport);
+        let kube = Kube::new(
+            client.clone(),
+            clock.clone(),
+            reconnect.clone(),
+            transport,
+            &scope,
+        );
 
         state.workloads.start(&kube);
         state.start_prober(client, clock, reconnect);

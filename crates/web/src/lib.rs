@@ -141,7 +141,8 @@ pub struct FetchTransport {
 }
 
 impl FetchTransport {
-    /// A transport for `base` (e.g. `""` for same origin, or `http://127.0.0.1:8001`),
+    /// A transport for `base` (e.g. `""` for same origin, `/<token>` for a
+    /// path on it, or `http://127.0.0.1:8001`),
     /// giving up on whole-body requests after `timeout`.
     pub fn new(base: impl Into<String>, timeout: Duration) -> Self {
         Self {

@@ -57,11 +57,12 @@ pub struct WebSocketTransport {
 
 impl WebSocketTransport {
     /// Watches over WebSocket to the same host as `fetch`'s base (the page's
-    /// own origin when that base is empty).
+    /// own origin when that base is empty or a path such as `/<token>`).
     pub fn new(fetch: FetchTransport) -> Self {
         let base = fetch.base().to_string();
-        let ws_base = if base.is_empty() {
-            web_sys::window()
+        // An empty base or a path (`/<token>`) is on the page's own origin.
+        let ws_base = if base.is_empty() || base.starts_with('/') {
+            let origin = web_sys::window()
                 .map(|w| w.location())
                 .map(|l| {
                     let proto = if l.protocol().ok().as_deref() == Some("https:") {
@@ -71,7 +72,8 @@ impl WebSocketTransport {
                     };
                     format!("{proto}//{}", l.host().unwrap_or_default())
                 })
-                .unwrap_or_default()
+                .unwrap_or_default();
+            format!("{origin}{base}")
         } else if let Some(rest) = base.strip_prefix("https://") {
             format!("wss://{rest}")
         } else if let Some(rest) = base.strip_prefix("http://") {
