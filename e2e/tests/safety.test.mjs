@@ -152,13 +152,16 @@ test('an Event about a hostile namespace and name renders as text, and its route
   const name = `hostile-${Date.now() % 1000000}`;
   const hostileNs = 'prod/secrets/db#';
   const hostileName = '%2e%2e';
+  // core/v1 refuses an involvedObject.namespace other than the Event's own;
+  // events.k8s.io/v1 takes any `regarding`, and the core view shows it as
+  // the involvedObject.
   const manifest = JSON.stringify({
-    apiVersion: 'v1', kind: 'Event',
+    apiVersion: 'events.k8s.io/v1', kind: 'Event',
     metadata: { name, namespace: 'demo-shop' },
-    involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: hostileNs, name: hostileName },
-    reason: 'HostileProbe', message: 'an involved object that is not a path', type: 'Warning',
-    source: { component: 'e2e' },
-    firstTimestamp: new Date().toISOString(), lastTimestamp: new Date().toISOString(), count: 1,
+    regarding: { apiVersion: 'v1', kind: 'ConfigMap', namespace: hostileNs, name: hostileName },
+    reason: 'HostileProbe', note: 'an involved object that is not a path', type: 'Warning',
+    action: 'Probe', reportingController: 'kubeglass.dev/e2e', reportingInstance: 'e2e-1',
+    eventTime: new Date().toISOString().replace('Z', '000Z'),
   });
   execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'create', '-f', '-'], { input: manifest });
   const b = await launchBrowser();

@@ -243,7 +243,7 @@ mod tests {
         ] {
             assert!(validate_name(bad).is_err(), "{bad:?}");
         }
-        let e = validate_name("%2e%2e").unwrap_err().to_string();
+        let e = validate_name("%2e%2e").expect_err("a %").to_string();
         assert!(e.contains("'%'"), "{e}");
     }
 

@@ -21,11 +21,10 @@ pub struct Reveal;
 /// `/api/v1/namespaces/<ns>/secrets`, or anything below either.
 pub fn is_secrets_path(path: &str) -> bool {
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    match segs.as_slice() {
-        ["api", _version, "secrets", ..] => true,
-        ["api", _version, "namespaces", _ns, "secrets", ..] => true,
-        _ => false,
-    }
+    matches!(
+        segs.as_slice(),
+        ["api", _, "secrets", ..] | ["api", _, "namespaces", _, "secrets", ..]
+    )
 }
 
 /// True when the request asks for metadata, or for a Table without objects.
