@@ -219,7 +219,7 @@ test('a poisoned discovery cache (deployments.apps mapped to core secrets) is ig
       localStorage.setItem(`kubeglass.discovery.v2 ${scope}`, mine);
     }, { scope, shared: poisoned('', 'secrets'), mine: poisoned(scope, 'secrets/../configmaps') });
     const net = recordNetwork(page);
-    await page.goto(`${proxy.url}#/r/deployments.apps?ns=demo-shop`);
+    await page.goto(`${proxy.url}#/r/deploy?ns=demo-shop`); // the poisoned short name
     await page.getByTestId('resource-row').filter({ hasText: 'frontend' }).waitFor({ timeout: 20000 });
     assert.equal(await page.getByTestId('resource-kind').innerText(), 'Deployment');
     assert.deepEqual(net.requests.filter((r) => r.includes('/secrets')), [], 'nothing was asked of secrets');
