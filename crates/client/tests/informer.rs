@@ -232,6 +232,11 @@ fn a_relist_after_410_reports_missed_deletes_as_final_state_unknown() {
                    "reason": "Expired", "code": 410, "message": "too old resource version"}),
         );
         h.settle();
+        // The relist waits the reflector's backoff (at most 800 ms × jitter).
+        h.clock
+            .advance_to_next_timer()
+            .expect("the backoff before the relist");
+        h.settle();
         let lines = rec.borrow().lines[2..].to_vec();
         let mut sorted = lines.clone();
         sorted.sort();

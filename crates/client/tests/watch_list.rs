@@ -323,12 +323,21 @@ fn gone_during_a_resumed_watch_streams_the_latest_state() {
                "reason": "Expired", "code": 410, "message": "too old resource version: 10 (40)"}),
     );
     h.settle();
+    // Each new ListAndWatch waits the backoff first, as in client-go.
+    h.clock
+        .advance_to_next_timer()
+        .expect("backoff before the streaming list");
+    h.settle();
     let latest = expect_watch_list(&server, "");
     again.event(
         "ERROR",
         json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
                "reason": "Expired", "code": 410, "message": "too old resource version: 10 (40)"}),
     );
+    h.settle();
+    h.clock
+        .advance_to_next_timer()
+        .expect("backoff before the streaming list");
     h.settle();
     latest.event("ADDED", cm("a", "30"));
     latest.event("BOOKMARK", end_bookmark("41", "true"));

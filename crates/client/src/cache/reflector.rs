@@ -4,9 +4,12 @@
 //! `resourceVersion=0` (any cached state, cheap for the server); then a watch
 //! from the list's resourceVersion with bookmarks and a random 5–10 minute
 //! timeout. The resourceVersion advances with every event and bookmark. When
-//! the watch says 410 Gone, the next list asks for the last seen version; only
-//! if that is also gone (or "too large") does it list with no version (a
-//! consistent read from etcd). Connection failures, 429s and 5xx back off
+//! the watch says 410 Gone, the next list (after the backoff, as before
+//! every list and watch in client-go) asks for the last seen version with
+//! paging off, so the watch cache answers "not older than" instead of an
+//! Exact read of the old revision from etcd; only if that is also gone (or
+//! "too large") does it list at once with no version (a consistent read
+//! from etcd, paged). Connection failures, 429s and 5xx back off
 //! (800 ms ×2 up to 30 s, jittered, reset after 2 healthy minutes) and resume
 //! the watch without a relist. A watch that ends within a second having
 //! delivered nothing counts as a failure, so a broken server cannot cause a
@@ -246,6 +249,9 @@ pub struct Reflector<K> {
     synced_this_stream: bool,
     /// The columns of the last Table list (Table format only).
     columns: Rc<RefCell<Vec<TableColumn>>>,
+    /// The rv=0 list came back in pages: the resource has no watch cache,
+    /// so later lists page too (client-go's `paginatedResult`).
+    paginated_result: bool,
 }
 
 /// The annotation on the bookmark that ends a streaming list's initial state.
@@ -302,6 +308,7 @@ where
             reconnect: None,
             synced_this_stream: false,
             columns: Rc::default(),
+            paginated_result: false,
         }
     }
 
@@ -410,7 +417,13 @@ where
                 });
                 let started = self.clock.now();
                 match self.watch(&rv, false).await {
-                    WatchEnd::Gone => self.relist_step(),
+                    // client-go waits its backoff before every ListAndWatch,
+                    // the relist after a 410 included: a server whose watch
+                    // cache keeps saying 410 is never listed in a hot loop.
+                    WatchEnd::Gone => Step::Wait {
+                        delay: self.backoff.next_delay(self.clock.now()),
+                        then: Box::new(self.relist_step()),
+                    },
                     // Only a streaming list ends these ways.
                     WatchEnd::Unsynced { .. } | WatchEnd::FallBack(_) => Step::Watch,
                     WatchEnd::Closed { delivered } => {
@@ -495,7 +508,10 @@ where
                 if !self.synced_this_stream {
                     self.update(|s| s.last_resource_version = None);
                 }
-                Step::WatchList
+                Step::Wait {
+                    delay: self.backoff.next_delay(self.clock.now()),
+                    then: Box::new(Step::WatchList),
+                }
             }
             WatchEnd::Unsynced { delivered } => {
                 let lasted = self.clock.now().saturating_sub(started);
@@ -555,41 +571,63 @@ where
 
     async fn list(&mut self, from: &ListFrom) -> Result<(), Error> {
         let mut params = self.list_params();
+        // Paging as client-go's reflector does (list() and its pager):
+        // - rv=0 pages at 500; a watch cache answers in one piece whatever
+        //   the limit, so an answer that came back in pages means the
+        //   resource has no watch cache, and later lists page too.
+        // - rv=X (not "" or "0") with a limit would be an Exact read from
+        //   etcd at that old revision, answering with the old version; with
+        //   no limit the watch cache answers "not older than X". So paging is
+        //   off there, unless the server has shown it has no watch cache.
+        // - rv unset is a consistent read from etcd, paged.
+        let page = Some(self.config.page_size);
         match from {
-            // The server answers rv=0 from its cache in one piece and ignores
-            // a limit, so none is sent.
-            ListFrom::Any => params.resource_version = Some("0".into()),
+            ListFrom::Any => {
+                params.resource_version = Some("0".into());
+                params.limit = page;
+            }
             ListFrom::NotOlderThan(rv) => {
                 params.resource_version = Some(rv.clone());
-                params.limit = Some(self.config.page_size);
+                params.limit = page.filter(|_| self.paginated_result);
             }
-            ListFrom::Latest => params.limit = Some(self.config.page_size),
+            ListFrom::Latest => params.limit = page,
         }
+        let first = params.clone();
         let mut items = Vec::new();
+        let mut paginated = false;
         let resource_version = loop {
-            let metadata = if self.config.table {
-                let request = as_table(self.collection().list(&params)?);
-                let page: TablePage<K> = self.client.send_json(request).await?;
-                if !page.column_definitions.is_empty() {
-                    *self.columns.borrow_mut() = page.column_definitions;
+            let metadata = match self.list_page(&params, &mut items).await {
+                Ok(m) => m,
+                // A continue token that expired mid-list (the list took longer
+                // than the compaction interval): one full list at the version
+                // first asked for, instead of starting over page by page
+                // (client-go's pager, FullListIfExpired).
+                Err(e)
+                    if params.continue_token.is_some() && e.api().is_some_and(|a| a.is_gone()) =>
+                {
+                    items.clear();
+                    let mut full = first.clone();
+                    full.limit = None;
+                    full.continue_token = None;
+                    let m = self.list_page(&full, &mut items).await?;
+                    break m.resource_version.unwrap_or_default();
                 }
-                items.extend(page.rows);
-                page.metadata
-            } else {
-                let request = if self.config.metadata_only {
-                    self.collection().list_metadata(&params)?
-                } else {
-                    self.collection().list(&params)?
-                };
-                let page: ObjectList<K> = self.client.send_json(request).await?;
-                items.extend(page.items);
-                page.metadata
+                Err(e) => return Err(e),
             };
             match metadata.continue_.filter(|c| !c.is_empty()) {
-                Some(token) => params.continue_token = Some(token),
+                Some(token) => {
+                    paginated = true;
+                    params.continue_token = Some(token);
+                    // The version is in the token; the server refuses both.
+                    params.resource_version = None;
+                    params.version_match = None;
+                }
                 None => break metadata.resource_version.unwrap_or_default(),
             }
         };
+        if matches!(from, ListFrom::Any) && paginated {
+            self.paginated_result = true;
+        }
         if resource_version.is_empty() {
             return Err(Error::Decode("the list has no resourceVersion".into()));
         }
@@ -602,6 +640,44 @@ where
             s.unreachable = false;
         });
         Ok(())
+    }
+
+    /// One LIST request with `params`; its items are appended to `items`.
+    async fn list_page(
+        &mut self,
+        params: &ListParams,
+        items: &mut Vec<K>,
+    ) -> Result<k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta, Error> {
+        // kube-core leaves out resourceVersion=0 when a limit is set; client-go
+        // sends both (any cached state, paged when there is no watch cache).
+        let rv0 = params.continue_token.is_none()
+            && params.limit.is_some()
+            && params.resource_version.as_deref() == Some("0");
+        let with_rv0 = |r: crate::transport::Request| {
+            if rv0 {
+                crate::api::with_query(r, "resourceVersion", "0")
+            } else {
+                r
+            }
+        };
+        if self.config.table {
+            let request = as_table(with_rv0(self.collection().list(params)?));
+            let page: TablePage<K> = self.client.send_json(request).await?;
+            if !page.column_definitions.is_empty() {
+                *self.columns.borrow_mut() = page.column_definitions;
+            }
+            items.extend(page.rows);
+            Ok(page.metadata)
+        } else {
+            let request = with_rv0(if self.config.metadata_only {
+                self.collection().list_metadata(params)?
+            } else {
+                self.collection().list(params)?
+            });
+            let page: ObjectList<K> = self.client.send_json(request).await?;
+            items.extend(page.items);
+            Ok(page.metadata)
+        }
     }
 
     async fn watch(&mut self, rv: &str, initial: bool) -> WatchEnd {
