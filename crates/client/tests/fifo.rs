@@ -206,6 +206,26 @@ fn delta_fifo_delete_existing_non_propagated() {
     );
 }
 
+// delta_fifo.go isDeletionDup: of two deletes in a row the older is kept,
+// unless it is a tombstone.
+#[test]
+fn delta_fifo_consecutive_deletes_keep_the_older_unless_a_tombstone() {
+    let mut f = DeltaFifo::new(None);
+    f.add(cm("foo", "5"));
+    f.delete(cm("foo", "6"));
+    f.delete(cm("foo", "7"));
+    assert_eq!(
+        pop(&mut f).1,
+        ["Added:foo@5".to_string(), "Deleted:foo@6".to_string()]
+    );
+    // A relist that misses foo queues a tombstone; a real delete after it
+    // carries more, so it replaces the tombstone.
+    let mut f = DeltaFifo::new(Some(Known::with(&[cm("foo", "5")])));
+    f.replace(vec![], "8");
+    f.delete(cm("foo", "9"));
+    assert_eq!(pop(&mut f).1, ["Deleted:foo@9".to_string()]);
+}
+
 // TestDeltaFIFO_ReplaceMakesDeletions: keys known (or queued) but missing
 // from the list get a tombstone carrying the last state known.
 #[test]
@@ -420,6 +440,22 @@ fn real_fifo_pops_in_batches_and_resyncs_what_is_known() {
     f.resync();
     let got: Vec<String> = f.pop_batch(10).iter().map(describe).collect();
     assert_eq!(got, ["Sync:x@1", "Sync:y@2"]);
+}
+
+// RealFIFO Resync: a key with an event still queued gets no Sync (the
+// known state is older than the queued event, and would follow it).
+#[test]
+fn real_fifo_resync_skips_keys_already_queued() {
+    let mut f = RealFifo::new(Some(Known::with(&[cm("x", "1"), cm("y", "2")])));
+    f.update(cm("x", "3"));
+    f.resync();
+    let got: Vec<String> = f.pop_batch(10).iter().map(describe).collect();
+    assert_eq!(got, ["Updated:x@3", "Sync:y@2"]);
+    // A queued relist covers every key: no Sync at all.
+    f.replace(vec![cm("x", "4")], "9");
+    f.resync();
+    let got: Vec<String> = f.pop_batch(10).iter().map(describe).collect();
+    assert_eq!(got, ["Replace(1 objects)@9"]);
 }
 
 #[test]

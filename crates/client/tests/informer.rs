@@ -211,6 +211,57 @@ fn a_handler_added_later_first_receives_what_is_cached() {
     );
 }
 
+// controller.go processReplacedAllInfo: with the in-order queue a relist
+// reaches handlers as its deletes first, then adds and updates in the
+// list's own order (not the indexer's hash order).
+#[test]
+fn a_relist_notifies_deletes_first_then_the_list_in_its_order() {
+    let server = FakeApiServer::new();
+    let watch = expect_list_and_watch(
+        &server,
+        "10",
+        vec![cm("a", "5"), cm("b", "6"), cm("z", "7")],
+    );
+    let mut h = Harness::new(&server, QueueKind::InOrder);
+    let rec = Rc::new(RefCell::new(Recorder::default()));
+    h.informer.add_handler(record(&rec), None);
+    h.start();
+    let listed: Vec<Value> = ["m", "a", "k", "c", "y", "d"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| cm(n, &(20 + i).to_string()))
+        .collect();
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "10")
+        .reply(list("30", listed));
+    let _watch2 = expect_watch(&server, "30");
+    watch.event(
+        "ERROR",
+        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+               "reason": "Expired", "code": 410, "message": "too old resource version"}),
+    );
+    h.settle();
+    h.clock
+        .advance_to_next_timer()
+        .expect("the backoff before the relist");
+    h.settle();
+    assert_eq!(
+        rec.borrow().lines[3..],
+        [
+            "delete ns/b@6 unknown",
+            "delete ns/z@7 unknown",
+            "add ns/m@20",
+            "update ns/a 5->21",
+            "add ns/k@22",
+            "add ns/c@23",
+            "add ns/y@24",
+            "add ns/d@25",
+        ]
+    );
+    server.verify();
+}
+
 #[test]
 fn a_relist_after_410_reports_missed_deletes_as_final_state_unknown() {
     for queue in BOTH {

@@ -319,19 +319,20 @@ impl<K: Resource> DeltaFifo<K> {
     }
 }
 
-/// Two deletions in a row are one: keep the later, unless it is only a
-/// tombstone and the earlier one carries a real final state.
+/// Two deletions in a row are one (delta_fifo.go `isDeletionDup`): keep
+/// the older, which carries the most information, unless it is only a
+/// tombstone (`DeletedFinalStateUnknown`); then keep the newer.
 fn collapse_deletes<K>(deltas: &mut Vec<Delta<K>>) {
     let n = deltas.len();
     if n < 2 {
         return;
     }
-    let (a, b) = (&deltas[n - 2], &deltas[n - 1]);
-    if a.kind == DeltaType::Deleted && b.kind == DeltaType::Deleted {
-        if b.object.is_tombstone() {
-            deltas.pop();
-        } else {
+    let (older, newer) = (&deltas[n - 2], &deltas[n - 1]);
+    if older.kind == DeltaType::Deleted && newer.kind == DeltaType::Deleted {
+        if older.object.is_tombstone() {
             deltas.remove(n - 2);
+        } else {
+            deltas.pop();
         }
     }
 }
@@ -555,11 +556,28 @@ impl<K: Resource> InformerQueue<K> for RealFifo<K> {
         self.entries.drain(..n).collect()
     }
 
+    /// Queues a Sync for every known object that has nothing queued
+    /// (client-go's RealFIFO `Resync`): a queued event for a key means the
+    /// known state is already stale, and a Sync of it must not follow the
+    /// newer event. A queued relist covers every key (it lists or deletes
+    /// each), so then nothing is queued.
     fn resync(&mut self) {
         let Some(known) = self.known.clone() else {
             return;
         };
+        let mut queued = HashSet::new();
+        for entry in &self.entries {
+            match entry {
+                Popped::Deltas { key, .. } => {
+                    queued.insert(key.clone());
+                }
+                Popped::Replace { .. } => return,
+            }
+        }
         for key in known.known_keys() {
+            if queued.contains(&key) {
+                continue;
+            }
             if let Some(obj) = known.known(&key) {
                 self.entries.push_back(Popped::Deltas {
                     key,

@@ -533,11 +533,34 @@ where
             Popped::Replace { objects, .. } => {
                 inner.stats.borrow_mut().replaces += 1;
                 let initial = !inner.synced.get();
+                // Handlers hear a relist as client-go's processReplacedAllInfo
+                // tells it: the deletes first, then adds and updates in the
+                // list's own order.
+                let listed: Vec<Rc<K>> = objects.clone();
                 let old = inner.indexer.borrow_mut().replace(objects);
-                let new: Vec<Rc<K>> = inner.indexer.borrow().list();
-                let mut seen = HashSet::with_capacity(new.len());
-                for obj in new {
+                let new_keys: HashSet<String> =
+                    listed.iter().map(|o| object_key(o.as_ref())).collect();
+                let mut gone: Vec<(&String, &Rc<K>)> =
+                    old.iter().filter(|(k, _)| !new_keys.contains(*k)).collect();
+                gone.sort_by(|a, b| a.0.cmp(b.0));
+                for (_, prev) in gone {
+                    let n = Notification::Deleted {
+                        object: prev.clone(),
+                        final_state_unknown: true,
+                    };
+                    Self::notify(inner, &n, false);
+                }
+                let mut seen = HashSet::with_capacity(listed.len());
+                for obj in listed {
                     let key = object_key(obj.as_ref());
+                    if !seen.insert(key.clone()) {
+                        continue;
+                    }
+                    // The object as the indexer now holds it (a duplicate
+                    // key in the list keeps the last one).
+                    let Some(obj) = inner.indexer.borrow().get(&key) else {
+                        continue;
+                    };
                     match old.get(&key) {
                         Some(prev) => {
                             let same = prev.meta().resource_version == obj.meta().resource_version;
@@ -556,16 +579,6 @@ where
                             },
                             false,
                         ),
-                    }
-                    seen.insert(key);
-                }
-                for (key, prev) in old {
-                    if !seen.contains(&key) {
-                        let n = Notification::Deleted {
-                            object: prev,
-                            final_state_unknown: true,
-                        };
-                        Self::notify(inner, &n, false);
                     }
                 }
             }
