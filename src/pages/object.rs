@@ -199,7 +199,8 @@ fn Owned(
         .iter()
         .any(|n| n == OWNER_UID_INDEX)
     {
-        watch.add_index(OWNER_UID_INDEX, owner_uid_index());
+        // Checked just above, so it cannot conflict.
+        let _ = watch.add_index(OWNER_UID_INDEX, owner_uid_index());
     }
     let watch = StoredValue::new_local(watch);
     // (synced, rows): name, namespace, kubectl's columns, created, being deleted.

@@ -274,6 +274,22 @@ fn simple_delaying_queue() {
     pool.run_until_stalled();
 }
 
+// delaying_queue.go AddAfter: every delayed add counts in
+// workqueue_retries_total (zero delays and deduplicated waits included),
+// except after shutdown.
+#[test]
+fn every_delayed_add_counts_as_a_retry() {
+    let (q, _c, mut pool) = delaying();
+    q.add_after(s("foo"), Duration::from_millis(50));
+    q.add_after(s("foo"), Duration::from_millis(70));
+    q.add_after(s("bar"), Duration::ZERO);
+    assert_eq!(q.queue().metrics().retries, 3);
+    q.shut_down();
+    q.add_after(s("baz"), Duration::from_millis(10));
+    assert_eq!(q.queue().metrics().retries, 3, "not after shutdown");
+    pool.run_until_stalled();
+}
+
 // TestDeduping: an item waits once, at the earliest time asked.
 #[test]
 fn deduping_keeps_the_earliest_time() {

@@ -25,9 +25,10 @@ pub const NODE_NAME_INDEX: &str = "spec.nodeName";
 /// Index name for events by `involvedObject.uid` (core/v1) or `regarding.uid` (events.k8s.io).
 pub const INVOLVED_UID_INDEX: &str = "involvedObject.uid";
 
-/// Indexes by namespace (cluster-scoped objects are not indexed).
+/// Indexes by namespace; cluster-scoped objects are indexed under `""`
+/// (client-go's `MetaNamespaceIndexFunc`).
 pub fn namespace_index<K: Resource>() -> IndexFunc<K> {
-    Rc::new(|o: &K| o.meta().namespace.clone().into_iter().collect())
+    Rc::new(|o: &K| vec![o.meta().namespace.clone().unwrap_or_default()])
 }
 
 /// Indexes by the value of label `key` (objects without it are not indexed).
@@ -94,6 +95,11 @@ pub fn dynamic_field_index(pointer: &str) -> IndexFunc<kube_core::DynamicObject>
 #[error("no index named {0:?}")]
 pub struct NoSuchIndex(pub String);
 
+/// Adding an index under a name already registered (client-go's "indexer conflict").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("indexer conflict: an index named {0:?} is already registered")]
+pub struct IndexConflict(pub String);
+
 /// Objects by key with named secondary indexes.
 pub struct Indexer<K> {
     items: HashMap<String, Rc<K>>,
@@ -131,8 +137,19 @@ impl<K: Resource> Indexer<K> {
         }
     }
 
-    /// Registers (or replaces) index `name`, indexing what is already held.
-    pub fn add_index(&mut self, name: &str, f: IndexFunc<K>) {
+    /// Registers index `name`, indexing what is already held; a name that
+    /// is already registered is an error, never a silent replacement.
+    pub fn add_index(&mut self, name: &str, f: IndexFunc<K>) -> Result<(), IndexConflict> {
+        if self.indexers.contains_key(name) {
+            return Err(IndexConflict(name.to_string()));
+        }
+        self.put_index(name, f);
+        Ok(())
+    }
+
+    /// Registers or replaces index `name` (an informer's own options, at
+    /// construction, may name the default namespace index again).
+    pub(crate) fn put_index(&mut self, name: &str, f: IndexFunc<K>) {
         let mut index: HashMap<String, HashSet<String>> = HashMap::new();
         for (key, obj) in &self.items {
             for v in f(obj) {
@@ -333,9 +350,12 @@ mod tests {
 
     fn indexer() -> Indexer<Pod> {
         let mut i = Indexer::new();
-        i.add_index(NODE_NAME_INDEX, pod_node_name_index());
-        i.add_index("label:app", label_index("app"));
-        i.add_index(OWNER_UID_INDEX, owner_uid_index());
+        i.add_index(NODE_NAME_INDEX, pod_node_name_index())
+            .expect("new index");
+        i.add_index("label:app", label_index("app"))
+            .expect("new index");
+        i.add_index(OWNER_UID_INDEX, owner_uid_index())
+            .expect("new index");
         i
     }
 
@@ -398,7 +418,8 @@ mod tests {
     fn an_index_added_later_indexes_what_is_held() {
         let mut i: Indexer<Pod> = Indexer::new();
         i.put(pod("a", "p1", "n1", "web", None));
-        i.add_index(NODE_NAME_INDEX, pod_node_name_index());
+        i.add_index(NODE_NAME_INDEX, pod_node_name_index())
+            .expect("new index");
         assert_eq!(
             i.index_keys(NODE_NAME_INDEX, "n1").expect("present"),
             ["a/p1"]
@@ -415,7 +436,8 @@ mod tests {
         i.add_index(
             INVOLVED_UID_INDEX,
             dynamic_field_index("/involvedObject/uid"),
-        );
+        )
+        .expect("new index");
         let ev: kube_core::DynamicObject = serde_json::from_value(serde_json::json!({
             "apiVersion": "v1", "kind": "Event",
             "metadata": {"name": "e1", "namespace": "a"},
@@ -427,5 +449,25 @@ mod tests {
             i.index_keys(INVOLVED_UID_INDEX, "u-1").expect("present"),
             ["a/e1"]
         );
+    }
+
+    // client-go MetaNamespaceIndexFunc, ListAllByNamespace, AddIndexers.
+    #[test]
+    fn cluster_scoped_objects_index_under_the_empty_namespace_and_names_do_not_clash() {
+        let mut i: Indexer<k8s_openapi::api::core::v1::Node> = Indexer::new();
+        let node = k8s_openapi::api::core::v1::Node {
+            metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: Some("n1".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        i.put(Rc::new(node));
+        let found = i.by_index(NAMESPACE_INDEX, "").expect("namespace index");
+        assert_eq!(found.len(), 1, "indexed under \"\"");
+        let e = i
+            .add_index(NAMESPACE_INDEX, namespace_index())
+            .expect_err("a second index of the same name");
+        assert!(e.to_string().contains("indexer conflict"), "{e}");
     }
 }

@@ -291,7 +291,7 @@ where
     pub fn new(client: RestClient, clock: Rc<dyn Clock>, options: InformerOptions<K>) -> Self {
         let mut indexer = Indexer::new();
         for (name, f) in options.indexers {
-            indexer.add_index(&name, f);
+            indexer.put_index(&name, f);
         }
         let indexer = Rc::new(RefCell::new(indexer));
         let known: Rc<dyn KnownObjects<K>> = Rc::new(IndexerKnown(indexer.clone()));
@@ -375,9 +375,14 @@ where
         self.inner.indexer.clone()
     }
 
-    /// Adds an index (also after start: what is cached is indexed at once).
-    pub fn add_index(&self, name: &str, f: IndexFunc<K>) {
-        self.inner.indexer.borrow_mut().add_index(name, f);
+    /// Adds an index (also after start: what is cached is indexed at once);
+    /// a name already registered is an error.
+    pub fn add_index(
+        &self,
+        name: &str,
+        f: IndexFunc<K>,
+    ) -> Result<(), super::indexer::IndexConflict> {
+        self.inner.indexer.borrow_mut().add_index(name, f)
     }
 
     /// True once the first list has been cached and every handler told.

@@ -243,13 +243,18 @@ impl<K: Resource> NamespaceLister<K> {
             .get(&format!("{}/{name}", self.namespace))
     }
 
-    /// Objects in this namespace matching `selector` (found through the namespace index).
+    /// Objects in this namespace matching `selector` (found through the
+    /// namespace index). The namespace `""` is every namespace, as in
+    /// client-go's `ListAllByNamespace` (`metav1.NamespaceAll`).
     pub fn list(&self, selector: &LabelSelector) -> Vec<Rc<K>> {
-        let objs = self
-            .indexer
-            .borrow()
-            .by_index(NAMESPACE_INDEX, &self.namespace)
-            .unwrap_or_default();
+        let indexer = self.indexer.borrow();
+        let objs = if self.namespace.is_empty() {
+            indexer.list()
+        } else {
+            indexer
+                .by_index(NAMESPACE_INDEX, &self.namespace)
+                .unwrap_or_default()
+        };
         filter(objs, selector)
     }
 }
@@ -364,5 +369,11 @@ mod tests {
         assert!(a.get("two").is_some());
         assert!(a.get("three").is_none());
         assert!(lister.get("b/three").is_some());
+        // ListAllByNamespace: "" is every namespace.
+        assert_eq!(lister.namespace("").list(&web).len(), 2);
+        assert_eq!(
+            lister.namespace("").list(&LabelSelector::default()).len(),
+            3
+        );
     }
 }

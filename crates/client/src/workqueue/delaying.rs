@@ -71,11 +71,13 @@ impl<T: Clone + Eq + Hash + 'static> DelayingQueue<T> {
     }
 
     /// Adds `item` once `delay` has passed (at once for a zero delay). An
-    /// item already waiting keeps the earlier of its two times.
+    /// item already waiting keeps the earlier of its two times. Every call
+    /// counts in `workqueue_retries_total`, as client-go's `AddAfter` does.
     pub fn add_after(&self, item: T, delay: Duration) {
         if self.queue.shutting_down() {
             return;
         }
+        self.queue.count_retry();
         if delay.is_zero() {
             self.queue.add(item);
             return;
@@ -210,7 +212,7 @@ impl<T: Clone + Eq + Hash + 'static> RateLimitingQueue<T> {
             .limiter
             .borrow_mut()
             .when(&item, self.delaying.clock.now());
-        self.queue().count_retry();
+        // add_after counts the retry.
         self.delaying.add_after(item, delay);
     }
 

@@ -57,7 +57,7 @@ pub struct QueueMetrics {
     pub unfinished_work_seconds: f64,
     /// `workqueue_longest_running_processor_seconds`.
     pub longest_running_processor_seconds: f64,
-    /// `workqueue_retries_total`: rate-limited re-adds.
+    /// `workqueue_retries_total`: delayed adds (every `add_after`, rate-limited re-adds included).
     pub retries: u64,
 }
 
