@@ -80,6 +80,10 @@ pub fn Xray() -> impl IntoView {
             .map(|((verb, code), s)| (verb, code, s.count, s.latency_sum / s.count.max(1) as f64))
             .collect::<Vec<_>>()
     };
+    let retries = move || {
+        now.track();
+        kube.with_value(|k| k.client.metrics().retries)
+    };
     let discovery_age = move || {
         now.track();
         match kube.with_value(|k| k.discovery_age()) {
@@ -197,6 +201,7 @@ pub fn Xray() -> impl IntoView {
                                     <tr><td>"Watch streams over fetch (each holds 1 of the browser's 6 connections)"</td><td class="num" data-testid="xray-streams">{streams}</td></tr>
                                     <tr><td>"Watches over WebSocket"</td><td class="num" data-testid="xray-websockets">{ws}</td></tr>
                                     <tr><td>"Requests sent since the page opened"</td><td class="num">{total}</td></tr>
+                                    <tr><td>"Sent again (429/5xx with Retry-After, a broken GET)"</td><td class="num" data-testid="xray-retries">{retries}</td></tr>
                                     <tr><td>"WebSocket watches"</td><td>{if websockets_on { "on" } else { "off (fell back to fetch)" }}</td></tr>
                                 </tbody>
                             </table>

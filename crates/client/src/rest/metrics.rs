@@ -27,6 +27,9 @@ pub struct RequestMetrics {
     pub by_verb_code: BTreeMap<(String, String), RequestStats>,
     /// Time requests spent waiting for the client's QPS limit, in seconds.
     pub rate_limiter_wait: f64,
+    /// Requests sent again after a 429 or 5xx with `Retry-After`, or a
+    /// broken connection (each attempt is also counted by verb and code).
+    pub retries: u64,
 }
 
 impl RequestMetrics {

@@ -36,6 +36,64 @@ pub const BROWSER_QPS: f64 = 20.0;
 /// See [`BROWSER_QPS`].
 pub const BROWSER_BURST: u32 = 60;
 
+/// Retries of one request after a 429 or 5xx that carries `Retry-After`
+/// (client-go's `maxRetries`).
+pub const MAX_RETRIES: u32 = 10;
+
+/// The wait before repeating a GET whose connection broke (client-go makes
+/// up a `Retry-After: 1` for a connection reset).
+const RESET_RETRY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What to do with one attempt's outcome.
+enum Attempt {
+    /// Use this outcome.
+    Done,
+    /// Wait, then send the request again.
+    Retry(std::time::Duration),
+}
+
+/// client-go's retry rules (`rest/with_retry.go`, `checkWait`), for
+/// requests whose body we hold:
+/// - a 429 or 5xx answer with `Retry-After` is repeated after that long, up
+///   to [`MAX_RETRIES`] times. A 429 is repeated for any verb (priority and
+///   fairness refused it before it ran); a 5xx only for GET and HEAD: a
+///   write that timed out (504) may have been applied, and repeating a
+///   POST could create a second object. (client-go repeats writes too.)
+/// - a GET whose connection broke while reading is repeated once.
+fn next_attempt(
+    method: &http::Method,
+    status: Option<u16>,
+    retry_after: Option<std::time::Duration>,
+    broken: bool,
+    retries: u32,
+    reset_retried: bool,
+) -> Attempt {
+    if retries >= MAX_RETRIES {
+        return Attempt::Done;
+    }
+    let safe = method == http::Method::GET || method == http::Method::HEAD;
+    match (status, retry_after) {
+        (Some(429), Some(wait)) => Attempt::Retry(wait),
+        (Some(code), Some(wait)) if code >= 500 && safe => Attempt::Retry(wait),
+        (None, _) if broken && safe && !reset_retried => Attempt::Retry(RESET_RETRY_WAIT),
+        _ => Attempt::Done,
+    }
+}
+
+/// A copy of `r` to send again (an `http::Request` is not `Clone`; the only
+/// extension the client sets, the Secret guard's `Reveal`, is carried over).
+fn copy_request(r: &Request) -> Request {
+    let mut c = http::Request::new(r.body().clone());
+    *c.method_mut() = r.method().clone();
+    *c.uri_mut() = r.uri().clone();
+    *c.version_mut() = r.version();
+    *c.headers_mut() = r.headers().clone();
+    if let Some(reveal) = r.extensions().get::<secrets::Reveal>() {
+        c.extensions_mut().insert(*reveal);
+    }
+    c
+}
+
 /// Everything a REST call can fail with.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
@@ -159,25 +217,44 @@ impl RestClient {
         self.metrics.borrow_mut().observe(verb, code, latency);
     }
 
-    /// Sends `request` and returns the raw body of a 2xx answer.
+    /// Sends `request` and returns the raw body of a 2xx answer, repeating
+    /// it as client-go does after a 429 or 5xx with `Retry-After`, or a
+    /// broken connection on a GET (see [`MAX_RETRIES`]; only with a clock
+    /// to wait on).
     pub async fn send_raw(&self, request: Request) -> Result<Vec<u8>, Error> {
         secrets::check(&request)?;
         let verb = metrics::verb_of(&request);
-        let start = self.before().await;
-        let response = self.transport.send(request).await;
-        self.after(
-            &verb,
-            start,
-            response.as_ref().ok().map(|r| r.status().as_u16()),
-        );
-        let response = response?;
-        let code = response.status().as_u16();
-        if (200..300).contains(&code) {
-            Ok(response.into_body())
-        } else {
-            let retry_after =
-                status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
-            Err(ApiError::from_response(code, response.body(), retry_after).into())
+        let (mut retries, mut reset_retried) = (0, false);
+        let mut request = request;
+        loop {
+            let spare = self.clock.is_some().then(|| copy_request(&request));
+            let method = request.method().clone();
+            let start = self.before().await;
+            let response = self.transport.send(request).await;
+            let code = response.as_ref().ok().map(|r| r.status().as_u16());
+            self.after(&verb, start, code);
+            let retry_after = response.as_ref().ok().and_then(|r| {
+                status::parse_retry_after(r.headers().get(http::header::RETRY_AFTER))
+            });
+            let broken = matches!(response, Err(TransportError::Read(_)));
+            if let (Some(spare), Some(clock)) = (spare, &self.clock)
+                && let Attempt::Retry(wait) =
+                    next_attempt(&method, code, retry_after, broken, retries, reset_retried)
+            {
+                retries += 1;
+                reset_retried |= broken;
+                self.metrics.borrow_mut().retries += 1;
+                clock.sleep(wait).await;
+                request = spare;
+                continue;
+            }
+            let response = response?;
+            let code = response.status().as_u16();
+            return if (200..300).contains(&code) {
+                Ok(response.into_body())
+            } else {
+                Err(ApiError::from_response(code, response.body(), retry_after).into())
+            };
         }
     }
 
@@ -201,29 +278,43 @@ impl RestClient {
     pub async fn stream_raw(&self, request: Request) -> Result<ByteStream, Error> {
         secrets::check(&request)?;
         let verb = metrics::verb_of(&request);
-        let start = self.before().await;
-        let response = self.transport.stream(request).await;
-        self.after(
-            &verb,
-            start,
-            response.as_ref().ok().map(|r| r.status().as_u16()),
-        );
-        let response = response?;
-        let code = response.status().as_u16();
-        let retry_after =
-            status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
-        let mut body = response.into_body();
-        if (200..300).contains(&code) {
-            return Ok(body);
-        }
-        let mut bytes = Vec::new();
-        while let Some(Ok(chunk)) = body.next().await {
-            bytes.extend_from_slice(&chunk);
-            if bytes.len() >= 64 * 1024 {
-                break;
+        let mut retries = 0;
+        let mut request = request;
+        loop {
+            let spare = self.clock.is_some().then(|| copy_request(&request));
+            let method = request.method().clone();
+            let start = self.before().await;
+            let response = self.transport.stream(request).await;
+            let code = response.as_ref().ok().map(|r| r.status().as_u16());
+            self.after(&verb, start, code);
+            let response = response?;
+            let code = response.status().as_u16();
+            let retry_after =
+                status::parse_retry_after(response.headers().get(http::header::RETRY_AFTER));
+            let mut body = response.into_body();
+            if (200..300).contains(&code) {
+                return Ok(body);
             }
+            if let (Some(spare), Some(clock)) = (spare, &self.clock)
+                && let Attempt::Retry(wait) =
+                    next_attempt(&method, Some(code), retry_after, false, retries, true)
+            {
+                drop(body);
+                retries += 1;
+                self.metrics.borrow_mut().retries += 1;
+                clock.sleep(wait).await;
+                request = spare;
+                continue;
+            }
+            let mut bytes = Vec::new();
+            while let Some(Ok(chunk)) = body.next().await {
+                bytes.extend_from_slice(&chunk);
+                if bytes.len() >= 64 * 1024 {
+                    break;
+                }
+            }
+            return Err(ApiError::from_response(code, &bytes, retry_after).into());
         }
-        Err(ApiError::from_response(code, &bytes, retry_after).into())
     }
 
     /// Opens a watch built by `request` and decodes its events as they arrive.
