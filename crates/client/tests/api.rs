@@ -782,7 +782,8 @@ fn a_429_or_5xx_with_retry_after_is_sent_again_after_that_long() {
     let g = got.clone();
     pool.spawner()
         .spawn_local(async move {
-            *g.borrow_mut() = Some(api.get("a").await);
+            let r = api.get("a").await;
+            *g.borrow_mut() = Some(r);
         })
         .expect("spawn");
     pool.run_until_stalled();
@@ -825,7 +826,8 @@ fn retries_stop_after_ten() {
     let g = got.clone();
     pool.spawner()
         .spawn_local(async move {
-            *g.borrow_mut() = Some(api.get("a").await);
+            let r = api.get("a").await;
+            *g.borrow_mut() = Some(r);
         })
         .expect("spawn");
     for _ in 0..20 {
@@ -902,8 +904,10 @@ fn a_get_whose_connection_broke_is_sent_once_more() {
     let g = got.clone();
     pool.spawner()
         .spawn_local(async move {
-            g.borrow_mut().push(api.get("a").await.is_ok());
-            g.borrow_mut().push(api.get("a").await.is_ok());
+            let first = api.get("a").await.is_ok();
+            g.borrow_mut().push(first);
+            let second = api.get("a").await.is_ok();
+            g.borrow_mut().push(second);
         })
         .expect("spawn");
     for _ in 0..4 {
