@@ -65,7 +65,7 @@ pub fn ApiTree() -> impl IntoView {
         match discovered.get() {
             None => view! { <p class="muted">"Reading the server's API…"</p> }.into_any(),
             Some(Err(e)) => view! { <p class="error-box">{e}</p> }.into_any(),
-            Some(Ok(d)) => render(&d, &q, &crds).into_any(),
+            Some(Ok(d)) => view! { {failures(&d)} {render(&d, &q, &crds)} }.into_any(),
         }
     };
 
@@ -75,9 +75,10 @@ pub fn ApiTree() -> impl IntoView {
                 <h2>"API resources"</h2>
                 <span class="muted small">
                     {move || discovered.with(|d| match d {
-                        Some(Ok(d)) => format!("{} groups · {} resources · {} discovery",
+                        Some(Ok(d)) => format!("{} groups · {} resources · {} discovery{}",
                             d.groups.len(), d.resources.len(),
-                            if d.aggregated { "aggregated (v2)" } else { "legacy" }),
+                            if d.aggregated { "aggregated (v2)" } else { "legacy" },
+                            if d.failed.is_empty() { String::new() } else { format!(" · {} failed", d.failed.len()) }),
                         _ => String::new(),
                     })}
                 </span>
@@ -89,6 +90,31 @@ pub fn ApiTree() -> impl IntoView {
             {tree}
         </section>
     }
+}
+
+/// The group versions whose discovery failed, with the server's reason
+/// (everything else is in the tree).
+fn failures(d: &Arc<Discovery>) -> impl IntoView + use<> {
+    (!d.failed.is_empty()).then(|| {
+        let rows = d
+            .failed
+            .iter()
+            .map(|f| {
+                view! {
+                    <li data-testid="api-failed-group">
+                        <code>{format!("{}/{}", f.group, f.version)}</code>
+                        ": " {f.reason.clone()}
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="error-box" role="status" data-testid="api-failures">
+                <p>"Some APIs could not be discovered; their resources are missing below, everything else works:"</p>
+                <ul>{rows}</ul>
+            </div>
+        }
+    })
 }
 
 fn render(d: &Arc<Discovery>, q: &str, crds: &BTreeSet<String>) -> impl IntoView {

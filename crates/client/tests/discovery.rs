@@ -404,3 +404,89 @@ fn stale_while_revalidate_serves_the_old_tree_and_says_so() {
     assert_eq!(server.log().len(), 2, "no request for the stale answer");
     server.verify();
 }
+
+// client-go ErrGroupDiscoveryFailed (legacy): a group version that answers
+// 503 (an aggregated API whose backend is down) is reported on its own; every
+// other group loads.
+#[test]
+fn a_group_version_that_fails_is_reported_and_the_rest_loads() {
+    let server = FakeApiServer::new();
+    server
+        .expect_get("/api")
+        .reply(Reply::json(200, fixture("legacy-api.json")));
+    server
+        .expect_get("/apis")
+        .reply(Reply::json(200, fixture("legacy-apis.json")));
+    server
+        .expect_get("/api/v1")
+        .reply(Reply::json(200, fixture("legacy-api-v1.json")));
+    server
+        .expect_get("/apis/apps/v1")
+        .reply(Reply::json(200, fixture("legacy-apps-v1.json")));
+    server
+        .expect_get("/apis/demo.kubeglass.dev/v1alpha1")
+        .reply(Reply::status(
+            503,
+            "ServiceUnavailable",
+            "service unavailable",
+        ));
+    let d = block_on(DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))).fetch())
+        .expect("discovery with one group down");
+    server.verify();
+    assert_eq!(d.failed.len(), 1, "{:?}", d.failed);
+    assert_eq!(
+        (d.failed[0].group.as_str(), d.failed[0].version.as_str()),
+        ("demo.kubeglass.dev", "v1alpha1")
+    );
+    assert!(
+        d.failed[0].reason.contains("service unavailable"),
+        "{:?}",
+        d.failed
+    );
+    assert!(
+        d.mapper().resource_for("deploy").is_some(),
+        "the other groups load"
+    );
+    assert!(d.mapper().resource_for("db").is_none());
+}
+
+// Aggregated discovery marks a group version whose APIService is down as
+// Stale: reported as failed, its resources left out (client-go's
+// StaleGroupVersionError).
+#[test]
+fn a_stale_aggregated_group_version_is_reported_and_left_out() {
+    let server = FakeApiServer::new();
+    let mut apis = fixture("aggregated-apis.json");
+    let items = apis["items"].as_array_mut().expect("items");
+    let demo = items
+        .iter_mut()
+        .find(|g| g["metadata"]["name"] == "demo.kubeglass.dev")
+        .expect("the demo group");
+    demo["versions"][0]["freshness"] = "Stale".into();
+    server
+        .expect_get("/api")
+        .reply(Reply::json(200, fixture("aggregated-api.json")));
+    server.expect_get("/apis").reply(Reply::json(200, apis));
+    // The APIService says why, in its Available condition.
+    server
+        .expect_get("/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.demo.kubeglass.dev")
+        .reply(Reply::json(
+            200,
+            serde_json::json!({"kind": "APIService", "status": {"conditions": [{
+                "type": "Available", "status": "False", "reason": "ServiceNotFound",
+                "message": "service/demo in \"default\" is not present"}]}}),
+        ));
+    let d = block_on(DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))).fetch())
+        .expect("discovery");
+    server.verify();
+    assert_eq!(d.failed.len(), 1, "{:?}", d.failed);
+    assert_eq!(d.failed[0].group, "demo.kubeglass.dev");
+    assert!(
+        d.failed[0].reason.contains("ServiceNotFound")
+            && d.failed[0].reason.contains("is not present"),
+        "{:?}",
+        d.failed
+    );
+    assert!(d.mapper().resource_for("db").is_none());
+    assert!(d.mapper().resource_for("po").is_some());
+}

@@ -139,6 +139,19 @@ pub struct GroupInfo {
     pub preferred_version: String,
 }
 
+/// A group version whose discovery failed while the rest loaded (client-go's
+/// `ErrGroupDiscoveryFailed` entries): typically an aggregated API whose
+/// backend is down.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupFailure {
+    /// The API group.
+    pub group: String,
+    /// The version.
+    pub version: String,
+    /// What the server said, for a person.
+    pub reason: String,
+}
+
 /// Everything discovery found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Discovery {
@@ -148,6 +161,10 @@ pub struct Discovery {
     pub resources: Vec<ResourceInfo>,
     /// True when the server answered with aggregated discovery.
     pub aggregated: bool,
+    /// Group versions that could not be discovered; their resources are
+    /// missing, everything else is here.
+    #[serde(default)]
+    pub failed: Vec<GroupFailure>,
 }
 
 impl Discovery {
@@ -230,6 +247,7 @@ impl DiscoveryClient {
                 add_aggregated(&mut d, list);
             }
             d.retain_well_formed();
+            self.explain_failures(&mut d).await;
             return Ok(d);
         }
         let mut d = self.fetch_legacy(&core, &apis).await?;
@@ -281,6 +299,48 @@ impl DiscoveryClient {
         }
     }
 
+    /// Puts the APIService's own reason on each failed group version
+    /// (`Available=False` with, say, `ServiceNotFound` and its message),
+    /// when the person may read APIServices; otherwise the generic reason
+    /// stays.
+    async fn explain_failures(&self, d: &mut Discovery) {
+        for f in &mut d.failed {
+            let name = format!("{}.{}", f.version, f.group);
+            if crate::names::validate_name(&name).is_err() {
+                continue;
+            }
+            let path = format!("/apis/apiregistration.k8s.io/v1/apiservices/{name}");
+            let Ok(request) = get(&path, "application/json") else {
+                continue;
+            };
+            let Ok(service) = self.client.send_json::<serde_json::Value>(request).await else {
+                continue;
+            };
+            let available = service
+                .pointer("/status/conditions")
+                .and_then(serde_json::Value::as_array)
+                .and_then(|cs| {
+                    cs.iter().find(|c| {
+                        c.get("type").and_then(serde_json::Value::as_str) == Some("Available")
+                    })
+                });
+            if let Some(c) = available
+                && c.get("status").and_then(serde_json::Value::as_str) != Some("True")
+            {
+                let text = |k: &str| {
+                    c.get(k)
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or_default()
+                };
+                f.reason = format!(
+                    "its APIService {name} is unavailable ({}): {}",
+                    text("reason"),
+                    text("message")
+                );
+            }
+        }
+    }
+
     async fn fetch_legacy(&self, core: &[u8], apis: &[u8]) -> Result<Discovery, Error> {
         use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroupList, APIVersions};
         let decode = |e: serde_json::Error| Error::Decode(e.to_string());
@@ -320,11 +380,21 @@ impl DiscoveryClient {
                 } else {
                     format!("/apis/{}/{v}", g.name)
                 };
-                let list: k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList = self
-                    .client
-                    .send_json(get(&path, "application/json")?)
-                    .await?;
-                add_legacy(&mut d, &g.name, v, *v == g.preferred_version, list);
+                // One group version that fails (an aggregated API whose
+                // backend is down answers 503) is reported, not fatal.
+                let list: Result<
+                    k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList,
+                    Error,
+                > = self.client.send_json(get(&path, "application/json")?).await;
+                match list {
+                    Ok(list) => add_legacy(&mut d, &g.name, v, *v == g.preferred_version, list),
+                    Err(e) if g.name.is_empty() => return Err(e),
+                    Err(e) => d.failed.push(GroupFailure {
+                        group: g.name.clone(),
+                        version: v.clone(),
+                        reason: e.to_string(),
+                    }),
+                }
             }
         }
         d.groups = groups;
@@ -356,6 +426,17 @@ fn add_aggregated(d: &mut Discovery, list: APIGroupDiscoveryList) {
         let preferred = versions.first().cloned().unwrap_or_default();
         for v in g.versions {
             let version = v.version.unwrap_or_default();
+            // A stale group version: its APIService could not be asked, so
+            // what it lists may be long out of date (client-go reports it as
+            // failed and leaves its resources out).
+            if v.freshness.as_deref() == Some("Stale") {
+                d.failed.push(GroupFailure {
+                    group: name.clone(),
+                    version: version.clone(),
+                    reason: "the server could not reach this API (its APIService is unavailable); its discovery document is stale".into(),
+                });
+                continue;
+            }
             for r in v.resources {
                 let kind = r
                     .response_kind
