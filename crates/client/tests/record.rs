@@ -304,6 +304,7 @@ fn events_v1_with_series_when_the_server_offers_it() {
         groups: vec![],
         resources: vec![events_v1],
         aggregated: true,
+        failed: vec![],
     };
     let sink = ApiSink::for_server(
         RestClient::new(Rc::new(server.clone())),
