@@ -11,7 +11,7 @@ use futures::task::LocalSpawnExt;
 use http::Method;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kubeglass_client::record::correlator::{
-    AGGREGATE_AFTER, COMBINED_PREFIX, Correlator, Decision, EventKey, SPAM_BURST,
+    AGGREGATE_AFTER, COMBINED_PREFIX, Correlator, Decision, EventKey, SPAM_BURST, SPAM_REFILL,
 };
 use kubeglass_client::record::{ApiSink, EventBroadcaster, EventType, SINK_TRIES};
 use kubeglass_client::rest::RestClient;
@@ -31,7 +31,106 @@ fn key(object: &str, reason: &str, message: &str) -> EventKey {
         type_: "Normal".into(),
         reason: reason.into(),
         message: message.into(),
+        field_path: String::new(),
+        reporting_controller: "kubeglass".into(),
+        reporting_instance: "kubeglass-1".into(),
     }
+}
+
+// client-go EventCorrelate runs aggregate → observe → spam filter: an event
+// the spam filter drops still raises the count, so the next one let through
+// patches instead of creating.
+#[test]
+fn a_dropped_event_still_raises_the_count() {
+    let mut c = Correlator::default();
+    for i in 0..SPAM_BURST {
+        assert!(matches!(
+            c.correlate(&key("web", &format!("R{i}"), "m"), T0, &format!("e{i}")),
+            Decision::Create { .. }
+        ));
+    }
+    let k = key("web", "Again", "m");
+    assert_eq!(c.correlate(&k, T0, "again"), Decision::Skip);
+    assert_eq!(
+        c.correlate(&k, T0 + SPAM_REFILL, "ignored"),
+        Decision::Patch {
+            name: "again".into(),
+            count: 2,
+            message: "m".into()
+        }
+    );
+}
+
+// getSpamKey includes the event type: Warnings have a bucket of their own.
+#[test]
+fn the_spam_key_includes_the_type() {
+    let mut c = Correlator::default();
+    for i in 0..SPAM_BURST {
+        c.correlate(&key("web", &format!("R{i}"), "m"), T0, &format!("e{i}"));
+    }
+    assert_eq!(
+        c.correlate(&key("web", "More", "m"), T0, "x"),
+        Decision::Skip
+    );
+    let mut warning = key("web", "Failed", "m");
+    warning.type_ = "Warning".into();
+    assert!(matches!(
+        c.correlate(&warning, T0, "w"),
+        Decision::Create { .. }
+    ));
+}
+
+// getEventKey includes fieldPath; the aggregate key the reporting
+// controller and instance.
+#[test]
+fn field_path_and_reporter_keep_events_apart() {
+    let mut c = Correlator::default();
+    let mut a = key("web", "Pulled", "image");
+    a.field_path = "spec.containers{web}".into();
+    let mut b = a.clone();
+    b.field_path = "spec.containers{sidecar}".into();
+    assert!(matches!(c.correlate(&a, T0, "a"), Decision::Create { .. }));
+    assert!(matches!(c.correlate(&b, T0, "b"), Decision::Create { .. }));
+    // Nine messages from one instance and one from another: not ten similar.
+    let mut c = Correlator::default();
+    for i in 0..AGGREGATE_AFTER - 1 {
+        c.correlate(
+            &key("web", "Pulling", &format!("image {i}")),
+            T0,
+            &format!("e{i}"),
+        );
+    }
+    let mut other = key("web", "Pulling", "image 9");
+    other.reporting_instance = "kubeglass-2".into();
+    assert_eq!(
+        c.correlate(&other, T0, "o"),
+        Decision::Create {
+            message: "image 9".into()
+        }
+    );
+}
+
+// The aggregation window slides: it starts over only after 600 s with no
+// similar event, however long ago the first one came.
+#[test]
+fn the_aggregation_window_slides_with_each_similar_event() {
+    let mut c = Correlator::default();
+    let mut t = T0;
+    for i in 0..AGGREGATE_AFTER - 1 {
+        c.correlate(
+            &key("web", "Pulling", &format!("image {i}")),
+            t,
+            &format!("e{i}"),
+        );
+        t += Duration::from_secs(500);
+    }
+    // 4,500 s after the first, 500 s after the last: the 10th is combined.
+    assert_eq!(
+        c.correlate(&key("web", "Pulling", "image 9"), t, "combined"),
+        Decision::Create {
+            message: format!("{COMBINED_PREFIX}image 9")
+        }
+    );
 }
 
 const T0: Duration = Duration::from_secs(1_700_000_000);

@@ -1,16 +1,22 @@
 //! The event correlator (client-go tools/record/events_cache.go): spam filter, aggregator and dedupe.
 //!
-//! Every event passes three stages before it is written:
-//! 1. **spam filter** — a token bucket per (source, involved object): burst
-//!    25, one more token every 300 s; an event with no token is dropped;
-//! 2. **aggregator** — 10 events within 600 s that differ only in their
-//!    message become one event "(combined from similar events): …";
-//! 3. **dedupe** — an event identical to one already written becomes a patch
-//!    of that event (count + 1, lastTimestamp), not a new object.
+//! Every event passes three stages, in client-go's order (`EventCorrelate`):
+//! 1. **aggregator** — events that differ only in their message (same
+//!    source, object, type, reason, reporting controller and instance) are
+//!    counted in a sliding window: it starts over only after 600 s with no
+//!    similar event. From the 10th distinct message on they become one event
+//!    "(combined from similar events): …";
+//! 2. **dedupe** (client-go's `eventObserve`) — an event identical to one
+//!    already seen (source, object and its fieldPath, type, reason, message;
+//!    a combined event by its aggregate key) becomes a patch of that event
+//!    (count + 1), not a new object. The count is raised here, before the
+//!    spam filter, so a dropped event still counts;
+//! 3. **spam filter** — a token bucket per (source, involved object, type):
+//!    burst 25, one more token every 300 s; an event with no token is dropped.
 //!
 //! Each stage keeps an LRU cache of 4096 keys.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use crate::clock::Timestamp;
@@ -31,10 +37,19 @@ pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
 
 /// An involved object: kind, namespace, name, uid, apiVersion.
 pub type ObjectId = (String, String, String, String, String);
-/// Spam filter key: source and object.
-type SpamKey = (String, ObjectId);
-/// Aggregator key: source, object, type and reason (everything but the message).
-type AggregateKey = (String, ObjectId, String, String);
+/// Spam filter key: source, object and type (client-go `getSpamKey`).
+type SpamKey = (String, ObjectId, String);
+/// Aggregator key: source, object, type, reason, reporting controller and
+/// instance: everything but the message (client-go `EventAggregatorByReasonFunc`).
+type AggregateKey = (String, ObjectId, String, String, String, String);
+
+/// What an event is deduplicated by: its own fields, or, once combined,
+/// its aggregate key (so every combined event patches one object).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum DedupeKey {
+    Event(EventKey),
+    Combined(AggregateKey),
+}
 
 /// The fields of an event the correlator looks at.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -49,6 +64,12 @@ pub struct EventKey {
     pub reason: String,
     /// Message.
     pub message: String,
+    /// The involved object's `fieldPath` (e.g. `spec.containers{web}`).
+    pub field_path: String,
+    /// `reportingComponent` (e.g. `kubeglass`).
+    pub reporting_controller: String,
+    /// `reportingInstance`.
+    pub reporting_instance: String,
 }
 
 /// What to do with an event.
@@ -122,10 +143,11 @@ impl<K: Clone + Eq + std::hash::Hash, V> Lru<K, V> {
 }
 
 struct Aggregate {
-    /// Distinct messages seen within the window.
-    messages: HashSet<String>,
-    /// When the window started.
-    first: Timestamp,
+    /// Distinct messages seen within the window (ordered, so the one
+    /// dropped at the cap, client-go's `PopAny`, is always the same).
+    messages: std::collections::BTreeSet<String>,
+    /// When the last similar event came: the window slides with it.
+    last: Timestamp,
 }
 
 struct Written {
@@ -137,7 +159,7 @@ struct Written {
 pub struct Correlator {
     spam: Lru<SpamKey, TokenBucket>,
     aggregates: Lru<AggregateKey, Aggregate>,
-    written: Lru<EventKey, Written>,
+    written: Lru<DedupeKey, Written>,
 }
 
 impl std::fmt::Debug for Correlator {
@@ -169,8 +191,79 @@ impl Correlator {
     /// Decides what to do with `event` at `now`; `name_for_new` names the
     /// event object if one is created (remembered for later patches).
     pub fn correlate(&mut self, event: &EventKey, now: Timestamp, name_for_new: &str) -> Decision {
-        // 1. Spam filter.
-        let spam_key = (event.source.clone(), event.object.clone());
+        // 1. Aggregator, with a window that slides with each similar event.
+        let agg_key: AggregateKey = (
+            event.source.clone(),
+            event.object.clone(),
+            event.type_.clone(),
+            event.reason.clone(),
+            event.reporting_controller.clone(),
+            event.reporting_instance.clone(),
+        );
+        let fresh = self
+            .aggregates
+            .get_mut(&agg_key)
+            .is_some_and(|a| now.saturating_sub(a.last) <= AGGREGATE_WINDOW);
+        if !fresh {
+            self.aggregates.insert(
+                agg_key.clone(),
+                Aggregate {
+                    messages: Default::default(),
+                    last: now,
+                },
+            );
+        }
+        let combined = match self.aggregates.get_mut(&agg_key) {
+            Some(a) => {
+                a.messages.insert(event.message.clone());
+                a.last = now;
+                if a.messages.len() >= AGGREGATE_AFTER {
+                    // Keep the set below the cap, as client-go does.
+                    a.messages.pop_first();
+                    true
+                } else {
+                    false
+                }
+            }
+            None => false,
+        };
+        let (key, message) = if combined {
+            (
+                DedupeKey::Combined(agg_key),
+                format!("{COMBINED_PREFIX}{}", event.message),
+            )
+        } else {
+            (DedupeKey::Event(event.clone()), event.message.clone())
+        };
+
+        // 2. Dedupe: the count is raised even if the spam filter drops it.
+        let decision = match self.written.get_mut(&key) {
+            Some(w) => {
+                w.count += 1;
+                Decision::Patch {
+                    name: w.name.clone(),
+                    count: w.count,
+                    message,
+                }
+            }
+            None => {
+                self.written.insert(
+                    key,
+                    Written {
+                        name: name_for_new.to_string(),
+                        count: 1,
+                    },
+                );
+                Decision::Create { message }
+            }
+        };
+
+        // 3. Spam filter, per source, object and type.
+        let spam_key = (
+            event.source.clone(),
+            event.object.clone(),
+            event.type_.clone(),
+        );
         if self.spam.get_mut(&spam_key).is_none() {
             self.spam.insert(
                 spam_key.clone(),
@@ -181,59 +274,24 @@ impl Correlator {
         if !allowed {
             return Decision::Skip;
         }
+        decision
+    }
 
-        // 2. Aggregator.
-        let agg_key = (
+    /// Forgets that an event was written (its patch found it gone).
+    /// Both the event's own entry and its combined one go: either may be
+    /// the one that was patched.
+    pub fn forget_written(&mut self, event: &EventKey) {
+        let combined = DedupeKey::Combined((
             event.source.clone(),
             event.object.clone(),
             event.type_.clone(),
             event.reason.clone(),
-        );
-        // Aggregated events dedupe onto one object per aggregate key, so
-        // their dedupe key carries a fixed marker instead of the message.
-        let mut key = event.clone();
-        let mut message = event.message.clone();
-        match self.aggregates.get_mut(&agg_key) {
-            Some(a) if now.saturating_sub(a.first) <= AGGREGATE_WINDOW => {
-                a.messages.insert(event.message.clone());
-                if a.messages.len() >= AGGREGATE_AFTER {
-                    key.message = COMBINED_PREFIX.to_string();
-                    message = format!("{COMBINED_PREFIX}{}", event.message);
-                }
-            }
-            _ => {
-                self.aggregates.insert(
-                    agg_key,
-                    Aggregate {
-                        messages: HashSet::from([event.message.clone()]),
-                        first: now,
-                    },
-                );
-            }
+            event.reporting_controller.clone(),
+            event.reporting_instance.clone(),
+        ));
+        for key in [DedupeKey::Event(event.clone()), combined] {
+            self.written.map.remove(&key);
+            self.written.order.retain(|k| k != &key);
         }
-
-        // 3. Dedupe.
-        if let Some(w) = self.written.get_mut(&key) {
-            w.count += 1;
-            return Decision::Patch {
-                name: w.name.clone(),
-                count: w.count,
-                message,
-            };
-        }
-        self.written.insert(
-            key.clone(),
-            Written {
-                name: name_for_new.to_string(),
-                count: 1,
-            },
-        );
-        Decision::Create { message }
-    }
-
-    /// Forgets that an event was written (its patch found it gone).
-    pub fn forget_written(&mut self, event: &EventKey) {
-        self.written.map.remove(event);
-        self.written.order.retain(|k| k != event);
     }
 }

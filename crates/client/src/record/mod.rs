@@ -417,6 +417,9 @@ fn key_of(e: &Event) -> EventKey {
         type_: s(&e.type_),
         reason: s(&e.reason),
         message: s(&e.message),
+        field_path: s(&o.field_path),
+        reporting_controller: s(&e.reporting_component),
+        reporting_instance: s(&e.reporting_instance),
     }
 }
 
