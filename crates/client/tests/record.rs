@@ -325,7 +325,8 @@ fn recorded_events_are_created_then_patched() {
     server.verify();
 }
 
-// Retries: 12 tries, 10 s apart, on 5xx and transport errors; then it gives up.
+// Retries: 12 tries on 5xx and transport errors, the first retry after a
+// random 0–10 s (recordToSink), then 10 s apart; then it gives up.
 #[test]
 fn the_sink_retries_twelve_times_ten_seconds_apart() {
     let server = FakeApiServer::new();
@@ -353,10 +354,15 @@ fn the_sink_retries_twelve_times_ten_seconds_apart() {
     pool.run_until_stalled();
     let mut waits = Vec::new();
     while let Some(d) = clock.advance_to_next_timer() {
-        waits.push(d.as_secs());
+        waits.push(d);
         pool.run_until_stalled();
     }
-    assert_eq!(waits, vec![10; SINK_TRIES as usize - 1]);
+    assert_eq!(waits.len(), SINK_TRIES as usize - 1);
+    assert!(waits[0] <= Duration::from_secs(10), "{waits:?}");
+    assert!(
+        waits[1..].iter().all(|w| *w == Duration::from_secs(10)),
+        "{waits:?}"
+    );
     assert_eq!(b.counts(), (0, 0, 1));
     server.verify();
 }
@@ -508,4 +514,69 @@ fn the_default_broadcaster_queues_1000_events() {
         rec.event(&deployment(), EventType::Normal, "R", &format!("{i}"));
     }
     assert_eq!(rec.dropped(), 10);
+}
+
+/// A sink that cannot reach the server: every write fails (retryably).
+struct DownSink(std::cell::Cell<u32>);
+
+type SinkResult<'a> = futures::future::LocalBoxFuture<
+    'a,
+    Result<k8s_openapi::api::core::v1::Event, kubeglass_client::rest::Error>,
+>;
+
+impl DownSink {
+    fn fail(&self) -> SinkResult<'_> {
+        self.0.set(self.0.get() + 1);
+        Box::pin(async {
+            Err(kubeglass_client::rest::Error::Transport(
+                kubeglass_client::transport::TransportError::Connect("down".into()),
+            ))
+        })
+    }
+}
+
+impl kubeglass_client::record::EventSink for DownSink {
+    fn create<'a>(&'a self, _: &'a k8s_openapi::api::core::v1::Event) -> SinkResult<'a> {
+        self.fail()
+    }
+    fn patch<'a>(&'a self, _: &'a str, _: &'a str, _: serde_json::Value) -> SinkResult<'a> {
+        self.fail()
+    }
+}
+
+// watch.Broadcaster: each watcher has its own queue. A sink that is
+// retrying holds up neither the other watchers nor the recorders; past its
+// own 1000 queued events, it drops and counts.
+#[test]
+fn a_retrying_sink_holds_up_neither_watchers_nor_recorders() {
+    let clock = FakeClock::new(T0);
+    let b = EventBroadcaster::new();
+    let rec = b.recorder("kubeglass", Rc::new(clock.clone()));
+    let seen = Rc::new(std::cell::Cell::new(0u32));
+    let s2 = seen.clone();
+    b.watch(move |_| s2.set(s2.get() + 1));
+    let sink = Rc::new(DownSink(std::cell::Cell::new(0)));
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(b.run(sink.clone(), Rc::new(clock.clone())))
+        .expect("spawn");
+    for round in 0..3 {
+        for i in 0..600 {
+            rec.event(
+                &deployment(),
+                EventType::Normal,
+                "R",
+                &format!("{round}-{i}"),
+            );
+        }
+        pool.run_until_stalled();
+    }
+    assert_eq!(seen.get(), 1800, "the watcher saw every event at once");
+    assert_eq!(rec.dropped(), 0, "the recorder never waited on the sink");
+    assert_eq!(sink.0.get(), 1, "the sink is still on its first event");
+    assert!(
+        b.sink_dropped() >= 790,
+        "dropped at the sink's full queue: {}",
+        b.sink_dropped()
+    );
 }

@@ -3,9 +3,14 @@
 //! An [`EventRecorder`] puts events on the [`EventBroadcaster`]'s queue (1000
 //! deep; the non-blocking `event` drops when it is full, the blocking
 //! `record` waits). The broadcaster's [`EventBroadcaster::run`] hands each
-//! event to its watchers (a log, the UI) and, through the [`Correlator`], to
-//! a [`EventSink`] that creates it, or patches the count and lastTimestamp of
-//! the event written before, retrying 12 times 10 s apart.
+//! event to its watchers (a log, the UI: plain callbacks, called at once)
+//! and to the sink's own queue, also 1000 deep and dropping when full, as
+//! each watcher of client-go's `watch.Broadcaster` has its own. The sink's
+//! writer drains that queue through the [`Correlator`] into an [`EventSink`]
+//! that creates each event, or patches the count and lastTimestamp of the one
+//! written before, trying 12 times: first after a random 0–10 s, then 10 s
+//! apart. A sink that is retrying therefore never holds up the watchers or
+//! the recorders.
 
 pub mod correlator;
 
@@ -441,6 +446,9 @@ pub struct EventBroadcaster {
     written: Rc<Cell<u64>>,
     skipped: Rc<Cell<u64>>,
     failed: Rc<Cell<u64>>,
+    /// Events the sink's queue had no room for (the sink was retrying).
+    sink_dropped: Rc<Cell<u64>>,
+    sink_queue: usize,
 }
 
 impl std::fmt::Debug for EventBroadcaster {
@@ -475,6 +483,8 @@ impl EventBroadcaster {
             written: Rc::default(),
             skipped: Rc::default(),
             failed: Rc::default(),
+            sink_dropped: Rc::default(),
+            sink_queue: len,
         }
     }
 
@@ -498,6 +508,11 @@ impl EventBroadcaster {
         (self.written.get(), self.skipped.get(), self.failed.get())
     }
 
+    /// Events the sink never saw because its queue was full.
+    pub fn sink_dropped(&self) -> u64 {
+        self.sink_dropped.get()
+    }
+
     /// Distributes events until every recorder is gone; spawn it once.
     pub fn run(
         &self,
@@ -508,23 +523,46 @@ impl EventBroadcaster {
             return futures::future::ready(()).boxed_local();
         };
         let watchers = self.watchers.clone();
-        let (written, skipped, failed) = (
+        let (written, skipped, failed, dropped) = (
             self.written.clone(),
             self.skipped.clone(),
             self.failed.clone(),
+            self.sink_dropped.clone(),
         );
-        async move {
-            let mut correlator = Correlator::default();
+        // The sink's own queue: one sender, so it holds `sink_queue` events.
+        let (mut to_sink, mut for_sink) = mpsc::channel::<Event>(self.sink_queue.saturating_sub(1));
+        let distribute = async move {
             while let Some(event) = rx.next().await {
                 for w in watchers.borrow_mut().iter_mut() {
                     w(&event);
                 }
-                match write(&mut correlator, sink.as_ref(), clock.as_ref(), event).await {
+                if to_sink.try_send(event).is_err() {
+                    dropped.set(dropped.get() + 1);
+                }
+            }
+        };
+        let write_all = async move {
+            let mut correlator = Correlator::default();
+            let mut jitter = crate::clock::Jitter::from_clock(clock.as_ref());
+            while let Some(event) = for_sink.next().await {
+                let first_wait = jitter.between(Duration::ZERO, SINK_RETRY_INTERVAL);
+                match write(
+                    &mut correlator,
+                    sink.as_ref(),
+                    clock.as_ref(),
+                    event,
+                    first_wait,
+                )
+                .await
+                {
                     Outcome::Written => written.set(written.get() + 1),
                     Outcome::Skipped => skipped.set(skipped.get() + 1),
                     Outcome::Failed => failed.set(failed.get() + 1),
                 }
             }
+        };
+        async move {
+            futures::future::join(distribute, write_all).await;
         }
         .boxed_local()
     }
@@ -536,19 +574,25 @@ enum Outcome {
     Failed,
 }
 
+/// Writes one event, trying [`SINK_TRIES`] times: the first retry after
+/// `first_wait` (random in 0–10 s, so many tabs that lost the server do not
+/// retry in step, as client-go's `recordToSink`), then 10 s apart.
 async fn write(
     correlator: &mut Correlator,
     sink: &dyn EventSink,
     clock: &dyn Clock,
     mut event: Event,
+    first_wait: Duration,
 ) -> Outcome {
     let key = key_of(&event);
     let name = event.metadata.name.clone().unwrap_or_default();
     let namespace = event.metadata.namespace.clone().unwrap_or_default();
     let decision = correlator.correlate(&key, clock.now(), &name);
     for attempt in 0..SINK_TRIES {
-        if attempt > 0 {
-            clock.sleep(SINK_RETRY_INTERVAL).await;
+        match attempt {
+            0 => {}
+            1 => clock.sleep(first_wait).await,
+            _ => clock.sleep(SINK_RETRY_INTERVAL).await,
         }
         let result = match &decision {
             Decision::Skip => return Outcome::Skipped,
