@@ -13,6 +13,7 @@
 //! the recorders.
 
 pub mod correlator;
+pub mod series;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -194,6 +195,12 @@ pub trait EventSink {
         name: &'a str,
         patch: serde_json::Value,
     ) -> LocalBoxFuture<'a, Result<Event, Error>>;
+    /// True when the sink writes events.k8s.io/v1 series: repeats are then
+    /// counted in a [`series::SeriesCache`] and written on its schedule
+    /// (client-go `tools/events`) instead of through the [`Correlator`].
+    fn series(&self) -> bool {
+        false
+    }
 }
 
 /// Which Events API a sink writes to.
@@ -347,6 +354,10 @@ fn from_events_v1(e: k8s_openapi::api::events::v1::Event) -> Event {
 }
 
 impl EventSink for ApiSink {
+    fn series(&self) -> bool {
+        self.api == EventsApi::EventsV1
+    }
+
     fn create<'a>(&'a self, event: &'a Event) -> LocalBoxFuture<'a, Result<Event, Error>> {
         async move {
             let ns = event.metadata.namespace.as_deref().unwrap_or("default");
@@ -386,10 +397,18 @@ impl EventSink for ApiSink {
                     // A repeat is a series: its count and when it was last
                     // seen. `note` is immutable in events.k8s.io/v1 (the
                     // apiserver answers 422), so the first message stays.
+                    // When the last occurrence was seen (the series cache
+                    // writes a finished series later), else now.
+                    let observed = patch
+                        .get("lastTimestamp")
+                        .cloned()
+                        .and_then(|t| serde_json::from_value::<Time>(t).ok())
+                        .map(|t| k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime(t.0))
+                        .or_else(|| self.micro_now());
                     let v1 = serde_json::json!({
                         "series": {
                             "count": patch.get("count").cloned().unwrap_or(serde_json::json!(2)),
-                            "lastObservedTime": self.micro_now(),
+                            "lastObservedTime": observed,
                         },
                     });
                     self.v1_api(namespace)
@@ -543,21 +562,96 @@ impl EventBroadcaster {
         };
         let write_all = async move {
             let mut correlator = Correlator::default();
+            let mut series = series::SeriesCache::new();
             let mut jitter = crate::clock::Jitter::from_clock(clock.as_ref());
-            while let Some(event) = for_sink.next().await {
+            let series_mode = sink.series();
+            let mut next_finish = clock.now() + series::FINISH_TIME;
+            let mut next_refresh = clock.now() + series::REFRESH_TIME;
+            let count = |o: Outcome| match o {
+                Outcome::Written => written.set(written.get() + 1),
+                Outcome::Skipped => skipped.set(skipped.get() + 1),
+                Outcome::Failed => failed.set(failed.get() + 1),
+            };
+            loop {
+                let next = if series_mode {
+                    let wait = next_finish.min(next_refresh).saturating_sub(clock.now());
+                    futures::select! {
+                        e = for_sink.next().fuse() => match e {
+                            Some(e) => Some(e),
+                            None => break,
+                        },
+                        () = clock.sleep(wait).fuse() => None,
+                    }
+                } else {
+                    match for_sink.next().await {
+                        Some(e) => Some(e),
+                        None => break,
+                    }
+                };
                 let first_wait = jitter.between(Duration::ZERO, SINK_RETRY_INTERVAL);
-                match write(
-                    &mut correlator,
-                    sink.as_ref(),
-                    clock.as_ref(),
-                    event,
-                    first_wait,
-                )
-                .await
-                {
-                    Outcome::Written => written.set(written.get() + 1),
-                    Outcome::Skipped => skipped.set(skipped.get() + 1),
-                    Outcome::Failed => failed.set(failed.get() + 1),
+                match next {
+                    Some(event) if series_mode => {
+                        let (ns, name) = (
+                            event.metadata.namespace.clone().unwrap_or_default(),
+                            event.metadata.name.clone().unwrap_or_default(),
+                        );
+                        match series.observe(isomorphic_key(&event), clock.now(), &ns, &name) {
+                            None => count(Outcome::Skipped),
+                            Some(w) => {
+                                let o = write_series(
+                                    sink.as_ref(),
+                                    clock.as_ref(),
+                                    event,
+                                    w,
+                                    first_wait,
+                                    &mut series,
+                                )
+                                .await;
+                                count(o);
+                            }
+                        }
+                    }
+                    Some(event) => {
+                        let key = key_of(&event);
+                        let name = event.metadata.name.clone().unwrap_or_default();
+                        let decision = correlator.correlate(&key, clock.now(), &name);
+                        let o = write(
+                            sink.as_ref(),
+                            clock.as_ref(),
+                            event,
+                            decision,
+                            None,
+                            first_wait,
+                            &mut || correlator.forget_written(&key),
+                        )
+                        .await;
+                        count(o);
+                    }
+                    None => {
+                        // The series schedule: finish quiet series, refresh the rest.
+                        let now = clock.now();
+                        let mut due = Vec::new();
+                        if now >= next_finish {
+                            due.extend(series.finish(now));
+                            next_finish = now + series::FINISH_TIME;
+                        }
+                        if now >= next_refresh {
+                            due.extend(series.refresh());
+                            next_refresh = now + series::REFRESH_TIME;
+                        }
+                        for w in due {
+                            let o = write_series(
+                                sink.as_ref(),
+                                clock.as_ref(),
+                                Event::default(),
+                                w,
+                                first_wait,
+                                &mut series,
+                            )
+                            .await;
+                            count(o);
+                        }
+                    }
                 }
             }
         };
@@ -574,20 +668,22 @@ enum Outcome {
     Failed,
 }
 
-/// Writes one event, trying [`SINK_TRIES`] times: the first retry after
-/// `first_wait` (random in 0–10 s, so many tabs that lost the server do not
-/// retry in step, as client-go's `recordToSink`), then 10 s apart.
+/// Writes one event as `decision` says, trying [`SINK_TRIES`] times: the
+/// first retry after `first_wait` (random in 0–10 s, so many tabs that lost
+/// the server do not retry in step, as client-go's `recordToSink`), then
+/// 10 s apart. A patch of an event that is gone (event TTL) calls `gone`
+/// and creates the event anew. `observed` is when a patched repeat was last
+/// seen (now when None).
 async fn write(
-    correlator: &mut Correlator,
     sink: &dyn EventSink,
     clock: &dyn Clock,
     mut event: Event,
+    decision: Decision,
+    observed: Option<Timestamp>,
     first_wait: Duration,
+    gone: &mut dyn FnMut(),
 ) -> Outcome {
-    let key = key_of(&event);
-    let name = event.metadata.name.clone().unwrap_or_default();
     let namespace = event.metadata.namespace.clone().unwrap_or_default();
-    let decision = correlator.correlate(&key, clock.now(), &name);
     for attempt in 0..SINK_TRIES {
         match attempt {
             0 => {}
@@ -611,12 +707,16 @@ async fn write(
                 let patch = serde_json::json!({
                     "count": count,
                     "message": message,
-                    "lastTimestamp": time(clock.now()),
+                    "lastTimestamp": time(observed.unwrap_or_else(|| clock.now())),
                 });
                 match sink.patch(&namespace, name, patch).await {
                     Err(Error::Api(a)) if a.is_not_found() => {
-                        // The event expired (event-ttl): write it anew.
-                        correlator.forget_written(&key);
+                        // The event expired (event-ttl): forget it, and
+                        // write it anew when there is an event to write.
+                        gone();
+                        if event.metadata.name.is_none() {
+                            return Outcome::Failed;
+                        }
                         event.message = Some(message.clone());
                         sink.create(&event).await
                     }
@@ -631,4 +731,90 @@ async fn write(
         }
     }
     Outcome::Failed
+}
+
+/// The isomorphic key of an event (client-go `tools/events` `getKey`).
+fn isomorphic_key(e: &Event) -> series::IsomorphicKey {
+    let s = |v: &Option<String>| v.clone().unwrap_or_default();
+    let object = |o: &ObjectReference| {
+        [
+            s(&o.kind),
+            s(&o.namespace),
+            s(&o.name),
+            s(&o.uid),
+            s(&o.api_version),
+            s(&o.field_path),
+        ]
+    };
+    series::IsomorphicKey {
+        type_: s(&e.type_),
+        action: e
+            .action
+            .clone()
+            .or_else(|| e.reason.clone())
+            .unwrap_or_default(),
+        reason: s(&e.reason),
+        reporting_controller: s(&e.reporting_component),
+        reporting_instance: s(&e.reporting_instance),
+        regarding: object(&e.involved_object),
+        related: e.related.as_ref().map(object).unwrap_or_default(),
+    }
+}
+
+/// Makes one write the series cache asked for.
+async fn write_series(
+    sink: &dyn EventSink,
+    clock: &dyn Clock,
+    mut event: Event,
+    w: series::SeriesWrite,
+    first_wait: Duration,
+    cache: &mut series::SeriesCache,
+) -> Outcome {
+    match w {
+        series::SeriesWrite::Create => {
+            let message = event.message.clone().unwrap_or_default();
+            write(
+                sink,
+                clock,
+                event,
+                Decision::Create { message },
+                None,
+                first_wait,
+                &mut || {},
+            )
+            .await
+        }
+        series::SeriesWrite::Series {
+            namespace,
+            name,
+            count,
+            last_observed,
+        } => {
+            // A scheduled write has no event of its own: only the name and
+            // namespace are needed to patch (and a gone one is not recreated).
+            if event.metadata.name.is_none() {
+                event.metadata.namespace = Some(namespace.clone());
+            }
+            let message = event.message.clone().unwrap_or_default();
+            let mut forgotten = false;
+            let o = write(
+                sink,
+                clock,
+                event,
+                Decision::Patch {
+                    name: name.clone(),
+                    count,
+                    message,
+                },
+                Some(last_observed),
+                first_wait,
+                &mut || forgotten = true,
+            )
+            .await;
+            if forgotten {
+                cache.forget(&namespace, &name);
+            }
+            o
+        }
+    }
 }
