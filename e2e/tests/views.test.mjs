@@ -65,13 +65,15 @@ test('a pod created with kubectl appears in the pods table, and goes when delete
 
 test('a table shows one page of rows at once while its informer is still listing', async () => {
   const { page } = browser;
-  // Hold the informer's one-piece LIST (resourceVersion=0, no limit) until
-  // the preview has been checked; everything else passes untouched.
+  // Hold the informer's LIST (resourceVersion=0, which the watch cache
+  // answers in one piece whatever its limit) until the preview (a page with
+  // a limit and no resourceVersion) has been checked; everything else
+  // passes untouched.
   const held = [];
   let release;
   const released = new Promise((r) => { release = r; });
   const isFullList = (u) => u.pathname === `/${proxy.token}/api/v1/namespaces/demo-shop/pods`
-    && u.searchParams.get('resourceVersion') === '0' && !u.searchParams.has('watch') && !u.searchParams.has('limit');
+    && u.searchParams.get('resourceVersion') === '0' && !u.searchParams.has('watch');
   await page.route(isFullList, async (route) => {
     held.push(route.request().url());
     await Promise.race([released, new Promise((r) => setTimeout(r, 30000))]);
