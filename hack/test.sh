@@ -102,7 +102,7 @@ step "in-browser tests (wasm-bindgen-test, headless Chromium, real apiserver)"
   cd crates/web
   CHROMEDRIVER=/usr/bin/chromedriver \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  WASM_BINDGEN_TEST_TIMEOUT=120 \
+  WASM_BINDGEN_TEST_TIMEOUT=300 \
     cargo test --target wasm32-unknown-unknown -p kubeglass-web --test browser
 )
 

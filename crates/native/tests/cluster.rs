@@ -88,11 +88,16 @@ fn streaming_list_informer_converges_under_churn() {
     ));
 }
 
+/// The fault proxy owned by hack/test-control.py is one: the tests that stop
+/// it take turns.
+static FAULT_PROXY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Both fault scenarios share the proxy owned by hack/test-control.py, so
 /// they run one after the other in one test.
 #[test]
 #[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
 fn informer_survives_proxy_restart_and_compaction() {
+    let _proxy = FAULT_PROXY.lock().unwrap_or_else(|e| e.into_inner());
     let via = client("KUBEGLASS_TEST_FAULT_PROXY");
     let control = client("KUBEGLASS_TEST_CONTROL");
     block_on(informer_scenarios::informer_resumes_after_proxy_restart(
@@ -108,6 +113,23 @@ fn informer_survives_proxy_restart_and_compaction() {
         &control,
         Rc::new(SystemClock),
     ));
+}
+
+#[test]
+#[ignore = "needs the local cluster and kubectl proxy: run through `make test`"]
+fn informer_relists_once_when_its_version_left_the_watch_cache() {
+    // Shares the fault proxy with the test above: hold its lock.
+    let _proxy = FAULT_PROXY.lock().unwrap_or_else(|e| e.into_inner());
+    let via = client("KUBEGLASS_TEST_FAULT_PROXY");
+    let lists = block_on(
+        informer_scenarios::informer_relists_once_when_its_version_left_the_watch_cache(
+            &via,
+            &admin(),
+            &client("KUBEGLASS_TEST_CONTROL"),
+            Rc::new(SystemClock),
+        ),
+    );
+    println!("LISTs after the proxy returned: {lists}");
 }
 
 #[test]

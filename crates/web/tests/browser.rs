@@ -565,6 +565,18 @@ async fn informer_survives_proxy_restart_and_compaction() {
 }
 
 #[wasm_bindgen_test]
+async fn informer_relists_once_when_its_version_left_the_watch_cache() {
+    let lists = informer_scenarios::informer_relists_once_when_its_version_left_the_watch_cache(
+        &client_for(FAULT_PROXY),
+        &RestClient::new(transport()),
+        &client_for(CONTROL),
+        Rc::new(WebClock),
+    )
+    .await;
+    web_sys::console::log_1(&format!("LISTs after the proxy returned: {lists}").into());
+}
+
+#[wasm_bindgen_test]
 async fn table_informer_shows_crd_columns_live() {
     informer_scenarios::table_informer_shows_crd_columns_live(
         &RestClient::new(transport()),

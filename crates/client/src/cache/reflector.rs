@@ -702,7 +702,16 @@ where
             Ok(r) => r,
             Err(e) => return WatchEnd::Failed(e.into()),
         };
-        let mut stream = match self.client.watch::<K>(request).await {
+        let answered = self.client.watch::<K>(request).await;
+        if self.status.borrow().unreachable && !answered.as_ref().is_err_and(Error::is_connect) {
+            // The server answers again after it could not be reached: the
+            // backoff grown by the outage starts over, so the relist a 410
+            // now calls for waits 800 ms, not the outage's 30-60 s. (A
+            // deliberate deviation: client-go's backoff resets only after
+            // 2 minutes without failures.)
+            self.backoff.reset();
+        }
+        let mut stream = match answered {
             Ok(s) => {
                 // The server answered: whatever failed before is over.
                 self.update(|s| s.unreachable = false);
