@@ -384,38 +384,11 @@ fn a_full_queue_drops_events_in_non_blocking_mode() {
 // reportingController and note; a repeat becomes a series.
 #[test]
 fn events_v1_with_series_when_the_server_offers_it() {
-    use kubeglass_client::discovery::{Discovery, ResourceInfo};
+    use kubeglass_client::discovery::Discovery;
     use kubeglass_client::record::EventsApi;
     let server = FakeApiServer::new();
     let clock = FakeClock::new(T0);
-    let events_v1 = ResourceInfo {
-        group: "events.k8s.io".into(),
-        version: "v1".into(),
-        kind: "Event".into(),
-        plural: "events".into(),
-        singular: "event".into(),
-        short_names: vec!["ev".into()],
-        categories: vec![],
-        namespaced: true,
-        verbs: [
-            "create", "delete", "get", "list", "patch", "update", "watch",
-        ]
-        .map(String::from)
-        .to_vec(),
-        subresources: vec![],
-        preferred: true,
-    };
-    let discovery = Discovery {
-        groups: vec![],
-        resources: vec![events_v1],
-        aggregated: true,
-        failed: vec![],
-    };
-    let sink = ApiSink::for_server(
-        RestClient::new(Rc::new(server.clone())),
-        &discovery,
-        Rc::new(clock.clone()),
-    );
+    let sink = events_v1_sink(&server, &clock);
     assert_eq!(sink.api(), EventsApi::EventsV1);
     assert_eq!(
         ApiSink::for_server(

@@ -43,6 +43,17 @@ type SpamKey = (String, ObjectId, String);
 /// instance: everything but the message (client-go `EventAggregatorByReasonFunc`).
 type AggregateKey = (String, ObjectId, String, String, String, String);
 
+fn aggregate_key(event: &EventKey) -> AggregateKey {
+    (
+        event.source.clone(),
+        event.object.clone(),
+        event.type_.clone(),
+        event.reason.clone(),
+        event.reporting_controller.clone(),
+        event.reporting_instance.clone(),
+    )
+}
+
 /// What an event is deduplicated by: its own fields, or, once combined,
 /// its aggregate key (so every combined event patches one object).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -192,14 +203,7 @@ impl Correlator {
     /// event object if one is created (remembered for later patches).
     pub fn correlate(&mut self, event: &EventKey, now: Timestamp, name_for_new: &str) -> Decision {
         // 1. Aggregator, with a window that slides with each similar event.
-        let agg_key: AggregateKey = (
-            event.source.clone(),
-            event.object.clone(),
-            event.type_.clone(),
-            event.reason.clone(),
-            event.reporting_controller.clone(),
-            event.reporting_instance.clone(),
-        );
+        let agg_key = aggregate_key(event);
         let fresh = self
             .aggregates
             .get_mut(&agg_key)
@@ -281,14 +285,7 @@ impl Correlator {
     /// Both the event's own entry and its combined one go: either may be
     /// the one that was patched.
     pub fn forget_written(&mut self, event: &EventKey) {
-        let combined = DedupeKey::Combined((
-            event.source.clone(),
-            event.object.clone(),
-            event.type_.clone(),
-            event.reason.clone(),
-            event.reporting_controller.clone(),
-            event.reporting_instance.clone(),
-        ));
+        let combined = DedupeKey::Combined(aggregate_key(event));
         for key in [DedupeKey::Event(event.clone()), combined] {
             self.written.map.remove(&key);
             self.written.order.retain(|k| k != &key);
