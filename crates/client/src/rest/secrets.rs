@@ -18,13 +18,42 @@ use crate::transport::Request;
 pub struct Reveal;
 
 /// True when `path` addresses core secrets: `/api/v1/secrets`,
-/// `/api/v1/namespaces/<ns>/secrets`, or anything below either.
+/// `/api/v1/namespaces/<ns>/secrets`, or anything below either. Segments are
+/// compared percent-decoded, as the apiserver reads them (`secre%74s` is
+/// `secrets`), and empty segments are ignored.
 pub fn is_secrets_path(path: &str) -> bool {
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let segs: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(percent_decode)
+        .collect();
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
     matches!(
         segs.as_slice(),
         ["api", _, "secrets", ..] | ["api", _, "namespaces", _, "secrets", ..]
     )
+}
+
+/// `%XX` escapes decoded; anything malformed is kept as written.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let Some(v) = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// True when the request asks for metadata, or for a Table without objects.
@@ -84,6 +113,9 @@ mod tests {
             "/api/v1/secrets",
             "/api/v1/namespaces/shop/secrets",
             "/api/v1/namespaces/shop/secrets/db",
+            "/api/v1/namespaces/shop/secre%74s/db",
+            "/api//v1/secrets/",
+            "/%61pi/v1/secrets",
         ] {
             assert!(is_secrets_path(p), "{p}");
         }
