@@ -43,14 +43,19 @@ export const newToken = () => randomBytes(16).toString('hex');
  * reject-paths, 127.0.0.1 only. Resolves once it answers; `url` is the app,
  * `api` the API's base.
  */
-export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newToken(), extra = [] } = {}) {
+export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newToken(), extra = [], plain = false } = {}) {
+  // `plain`: no token at all, as a person might run it by hand
+  // (`kubectl proxy --www=dist --www-prefix=/ui/`).
+  const prefixes = plain
+    ? ['--www', env('DIST'), '--www-prefix=/ui/']
+    : [`--api-prefix=/${token}/`, '--www', env('DIST'), `--www-prefix=/${token}/ui/`];
   const child = spawn(KUBECTL(), ['--kubeconfig', kubeconfig, 'proxy', '--address', '127.0.0.1',
-    '--port', String(port), `--api-prefix=/${token}/`, '--www', env('DIST'), `--www-prefix=/${token}/ui/`,
+    '--port', String(port), ...prefixes,
     `--reject-paths=${REJECT_PATHS}`, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });
-  const api = `http://127.0.0.1:${port}/${token}`;
+  const api = plain ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/${token}`;
   const deadline = Date.now() + 20000;
   for (;;) {
     try {
@@ -64,7 +69,7 @@ export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newT
   return {
     url: `${api}/ui/`,
     api,
-    token,
+    token: plain ? '' : token,
     port,
     output: () => output,
     async stop() {

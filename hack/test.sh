@@ -112,7 +112,8 @@ step "end-to-end tests (real Chromium, real UI, real cluster)"
   KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" \
   RESTRICTED_KUBECONFIG="$RESTRICTED_KUBECONFIG" DIST="$REPO_ROOT/dist" \
   KUBE_VERSION="$KUBE_VERSION" E2E_PROXY_PORT=18101 \
-  ETCD_URL="https://127.0.0.1:$ETCD_PORT" APISERVER_URL="https://127.0.0.1:$APISERVER_PORT" \
+  ETCD_URL="https://127.0.0.1:$ETCD_PORT" ETCD_PKI="$CLUSTER_DIR/pki" \
+  APISERVER_URL="https://127.0.0.1:$APISERVER_PORT" \
   KWOK_URL="http://127.0.0.1:$KWOK_PORT" CONTROL_URL="http://127.0.0.1:$CONTROL_PORT" \
     node --test --test-concurrency=1 --test-reporter=spec tests/
 )

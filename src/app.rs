@@ -7,7 +7,7 @@ use kubeglass_client::clock::PassiveClock;
 use kubeglass_web::WebClock;
 use leptos::prelude::*;
 
-use crate::components::banner::ConnectionBanner;
+use crate::components::banner::{ConnectionBanner, UnprotectedBanner};
 use crate::components::palette::Palette;
 use crate::pages::api::ApiTree;
 use crate::pages::object::ObjectPage;
@@ -104,6 +104,7 @@ pub fn App() -> impl IntoView {
             <span class="topbar-sub">"type " <kbd>":"</kbd> " to jump · " <kbd>"/"</kbd> " to filter"</span>
             <ThemeToggle/>
         </header>
+        <UnprotectedBanner/>
         <ConnectionBanner/>
         <Palette/>
         <main class="content">

@@ -2,7 +2,7 @@
 //! so links can be shared and back and forward work. `kubectl proxy --www`
 //! serves files only, so the path after `/ui/` cannot carry the route.
 
-use kubeglass_client::names::{validate_name, validate_namespace};
+use kubeglass_client::names::{percent_decode, validate_name, validate_namespace};
 use leptos::prelude::*;
 
 /// The API's base path for a page at `pathname`: the parent of the app's
@@ -53,28 +53,6 @@ pub enum Route {
     },
 }
 
-/// Percent-decodes a fragment component (invalid escapes are kept as typed).
-fn decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let Some(v) = std::str::from_utf8(&b[i + 1..(i + 3).min(b.len())])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Percent-encodes everything but unreserved characters.
 fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -98,13 +76,13 @@ impl Route {
                 .split('&')
                 .filter_map(|p| p.split_once('='))
                 .find(|(k, _)| *k == key)
-                .map(|(_, v)| decode(v))
+                .map(|(_, v)| percent_decode(v))
                 .filter(|v| !v.is_empty())
         };
         let parts: Vec<String> = path
             .split('/')
             .filter(|p| !p.is_empty())
-            .map(decode)
+            .map(percent_decode)
             .collect();
         let route = match parts.as_slice() {
             [r, resource] if r == "r" => Route::Resource {

@@ -24,8 +24,9 @@ before(async () => {
     }),
   });
   // Wait until the aggregator has judged it (Available=False).
-  await until(async () => kubectl('get', 'apiservice', NAME, '-o',
-    'jsonpath={.status.conditions[?(@.type=="Available")].status}').trim() === 'False', 20000, 200);
+  assert.ok(await until(async () => kubectl('get', 'apiservice', NAME, '-o',
+    'jsonpath={.status.conditions[?(@.type=="Available")].status}').trim() === 'False', 20000, 200),
+  'the aggregator marked the APIService unavailable');
   proxy = await startProxy(PORT);
   browser = await launchBrowser();
 });
@@ -55,7 +56,7 @@ test('an unavailable APIService is reported on the API page, and every other vie
   await page.keyboard.press(':');
   await page.getByTestId('palette-input').fill('deploy');
   await page.getByTestId('palette-input').press('Enter');
-  await until(async () => page.url().includes('#/r/deployments.apps'), 10000);
+  assert.ok(await until(async () => page.url().includes('#/r/deployments.apps'), 10000));
   await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
   assert.deepEqual(errors, [], 'no page errors');
 });

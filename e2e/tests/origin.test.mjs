@@ -5,6 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 4;
@@ -41,6 +44,26 @@ after(async () => {
 });
 
 const evil = `http://127.0.0.1:${FOREIGN_PORT}/`;
+
+/** POSTs JSON to etcd over TLS with the cluster's CA and (unless told not to) its client certificate. */
+function etcdPost(path, body, { cert = true } = {}) {
+  const pki = env('ETCD_PKI');
+  const url = new URL(path, env('ETCD_URL'));
+  return new Promise((resolve, reject) => {
+    const req = https.request({
+      host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
+      ca: readFileSync(`${pki}/ca.crt`),
+      ...(cert ? { cert: readFileSync(`${pki}/etcd-client.crt`), key: readFileSync(`${pki}/etcd-client.key`) } : {}),
+      headers: { 'content-type': 'application/json' },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
 
 test('without the token, every path of the proxy is a 404, API and app alike', async () => {
   const root = `http://127.0.0.1:${PORT}`;
@@ -90,7 +113,7 @@ test('a foreign no-cors POST to a node proxy never reaches it: 404 without the t
       mode: 'no-cors', method: 'POST', body: 'cmd=id',
     }).catch(() => {});
   }, { port: PORT, node });
-  await until(async () => statuses.length > 0, 5000);
+  assert.ok(await until(async () => statuses.length > 0, 5000));
   page.off('response', onResponse);
   assert.equal(statuses.length, 1, JSON.stringify(statuses));
   assert.equal(statuses[0][1], 404, 'Chromium saw the proxy answer 404');
@@ -134,6 +157,24 @@ test('no service this project starts lets a foreign page read it', async () => {
     } catch { return 'refused'; }
   }, env('ETCD_URL'));
   assert.equal(range, 'refused');
+  // A blind write needs no answer: a no-cors kv/put, to etcd's TLS port and
+  // as plain HTTP, then a look with the project's client certificate.
+  const key = Buffer.from(`/kubeglass-origin-probe/${randomBytes(8).toString('hex')}`).toString('base64');
+  const sent = await page.evaluate(async ({ urls, key }) => Promise.all(urls.map(async (u) => {
+    try {
+      await fetch(`${u}/v3/kv/put`, { method: 'POST', mode: 'no-cors', body: JSON.stringify({ key, value: 'ZXZpbA==' }) });
+      return 'sent';
+    } catch { return 'refused'; }
+  })), { urls: [env('ETCD_URL'), `http://127.0.0.1:${etcd.port}`], key });
+  assert.deepEqual(sent, ['refused', 'refused'], 'the TLS handshake fails before any request is read');
+  assert.equal((await etcdPost('/v3/kv/range', { key })).count ?? '0', '0', 'the key was not written');
+  // The look can see: a key written with the client certificate is found.
+  const own = Buffer.from(`/kubeglass-origin-probe/own-${randomBytes(4).toString('hex')}`).toString('base64');
+  await etcdPost('/v3/kv/put', { key: own, value: 'b2s=' });
+  assert.equal((await etcdPost('/v3/kv/range', { key: own })).count, '1');
+  await etcdPost('/v3/kv/deleterange', { key: own });
+  // And without a client certificate, even a client that trusts etcd's CA is refused.
+  await assert.rejects(etcdPost('/v3/kv/range', { key }, { cert: false }));
   // The test control, without its token, is a 404 with no CORS header.
   const control = await fetch(`http://127.0.0.1:${new URL(env('CONTROL_URL')).port}/proxy/stop`,
     { method: 'POST', headers: { Origin: 'http://evil.example' } });
@@ -154,4 +195,22 @@ test('framed by another origin, the app draws no controls and says why', async (
   await page.goto(`${proxy.url}#/o/deployments.apps/demo-shop/frontend`);
   await page.getByTestId('object-title').waitFor({ timeout: 20000 });
   assert.equal(await page.getByTestId('framed').count(), 0);
+});
+
+test('served without a token, the app works and says that other pages can reach the cluster', async () => {
+  const plain = await startProxy(PORT + 2, undefined, { plain: true });
+  const b = await launchBrowser();
+  try {
+    const { page } = b;
+    await page.goto(plain.url);
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    assert.match(await page.getByTestId('unprotected-banner').innerText(), /no token/);
+    // Under the token URL the same app says nothing of the kind.
+    await page.goto(proxy.url);
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    assert.equal(await page.getByTestId('unprotected-banner').count(), 0);
+  } finally {
+    await b.close();
+    await plain.stop();
+  }
 });

@@ -4,6 +4,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 2;
 const EVIL = '<img src=x onerror=alert(1)><script>alert(2)</script>';
@@ -109,7 +112,7 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
     await page.getByTestId('resource-row').filter({ hasText: secret }).waitFor({ timeout: 20000 });
     await page.goto(`${proxy.url}#/o/secrets/demo-shop/${secret}`);
     await page.getByTestId('object-title').waitFor({ timeout: 20000 });
-    await until(async () => (await page.getByTestId('yaml').innerText()).includes(secret), 15000);
+    assert.ok(await until(async () => (await page.getByTestId('yaml').innerText()).includes(secret), 15000));
     await page.getByTestId('secret-reveal').waitFor({ timeout: 10000 });
     const before = await pageHoldings(page);
     assert.ok(!before.includes(value) && !before.includes(b64), 'not in the DOM or any storage before Reveal');
@@ -132,7 +135,7 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
     assert.equal(await page.getByTestId('secret-key').innerText().then((t) => t.split('\t')[0].trim()), 'password');
     assert.ok(!(await cell.innerText()).includes(value), 'masked until clicked');
     await cell.click();
-    await until(async () => (await cell.innerText()).includes(value), 5000);
+    assert.ok(await until(async () => (await cell.innerText()).includes(value), 5000));
     assert.equal((await cell.innerText()).trim(), value, 'decoded from base64');
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
     assert.ok(!stored.includes(value) && !stored.includes(b64), 'not stored after Reveal either');
@@ -142,6 +145,41 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
     await page.getByTestId('server-version').waitFor({ timeout: 20000 });
     const after = await pageHoldings(page);
     assert.ok(!after.includes(value) && !after.includes(b64), 'gone from the DOM once the page is left');
+  } finally {
+    await b.close();
+    try { kubectl('-n', 'demo-shop', 'delete', 'secret', secret, '--ignore-not-found'); } catch { /* best effort */ }
+  }
+});
+
+test('a Secret made with kubectl apply shows none of its data before Reveal, though its last-applied annotation holds it', async () => {
+  const secret = `applied-probe-${Date.now() % 1000000}`;
+  const value = `s3cr3t-${Math.random().toString(36).slice(2)}-applied`;
+  const b64 = Buffer.from(value).toString('base64');
+  const dir = mkdtempSync(join(tmpdir(), 'kubeglass-secret-'));
+  const file = join(dir, 'secret.json');
+  writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Secret',
+    metadata: { name: secret, namespace: 'demo-shop', annotations: { team: 'shop' } },
+    data: { password: b64 } }));
+  kubectl('apply', '-f', file);
+  rmSync(dir, { recursive: true, force: true });
+  // The premise: the annotation kubectl apply wrote holds the data, and
+  // metadata-only reads (all the page makes) return annotations.
+  const meta = JSON.parse(kubectl('get', '--raw', `/api/v1/namespaces/demo-shop/secrets/${secret}`));
+  assert.ok(meta.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'].includes(b64));
+  const b = await launchBrowser();
+  try {
+    const { page } = b;
+    await page.goto(`${proxy.url}#/r/secrets?ns=demo-shop`);
+    await page.getByTestId('resource-row').filter({ hasText: secret }).waitFor({ timeout: 20000 });
+    await page.goto(`${proxy.url}#/o/secrets/demo-shop/${secret}`);
+    await page.getByTestId('object-title').waitFor({ timeout: 20000 });
+    // Other annotations still show, in the chips and the YAML.
+    assert.ok(await until(async () => (await page.getByTestId('annotations').innerText()).includes('team'), 15000), 'annotation chips');
+    assert.ok(await until(async () => (await page.getByTestId('yaml').innerText()).includes('team: shop'), 15000), 'YAML');
+    await page.getByTestId('secret-reveal').waitFor({ timeout: 10000 });
+    const held = await pageHoldings(page);
+    assert.ok(!held.includes(b64) && !held.includes(value), 'the data is not in the page or its storage');
+    assert.ok(!held.includes('last-applied-configuration'), 'the annotation itself is dropped');
   } finally {
     await b.close();
     try { kubectl('-n', 'demo-shop', 'delete', 'secret', secret, '--ignore-not-found'); } catch { /* best effort */ }
@@ -185,7 +223,7 @@ test('an Event about a hostile namespace and name renders as text, and its route
     assert.match(await error.innerText(), /namespace "prod\/secrets\/db#" is not a DNS-1123 label/);
     assert.equal(await page.getByTestId('object-actions').count(), 0, 'no Delete to click');
     await page.goto(`${proxy.url}#/o/configmaps/demo-shop/${encodeURIComponent(hostileName)}`);
-    await until(async () => /'%'/.test(await page.getByTestId('route-error').innerText().catch(() => '')), 10000);
+    assert.ok(await until(async () => /'%'/.test(await page.getByTestId('route-error').innerText().catch(() => '')), 10000));
     assert.match(await page.getByTestId('route-error').innerText(), /contains '%'/);
     const bad = net.requests.filter((r) => /prod\/secrets|prod%2Fsecrets|%252e|%2e%2e|\/\.\.(\/|$)/i.test(r));
     assert.deepEqual(bad, [], 'no request was made with the hostile path');
@@ -195,7 +233,7 @@ test('an Event about a hostile namespace and name renders as text, and its route
   }
 });
 
-test('a poisoned discovery cache (deployments.apps mapped to core secrets) is ignored', async () => {
+test('a poisoned discovery cache is never read: the old shared key (deployments mapped to core secrets) is removed, a malformed entry of this scope is refetched', async () => {
   const b = await launchBrowser();
   try {
     const { page } = b;

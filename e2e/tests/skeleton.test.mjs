@@ -37,7 +37,7 @@ test('shows the server version and the kube-system namespace', async () => {
 test('the pod count follows creates and deletes live', async () => {
   const { page } = browser;
   await page.goto(proxy.url);
-  await until(async () => Number.isFinite(await shownPodCount(page)), 20000);
+  assert.ok(await until(async () => Number.isFinite(await shownPodCount(page)), 20000));
   // The total matches the server's (polled: the demo CronJob adds pods now and then).
   // Pods being deleted are not counted by the app (nor here).
   const serverCount = () => JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json'))
@@ -75,7 +75,7 @@ test('says clearly when the proxy is gone and recovers when it returns', async (
   const { page } = browser;
   await page.goto(proxy.url);
   await page.getByTestId('server-version').waitFor({ timeout: 20000 });
-  await until(async () => Number.isFinite(await shownPodCount(page)), 20000);
+  assert.ok(await until(async () => Number.isFinite(await shownPodCount(page)), 20000));
   const count = await shownPodCount(page);
   // Connected first (the banner says "Connecting…" until the informers sync).
   await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 20000 });

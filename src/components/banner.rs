@@ -35,3 +35,20 @@ pub fn ConnectionBanner() -> impl IntoView {
         }
     }
 }
+
+/// Says so when the page is served without a capability URL (a plain
+/// `kubectl proxy --www`): then any other page open in this browser can
+/// reach the cluster through the same proxy.
+#[component]
+pub fn UnprotectedBanner() -> impl IntoView {
+    let path = window().location().pathname().unwrap_or_default();
+    crate::route::api_base_from(&path).is_empty().then(|| {
+        view! {
+            <div class="banner banner-error" data-testid="unprotected-banner" role="alert">
+                <strong>"This proxy has no token. "</strong>
+                "Any other page open in this browser can reach your cluster through it. Start Kubeglass with "
+                <code>"make serve"</code>", which puts a random token in the URL."
+            </div>
+        }
+    })
+}

@@ -6,7 +6,7 @@
 
 use kubeglass_client::actions::ActionKind;
 use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
-use kubeglass_client::cache::{InformerOptions, Notification};
+use kubeglass_client::cache::{InformerOptions, Notification, redact_secret_metadata};
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::rest::table::TableRowObject;
@@ -310,8 +310,10 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     options.transform = None; // managedFields are folded in the YAML view, not dropped
     options.reflector.field_selector = Some(format!("metadata.name={name}"));
     if is_secret {
-        // A Secret's data is fetched only when the person asks (Reveal).
+        // A Secret's data is fetched only when the person asks (Reveal),
+        // and `kubectl apply`'s copy of it in an annotation is never kept.
         options.reflector = options.reflector.metadata_only();
+        options.transform = Some(redact_secret_metadata::<DynamicObject>());
     }
     let informer = kube.factory.informer(options);
     let object: RwSignal<Option<Value>> = RwSignal::new(None);

@@ -19,6 +19,7 @@ use serde_json::json;
 use crate::api::{Api, Scale, with_accept};
 use crate::clock::Clock;
 use crate::discovery::DiscoveryClient;
+use crate::names::validate_name;
 use crate::record::{EventRecorder, EventType};
 use crate::rest::table::METADATA_ACCEPT;
 use crate::rest::{Error, RestClient};
@@ -229,6 +230,14 @@ impl ActionQueue {
     /// discovery cache) is confirmed against live discovery first, so a
     /// stale or poisoned cache can never aim the write at another resource.
     async fn execute(&self, a: &Action) -> Result<(Option<String>, String), Error> {
+        // Names and namespaces are checked before anything is sent, for every
+        // kind of action (Delete builds its request itself, below).
+        validate_name(&a.name)?;
+        let api =
+            Api::<DynamicObject>::dynamic(self.client.clone(), &a.resource, a.namespace.as_deref());
+        if let Some(e) = api.invalid() {
+            return Err(e.clone().into());
+        }
         let r = &a.resource;
         DiscoveryClient::new(self.client.clone())
             .confirm(
@@ -239,8 +248,6 @@ impl ActionQueue {
                 Some(a.namespace.is_some()),
             )
             .await?;
-        let api =
-            Api::<DynamicObject>::dynamic(self.client.clone(), &a.resource, a.namespace.as_deref());
         match &a.kind {
             ActionKind::Scale(replicas) => {
                 // Read, change, write back with the resourceVersion read.

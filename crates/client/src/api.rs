@@ -17,9 +17,7 @@ use serde::de::DeserializeOwned;
 use crate::names::{
     NameError, validate_group, validate_name, validate_namespace, validate_plural, validate_version,
 };
-use crate::rest::table::{
-    IncludeObject, METADATA_ACCEPT, TABLE_ACCEPT, Table, TablePage, TableRowObject,
-};
+use crate::rest::table::{IncludeObject, METADATA_ACCEPT, Table, TablePage, TableRowObject};
 use crate::rest::{Error, RestClient, WatchStream};
 use crate::transport::{ByteStream, Request};
 
@@ -181,6 +179,13 @@ fn form_urlencoded_pair(key: &str, value: &str) -> String {
     format!("{}={}", enc(key), enc(value))
 }
 
+/// Asks for a server-side Table, with plain JSON as a last resort except
+/// for core Secrets (see [`crate::rest::table::table_accept_for`]).
+pub fn with_table_accept(request: Request) -> Request {
+    let accept = crate::rest::table::table_accept_for(request.uri().path());
+    with_accept(request, accept)
+}
+
 /// Replaces a request's `Accept` header.
 pub fn with_accept(mut request: Request, accept: &'static str) -> Request {
     request
@@ -258,7 +263,7 @@ where
             "includeObject",
             include.as_str(),
         );
-        self.client.send_json(with_accept(req, TABLE_ACCEPT)).await
+        self.client.send_json(with_table_accept(req)).await
     }
 
     /// `LIST` one page as a server-side Table, rows decoded as
@@ -269,7 +274,7 @@ where
         params: &ListParams,
     ) -> Result<TablePage<TableRowObject>, Error> {
         let req = with_query(self.request()?.list(params)?, "includeObject", "Metadata");
-        self.client.send_json(with_accept(req, TABLE_ACCEPT)).await
+        self.client.send_json(with_table_accept(req)).await
     }
 
     /// `WATCH` from `resource_version` (bookmarks, selectors, timeout and
@@ -307,7 +312,7 @@ where
             "includeObject",
             include.as_str(),
         );
-        self.client.watch(with_accept(req, TABLE_ACCEPT)).await
+        self.client.watch(with_table_accept(req)).await
     }
 
     /// `POST` a new object.

@@ -226,6 +226,36 @@ fn a_write_on_a_poisoned_mapping_is_refused_before_it_is_sent() {
 }
 
 #[test]
+fn a_delete_with_a_hostile_name_or_namespace_sends_nothing() {
+    // Both come from cluster data (an Event's involvedObject) in the worst
+    // case; neither may reach a path, and nothing is asked of discovery.
+    for (namespace, name) in [
+        (Some("shop"), "%2e%2e"),
+        (Some("shop"), "web/../../secrets/db"),
+        (Some("prod/secrets/db#"), "web"),
+    ] {
+        let server = FakeApiServer::new();
+        let results = run_one(
+            &server,
+            Action {
+                resource: deployments(),
+                namespace: namespace.map(str::to_string),
+                name: name.into(),
+                kind: ActionKind::Delete,
+            },
+        );
+        match &results[..] {
+            [ActionResult::Failed { error }] => assert!(
+                error.contains("name") || error.contains("namespace"),
+                "{namespace:?} {name}: {error}"
+            ),
+            other => panic!("{namespace:?} {name}: unexpected {other:?}"),
+        }
+        server.verify();
+    }
+}
+
+#[test]
 fn labels_are_merge_patched_from_metadata_only() {
     let server = FakeApiServer::new();
     let path = "/api/v1/namespaces/shop/secrets/db";

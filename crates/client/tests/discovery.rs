@@ -330,6 +330,31 @@ fn a_poisoned_or_foreign_discovery_entry_is_ignored_and_refetched() {
 }
 
 #[test]
+fn storing_discovery_forgets_the_entries_of_proxies_that_are_gone() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let store = MemoryStore::default();
+    let dead = "kubeglass.discovery.v2 http://127.0.0.1:8001/deadbeef";
+    store.save(
+        dead,
+        &poisoned_entry("http://127.0.0.1:8001/deadbeef", "deployments"),
+    );
+    store.save("kubeglass.wide", "1");
+    let cache = CachedDiscovery::new(
+        DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))),
+        Rc::new(store.clone()),
+        Rc::new(clock.clone()),
+    )
+    .with_scope("http://127.0.0.1:8001/0123abcd");
+    expect_aggregated(&server);
+    block_on(cache.refresh()).expect("refresh");
+    server.verify();
+    let mut keys = store.keys();
+    keys.sort();
+    assert_eq!(keys, [cache.key(), "kubeglass.wide".to_string()]);
+}
+
+#[test]
 fn a_write_confirms_its_mapping_against_live_discovery() {
     let server = FakeApiServer::new();
     let client = DiscoveryClient::new(RestClient::new(Rc::new(server.clone())));

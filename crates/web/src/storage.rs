@@ -27,4 +27,12 @@ impl KeyValueStore for LocalStorage {
             let _ = s.remove_item(key);
         }
     }
+
+    fn keys(&self) -> Vec<String> {
+        let Some(s) = storage() else {
+            return Vec::new();
+        };
+        let n = s.length().unwrap_or(0);
+        (0..n).filter_map(|i| s.key(i).ok().flatten()).collect()
+    }
 }

@@ -153,6 +153,16 @@ pub fn drop_managed_fields<K: Resource>() -> Transform<K> {
     })
 }
 
+/// The transform for caches of core Secrets' metadata: the annotation that
+/// can hold a Secret's data ([`crate::rest::secrets::LAST_APPLIED`]) removed
+/// before the object is cached, managed fields kept.
+pub fn redact_secret_metadata<K: Resource>() -> Transform<K> {
+    Rc::new(|mut o: K| {
+        crate::rest::secrets::redact_metadata(o.meta_mut());
+        o
+    })
+}
+
 /// Counters of the processor side, for the X-ray page.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProcessorStats {

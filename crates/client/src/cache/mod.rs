@@ -19,7 +19,10 @@ pub use fifo::{
     Delta, DeltaFifo, DeltaObject, DeltaType, InformerQueue, Popped, RealFifo, Tombstone,
 };
 pub use indexer::{IndexFunc, Indexer};
-pub use informer::{InformerOptions, InformerSnapshot, Notification, QueueKind, SharedInformer};
+pub use informer::{
+    InformerOptions, InformerSnapshot, Notification, QueueKind, SharedInformer,
+    drop_managed_fields, redact_secret_metadata,
+};
 pub use lister::{LabelSelector, Lister};
 pub use reflector::{ListFrom, Reflector, ReflectorConfig, ReflectorState, ReflectorStatus};
 pub use store::{Change, ReflectorStore, Store, object_key};

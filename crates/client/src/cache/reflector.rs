@@ -31,7 +31,7 @@ use super::store::{ReflectorStore, object_key};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Jitter, Timestamp};
 use crate::reconnect::Reconnect;
-use crate::rest::table::{TABLE_ACCEPT, TableColumn, TablePage};
+use crate::rest::table::{TableColumn, TablePage};
 use crate::rest::{Error, RestClient};
 
 /// Which resourceVersion the next list asks for.
@@ -259,10 +259,7 @@ pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
 /// Asks for kubectl's columns: `as=Table` with each row's metadata.
 fn as_table(request: crate::transport::Request) -> crate::transport::Request {
-    crate::api::with_accept(
-        crate::api::with_query(request, "includeObject", "Metadata"),
-        TABLE_ACCEPT,
-    )
+    crate::api::with_table_accept(crate::api::with_query(request, "includeObject", "Metadata"))
 }
 
 /// How a stream that simply ended counts: before a streaming list's initial

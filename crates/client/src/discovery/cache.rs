@@ -35,6 +35,8 @@ pub trait KeyValueStore {
     fn save(&self, key: &str, value: &str);
     /// Forgets `key`.
     fn remove(&self, key: &str);
+    /// Every key held (best effort: a store that cannot list says none).
+    fn keys(&self) -> Vec<String>;
 }
 
 /// An in-memory store, for tests and when browser storage is unavailable.
@@ -52,6 +54,9 @@ impl KeyValueStore for MemoryStore {
     }
     fn remove(&self, key: &str) {
         self.map.borrow_mut().remove(key);
+    }
+    fn keys(&self) -> Vec<String> {
+        self.map.borrow().keys().cloned().collect()
     }
 }
 
@@ -161,9 +166,23 @@ impl CachedDiscovery {
             discovery: d,
         };
         if let Ok(json) = serde_json::to_string(&entry) {
+            self.forget_other_scopes();
             self.store.save(&self.key(), &json);
         }
         Ok(entry.discovery)
+    }
+
+    /// Removes every other scope's entry. One origin serves one proxy at a
+    /// time, and each `kubectl proxy` run gets a fresh token and so a fresh
+    /// scope: older entries belong to proxies that are gone, and would pile
+    /// up (each holding its token) until the origin's storage quota is full.
+    fn forget_other_scopes(&self) {
+        let mine = self.key();
+        for k in self.store.keys() {
+            if k.starts_with(KEY_PREFIX) && k != mine {
+                self.store.remove(&k);
+            }
+        }
     }
 
     /// Forgets the cached discovery.

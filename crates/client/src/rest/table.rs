@@ -13,6 +13,20 @@ use std::borrow::Cow;
 /// The `Accept` header for tables (v1, with plain JSON as a last resort).
 pub const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
+/// The `Accept` header for tables with no plain-JSON fallback: what core
+/// Secrets are asked with, since the fallback would bring their data.
+pub const TABLE_ONLY_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io";
+
+/// The table `Accept` header for a request to `path`: [`TABLE_ONLY_ACCEPT`]
+/// for core Secrets, [`TABLE_ACCEPT`] for everything else.
+pub fn table_accept_for(path: &str) -> &'static str {
+    if super::secrets::is_secrets_path(path) {
+        TABLE_ONLY_ACCEPT
+    } else {
+        TABLE_ACCEPT
+    }
+}
+
 /// The `Accept` header for one object's metadata only.
 pub const METADATA_ACCEPT: &str = "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io";
 
@@ -173,10 +187,12 @@ mod tests {
     }
 
     #[test]
-    fn a_row_object_keeps_its_metadata_once_and_never_its_managed_fields() {
+    fn a_row_object_keeps_its_metadata_once_and_never_its_managed_fields_or_last_applied() {
         let object = serde_json::json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
             "metadata": {"name": "web-1", "namespace": "shop", "uid": "u-1", "resourceVersion": "41",
                 "labels": {"app": "web"},
+                "annotations": {"team": "shop",
+                    "kubectl.kubernetes.io/last-applied-configuration": "{\"data\":{\"k\":\"c2VjcmV0\"}}"},
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs-1"}],
                 "managedFields": [{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
                     "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}}}]}});
@@ -202,6 +218,9 @@ mod tests {
                 Some("rs-1")
             );
             assert_eq!(r.metadata.managed_fields, None);
+            let a = r.metadata.annotations.as_ref().expect("annotations");
+            assert_eq!(a.get("team").map(String::as_str), Some("shop"));
+            assert!(!a.contains_key(super::super::secrets::LAST_APPLIED));
             assert_eq!(r.row.object, None);
             assert_eq!(r.row.cell_text(1), "1/1");
         }
@@ -266,7 +285,8 @@ struct RowOrTable {
     rows: Option<Vec<WireRow>>,
 }
 
-/// `ObjectMeta` read with `managedFields` skipped unparsed.
+/// `ObjectMeta` read with `managedFields` skipped unparsed and the
+/// last-applied annotation dropped.
 struct LeanMeta(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
 
 impl<'de> Deserialize<'de> for LeanMeta {
@@ -285,6 +305,15 @@ impl<'de> Deserialize<'de> for LeanMeta {
                 while let Some(k) = m.next_key::<String>()? {
                     if k == "managedFields" {
                         m.next_value::<serde::de::IgnoredAny>()?;
+                    } else if k == "annotations" {
+                        // `kubectl apply`'s last-applied manifest is the
+                        // largest annotation, no table shows it, and for a
+                        // Secret it holds the data: never kept in a row.
+                        let a: Option<serde_json::Map<String, Value>> = m.next_value()?;
+                        if let Some(mut a) = a {
+                            a.remove(super::secrets::LAST_APPLIED);
+                            out.insert(k, Value::Object(a));
+                        }
                     } else {
                         out.insert(k, m.next_value()?);
                     }
