@@ -1,11 +1,14 @@
 # Kubeglass. The README explains each command.
-.PHONY: demo serve test bench bootstrap app cluster-up cluster-down cluster-reset
+.PHONY: demo serve install test bench bootstrap app cluster-up cluster-down cluster-reset
 
 demo:          ## build everything, start cluster + demo workload + proxy, print the URL
 	@bash hack/demo.sh
 
 serve:         ## build the app and serve it through kubectl proxy for your current context
 	@bash hack/serve.sh
+
+install:       ## build kubectl-glass (the app inside) into $(PREFIX)/bin, default ~/.local/bin
+	@bash hack/install.sh
 
 test:          ## every test: lints, unit, in-browser and end-to-end
 	@bash hack/test.sh

@@ -2,7 +2,7 @@
 // app, real Chromium (Debian's, never a downloaded one), real kubectl.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -26,13 +26,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * kubectl proxy's default reject-paths (exec, attach) plus port-forward and
- * the proxy subresource of pods, services and nodes: the same list as
- * hack/lib.sh's REJECT_PATHS.
+ * the proxy subresource of pods, services and nodes: hack/reject-paths, the
+ * one list hack/lib.sh and the kubectl-glass launcher read too.
  */
-export const REJECT_PATHS = [
-  '^/api/.*/pods/.*/exec', '^/api/.*/pods/.*/attach', '^/api/.*/pods/.*/portforward',
-  '^/api/.*/pods/.*/proxy', '^/api/.*/services/.*/proxy', '^/api/.*/nodes/.*/proxy',
-].join(',');
+export const REJECT_PATHS = readFileSync(new URL('../hack/reject-paths', import.meta.url), 'utf8')
+  .split('\n').filter(Boolean).join(',');
 
 /** A fresh capability token: 128 random bits in hex (never starts with `api`). */
 export const newToken = () => randomBytes(16).toString('hex');

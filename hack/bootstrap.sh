@@ -29,7 +29,11 @@ fi
 
 if ! trunk --version 2>/dev/null | grep -q '^trunk 0\.21\.'; then
   log "installing trunk 0.21 (a few minutes on 2 cores)"
-  cargo install trunk --version "~0.21" --locked
+  # Trunk's own release profile is fat LTO with one codegen unit: the best
+  # binary, and the slowest build (docs/benchmarks.md has both timings). A
+  # build tool gains little from it, so: no LTO, 16 codegen units.
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install trunk --version "~0.21" --locked
 fi
 
 wb_version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3; exit}' "$REPO_ROOT/Cargo.lock")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make demo`: installs what is missing, builds the app and the control plane,
-# starts the cluster, the demo workload, a slow churn and kubectl proxy, prints
-# the URL and stays in the foreground. Ctrl-C stops everything it started.
+# `make demo`: installs what is missing and builds the control plane, side by
+# side; builds the app; starts the cluster, the demo workload, a slow churn and
+# kubectl proxy, prints the URL and stays in the foreground. Ctrl-C stops
+# everything it started.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -17,7 +18,7 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-bash "$HACK_DIR/bootstrap.sh"
+toolchain_and_control_plane
 bash "$HACK_DIR/build-app.sh"
 bash "$HACK_DIR/cluster.sh" up
 bash "$HACK_DIR/demo-workload.sh"

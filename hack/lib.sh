@@ -34,7 +34,9 @@ KWOK_PORT="${KWOK_PORT:-10247}"
 # it gets 404 on every path; on 127.0.0.1 with the default --accept-hosts;
 # and the default reject-paths (exec, attach) extended to port-forward and
 # the proxy subresource of pods, services and nodes.
-REJECT_PATHS='^/api/.*/pods/.*/exec,^/api/.*/pods/.*/attach,^/api/.*/pods/.*/portforward,^/api/.*/pods/.*/proxy,^/api/.*/services/.*/proxy,^/api/.*/nodes/.*/proxy'
+# One list, in hack/reject-paths (one regular expression per line), read here,
+# by e2e/lib.mjs and by the kubectl-glass launcher.
+REJECT_PATHS=$(paste -sd, "$HACK_DIR/reject-paths")
 
 # new_token: 128 random bits in hex. Hex never starts with "api", which
 # kubectl proxy would not strip as a prefix.
@@ -65,4 +67,23 @@ wait_for() {
     fi
     sleep 0.3
   done
+}
+
+# toolchain_and_control_plane: hack/bootstrap.sh (Rust tools, Trunk,
+# wasm-bindgen, wasm-opt, Chromium, npm packages) and hack/build-cluster.sh
+# (etcd, kube-apiserver and friends from Go modules) side by side, each line
+# tagged with its job; on a fresh machine they are the two long waits, and
+# they need different things (crates vs Go modules). Fails if either fails.
+toolchain_and_control_plane() {
+  local t0=$SECONDS rc=0
+  ( bash "$HACK_DIR/build-cluster.sh" 2>&1 | sed -u 's/^/[control plane] /'; exit "${PIPESTATUS[0]}" ) &
+  local cp=$!
+  ( bash "$HACK_DIR/bootstrap.sh" 2>&1 | sed -u 's/^/[toolchain] /'; exit "${PIPESTATUS[0]}" ) || rc=$?
+  if (( rc != 0 )); then
+    kill "$cp" 2>/dev/null || true
+    wait "$cp" 2>/dev/null || true
+    die "the toolchain install failed (lines tagged [toolchain] above)"
+  fi
+  wait "$cp" || die "the control-plane build failed (lines tagged [control plane] above)"
+  log "toolchain and control plane ready in $((SECONDS - t0))s"
 }

@@ -38,8 +38,8 @@ if [[ -n "$free_kib" ]] && (( free_kib < 8 * 1024 * 1024 )); then
     "a clean \`make test\` needs about 8 GiB, and a full disk shows up as a linker 'Bus error'"
 fi
 
-step "toolchain"
-bash "$HACK_DIR/bootstrap.sh"
+step "toolchain and control plane, side by side"
+toolchain_and_control_plane
 cd "$REPO_ROOT"
 
 step "rustfmt"
@@ -58,9 +58,12 @@ fi
 step "native unit tests"
 cargo test -p kubeglass-client --quiet
 cargo test -p kubeglass --quiet   # the app's pure parts: routes, table model, YAML
+cargo test -p kubectl-glass --quiet
 
-step "build the app"
+step "build the app, and the kubectl-glass launcher with the app inside"
 bash "$HACK_DIR/build-app.sh"
+cargo build -p kubectl-glass --quiet
+GLASS="$REPO_ROOT/target/debug/kubectl-glass"
 
 step "local cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok)"
 bash "$HACK_DIR/cluster.sh" reset >/dev/null
@@ -111,7 +114,7 @@ step "end-to-end tests (real Chromium, real UI, real cluster)"
   cd e2e
   KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" \
   RESTRICTED_KUBECONFIG="$RESTRICTED_KUBECONFIG" DIST="$REPO_ROOT/dist" \
-  KUBE_VERSION="$KUBE_VERSION" E2E_PROXY_PORT=18101 \
+  KUBE_VERSION="$KUBE_VERSION" E2E_PROXY_PORT=18101 GLASS="$GLASS" \
   ETCD_URL="https://127.0.0.1:$ETCD_PORT" ETCD_PKI="$CLUSTER_DIR/pki" \
   APISERVER_URL="https://127.0.0.1:$APISERVER_PORT" \
   KWOK_URL="http://127.0.0.1:$KWOK_PORT" CONTROL_URL="http://127.0.0.1:$CONTROL_PORT" \

@@ -16,6 +16,7 @@ use crate::pages::resource::ResourcePage;
 use crate::pages::workloads::EventStream;
 use crate::pages::xray::Xray;
 use crate::route::{Route, use_route};
+use crate::state::session::SessionState;
 use crate::state::{ClusterState, Now, provide_kube};
 
 const THEME_KEY: &str = "kubeglass.theme";
@@ -68,6 +69,8 @@ pub fn App() -> impl IntoView {
     let started = ClusterState::start();
     provide_context(started.cluster);
     provide_kube(started.kube);
+    let session = SessionState::start();
+    provide_context(session);
     let now = RwSignal::new(WebClock.now().as_secs_f64());
     set_interval(
         move || now.set(WebClock.now().as_secs_f64()),
@@ -102,13 +105,24 @@ pub fn App() -> impl IntoView {
                 {nav(Route::Xray, "X-ray", "nav-xray")}
             </nav>
             <span class="topbar-sub">"type " <kbd>":"</kbd> " to jump · " <kbd>"/"</kbd> " to filter"</span>
+            {move || session.session.get().map(|s| view! {
+                <span class="session" data-testid="session-context" title="kubeconfig context · cluster">{s.label()}</span>
+                {s.read_only.then(|| view! {
+                    <span class="badge session-ro" data-testid="read-only-badge" title="The proxy refuses every write">"read-only"</span>
+                })}
+            })}
+            {move || session.error.get().map(|e| view! {
+                <span class="badge status-bad" data-testid="session-error" title=e>"session file unreadable"</span>
+            })}
             <ThemeToggle/>
         </header>
         <UnprotectedBanner/>
         <ConnectionBanner/>
         <Palette/>
         <main class="content">
-            {move || match route.get() {
+            {move || if !session.loaded.get() {
+                view! { <p class="muted" data-testid="session-loading">"Starting…"</p> }.into_any()
+            } else { match route.get() {
                 Route::Overview => view! { <Overview/> }.into_any(),
                 Route::Resource { resource, namespace, labels, fields } => view! {
                     <ResourcePage resource namespace labels fields/>
@@ -129,7 +143,7 @@ pub fn App() -> impl IntoView {
                     </section>
                 }
                 .into_any(),
-            }}
+            }}}
         </main>
     }
 }

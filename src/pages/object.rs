@@ -4,6 +4,7 @@
 //! the actions the person's RBAC allows (asked with SelfSubjectAccessReview),
 //! each confirmed and recorded as an Event.
 
+use crate::state::session::SessionState;
 use kubeglass_client::actions::ActionKind;
 use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::cache::{InformerOptions, Notification, redact_secret_metadata};
@@ -421,7 +422,14 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
 
     // RBAC: which actions to offer.
     let allowed = RwSignal::new(Allowed::default());
-    {
+    let read_only = expect_context::<SessionState>().read_only();
+    if read_only {
+        // The proxy refuses every write: nothing to ask RBAC about.
+        allowed.set(Allowed {
+            checked: true,
+            ..Allowed::default()
+        });
+    } else {
         let (kube, info, ns, name) = (kube.clone(), info.clone(), namespace.clone(), name.clone());
         spawn(async move {
             let ns = ns.as_deref();
@@ -714,6 +722,9 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     let a = allowed.get();
                     if !a.checked {
                         return view! { <span class="muted small">"checking what you may do…"</span> }.into_any();
+                    }
+                    if read_only {
+                        return view! { <span class="muted small" data-testid="no-actions">"This session is read-only: its proxy refuses every write."</span> }.into_any();
                     }
                     if !(a.delete || a.patch || a.scale) {
                         return view! { <span class="muted small" data-testid="no-actions">"Your access is read-only here."</span> }.into_any();

@@ -7,6 +7,7 @@ use kubeglass_client::actions::ActionKind;
 use crate::components::dialog::{ask_label_changes, confirm};
 use crate::components::scroll::ScrollWindow;
 use crate::route::Route;
+use crate::state::session::SessionState;
 use crate::state::workloads::{EventFilter, EventIndex, EventRow};
 use crate::state::{ClusterState, Now, use_kube};
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 #[component]
 pub fn DeploymentsPanel() -> impl IntoView {
     let w = expect_context::<ClusterState>().workloads;
+    let read_only = expect_context::<SessionState>().read_only();
     let _watch = StoredValue::new_local(w.watch_deployments(&use_kube()));
     let outcome = move || {
         w.last_action.get().map(|r| match r {
@@ -65,19 +67,25 @@ pub fn DeploymentsPanel() -> impl IntoView {
                                     <td class="name">{r.name.clone()}</td>
                                     <td class=format!("num {ok}")>{format!("{}/{}", r.ready, r.desired)}</td>
                                     <td class="num scale">
-                                        <button title="Scale down by one" data-testid="scale-down"
-                                            disabled=desired == 0
-                                            on:click=act(ActionKind::Scale((desired - 1).max(0)), format!("Scale {target} to {}?", (desired - 1).max(0)))>"−"</button>
+                                        {(!read_only).then(|| view! {
+                                            <button title="Scale down by one" data-testid="scale-down"
+                                                disabled=desired == 0
+                                                on:click=act.clone()(ActionKind::Scale((desired - 1).max(0)), format!("Scale {target} to {}?", (desired - 1).max(0)))>"−"</button>
+                                        })}
                                         <span data-testid="desired">{desired}</span>
-                                        <button title="Scale up by one" data-testid="scale-up"
-                                            on:click=act(ActionKind::Scale(desired + 1), format!("Scale {target} to {}?", desired + 1))>"+"</button>
+                                        {(!read_only).then(|| view! {
+                                            <button title="Scale up by one" data-testid="scale-up"
+                                                on:click=act.clone()(ActionKind::Scale(desired + 1), format!("Scale {target} to {}?", desired + 1))>"+"</button>
+                                        })}
                                     </td>
                                     <td class="actions">
-                                        <button data-testid="restart" title="kubectl rollout restart"
-                                            on:click=act(ActionKind::RestartRollout, format!("Restart the rollout of {target}?"))>"Restart"</button>
-                                        <button data-testid="labels" title="Set or remove labels" on:click=labels>"Labels"</button>
-                                        <button data-testid="delete" class="danger" title="Delete this Deployment"
-                                            on:click=act(ActionKind::Delete, format!("Delete {target}? Its pods go too."))>"Delete"</button>
+                                        {(!read_only).then(|| view! {
+                                            <button data-testid="restart" title="kubectl rollout restart"
+                                                on:click=act.clone()(ActionKind::RestartRollout, format!("Restart the rollout of {target}?"))>"Restart"</button>
+                                            <button data-testid="labels" title="Set or remove labels" on:click=labels>"Labels"</button>
+                                            <button data-testid="delete" class="danger" title="Delete this Deployment"
+                                                on:click=act(ActionKind::Delete, format!("Delete {target}? Its pods go too."))>"Delete"</button>
+                                        })}
                                     </td>
                                 </tr>
                             }
@@ -383,6 +391,7 @@ pub fn EventStream() -> impl IntoView {
 #[component]
 pub fn NodesPanel() -> impl IntoView {
     let w = expect_context::<ClusterState>().workloads;
+    let read_only = expect_context::<SessionState>().read_only();
     let _watch = StoredValue::new_local(w.watch_nodes(&use_kube()));
     view! {
         <section class="panel">
@@ -414,7 +423,7 @@ pub fn NodesPanel() -> impl IntoView {
                                     <td class="name">{n.name.clone()}</td>
                                     <td class=ready>{n.ready.clone()}</td>
                                     <td data-testid="scheduling">{if cordoned { "SchedulingDisabled" } else { "Schedulable" }}</td>
-                                    <td class="actions"><button data-testid="cordon" on:click=toggle>{label}</button></td>
+                                    <td class="actions">{(!read_only).then(|| view! { <button data-testid="cordon" on:click=toggle>{label}</button> })}</td>
                                 </tr>
                             }
                         }

@@ -20,6 +20,7 @@ use leptos::prelude::*;
 
 pub mod kube;
 pub mod secrets;
+pub mod session;
 pub mod table;
 pub mod workloads;
 

@@ -34,6 +34,27 @@ pub fn spawn(fut: impl std::future::Future<Output = ()> + 'static) {
     wasm_bindgen_futures::spawn_local(fut);
 }
 
+/// GETs a file that sits next to the page (`relative` is resolved against
+/// the page's own URL, so it stays on its origin and under its prefix).
+/// `Ok(None)` when there is no such file (404); the body as text otherwise.
+pub async fn fetch_beside_page(relative: &str) -> Result<Option<String>, String> {
+    let w = window().ok_or("no window")?;
+    let resp = JsFuture::from(w.fetch_with_str(relative))
+        .await
+        .map_err(|e| js_message(&e))?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "fetch returned no Response")?;
+    if resp.status() == 404 {
+        return Ok(None);
+    }
+    if !resp.ok() {
+        return Err(format!("{relative}: HTTP {}", resp.status()));
+    }
+    let text = JsFuture::from(resp.text().map_err(|e| js_message(&e))?)
+        .await
+        .map_err(|e| js_message(&e))?;
+    Ok(text.as_string())
+}
+
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
 }

@@ -1,0 +1,143 @@
+//! The contexts of a kubeconfig, as `kubectl config view -o json` prints
+//! them: kubectl reads the files (merging `KUBECONFIG`, resolving
+//! `--kubeconfig`), so the launcher never parses a kubeconfig itself.
+
+use serde::{Deserialize, Serialize};
+
+/// One context: its name, cluster and namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The context's name.
+    pub name: String,
+    /// The cluster it points at.
+    pub cluster: String,
+    /// Its namespace, when it names one.
+    pub namespace: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct View {
+    #[serde(default)]
+    contexts: Option<Vec<NamedContext>>,
+    #[serde(default, rename = "current-context")]
+    current_context: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct NamedContext {
+    name: String,
+    #[serde(default)]
+    context: Option<ContextBody>,
+}
+
+#[derive(Deserialize)]
+struct ContextBody {
+    #[serde(default)]
+    cluster: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+}
+
+/// Every context in the view, in kubeconfig order, and the current one.
+pub fn parse_view(json: &str) -> Result<(Vec<Context>, Option<String>), String> {
+    let v: View = serde_json::from_str(json).map_err(|e| {
+        format!("kubectl config view printed something that is not a kubeconfig: {e}")
+    })?;
+    let contexts = v
+        .contexts
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| {
+            let body = c.context;
+            Context {
+                cluster: body
+                    .as_ref()
+                    .and_then(|b| b.cluster.clone())
+                    .unwrap_or_default(),
+                namespace: body.and_then(|b| b.namespace).filter(|n| !n.is_empty()),
+                name: c.name,
+            }
+        })
+        .collect();
+    Ok((contexts, v.current_context.filter(|c| !c.is_empty())))
+}
+
+/// What the app is told about its session (`kubeglass-context.json`; the
+/// app's `state/session.rs` reads it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionFile {
+    /// The context.
+    pub context: String,
+    /// Its cluster.
+    pub cluster: String,
+    /// Its namespace, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// The proxy refuses every write method.
+    pub read_only: bool,
+}
+
+impl SessionFile {
+    /// The file for `context`.
+    pub fn new(context: &Context, read_only: bool) -> Self {
+        Self {
+            context: context.name.clone(),
+            cluster: context.cluster.clone(),
+            namespace: context.namespace.clone(),
+            read_only,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contexts_and_the_current_one_are_read_from_kubectls_view() {
+        let json = r#"{"kind": "Config", "apiVersion": "v1",
+            "clusters": [{"name": "eks-eu", "cluster": {"server": "https://x"}}],
+            "contexts": [
+                {"name": "prod", "context": {"cluster": "eks-eu", "user": "me", "namespace": "shop"}},
+                {"name": "bare", "context": {"cluster": "kind"}},
+                {"name": "empty"}
+            ],
+            "current-context": "prod"}"#;
+        let (contexts, current) = parse_view(json).expect("a view");
+        assert_eq!(current.as_deref(), Some("prod"));
+        assert_eq!(
+            contexts,
+            [
+                Context {
+                    name: "prod".into(),
+                    cluster: "eks-eu".into(),
+                    namespace: Some("shop".into())
+                },
+                Context {
+                    name: "bare".into(),
+                    cluster: "kind".into(),
+                    namespace: None
+                },
+                Context {
+                    name: "empty".into(),
+                    cluster: String::new(),
+                    namespace: None
+                },
+            ]
+        );
+        let file = serde_json::to_value(SessionFile::new(&contexts[0], true)).expect("json");
+        assert_eq!(
+            file,
+            serde_json::json!({"context": "prod", "cluster": "eks-eu", "namespace": "shop", "readOnly": true})
+        );
+    }
+
+    #[test]
+    fn an_empty_kubeconfig_has_no_contexts_and_garbage_is_an_error() {
+        let (c, current) =
+            parse_view(r#"{"contexts": null, "current-context": ""}"#).expect("view");
+        assert!(c.is_empty() && current.is_none());
+        assert!(parse_view("error: nope").is_err());
+    }
+}

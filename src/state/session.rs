@@ -1,0 +1,142 @@
+//! The launcher's session file: which context and cluster this tab shows, and whether it may write.
+//!
+//! `kubectl glass` writes `kubeglass-context.json` next to the app, on the
+//! same origin and under the same capability prefix. The header shows its
+//! context and cluster on every page, so one cluster is never mistaken for
+//! another, and a read-only session (whose proxy refuses every write
+//! method) shows a badge and offers no actions. Without the file (a plain
+//! `kubectl proxy --www`, `make serve`), nothing extra is shown.
+
+use leptos::prelude::*;
+use serde::Deserialize;
+
+/// The file's name, beside `index.html`.
+pub const SESSION_FILE: &str = "kubeglass-context.json";
+
+/// What the launcher says about this session.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Session {
+    /// The kubeconfig context.
+    pub context: String,
+    /// The context's cluster.
+    pub cluster: String,
+    /// The context's namespace, if it names one.
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// The proxy refuses every write method.
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+/// Longest context or cluster name shown; longer ones are cut, with `…`.
+const MAX_SHOWN: usize = 80;
+
+impl Session {
+    /// Reads the file's text; a file that is not one says why.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let s: Self = serde_json::from_str(text).map_err(|e| format!("{SESSION_FILE}: {e}"))?;
+        if s.context.is_empty() {
+            return Err(format!("{SESSION_FILE}: the context is empty"));
+        }
+        Ok(s)
+    }
+
+    /// `context · cluster` for the header (one name when they are the same).
+    pub fn label(&self) -> String {
+        let cut = |s: &str| -> String {
+            if s.chars().count() > MAX_SHOWN {
+                let mut t: String = s.chars().take(MAX_SHOWN).collect();
+                t.push('…');
+                t
+            } else {
+                s.to_string()
+            }
+        };
+        if self.cluster.is_empty() || self.cluster == self.context {
+            cut(&self.context)
+        } else {
+            format!("{} · {}", cut(&self.context), cut(&self.cluster))
+        }
+    }
+}
+
+/// The session as the app knows it: `None` until read, or when there is none.
+#[derive(Clone, Copy)]
+pub struct SessionState {
+    /// The parsed file.
+    pub session: RwSignal<Option<Session>>,
+    /// Why the file could not be read, when it exists but is broken.
+    pub error: RwSignal<Option<String>>,
+    /// The read has finished (whatever it found). Pages wait for it, so a
+    /// read-only session never draws an action button, not even briefly.
+    pub loaded: RwSignal<bool>,
+}
+
+impl SessionState {
+    /// Reads the file once, in the background.
+    pub fn start() -> Self {
+        let state = Self {
+            session: RwSignal::new(None),
+            error: RwSignal::new(None),
+            loaded: RwSignal::new(false),
+        };
+        kubeglass_web::spawn(async move {
+            match kubeglass_web::fetch_beside_page(SESSION_FILE).await {
+                Ok(Some(text)) => match Session::parse(&text) {
+                    Ok(s) => state.session.set(Some(s)),
+                    Err(e) => state.error.set(Some(e)),
+                },
+                Ok(None) => {}
+                Err(e) => state.error.set(Some(e)),
+            }
+            state.loaded.set(true);
+        });
+        state
+    }
+
+    /// True when the session may not write (the proxy refuses writes).
+    /// Read once, untracked: pages are drawn after the file was read.
+    pub fn read_only(&self) -> bool {
+        self.session
+            .with_untracked(|s| s.as_ref().is_some_and(|s| s.read_only))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launcher_file_parses_and_labels_the_header() {
+        let s = Session::parse(
+            r#"{"context": "prod-eu", "cluster": "eks-eu-1", "namespace": "shop", "readOnly": true}"#,
+        )
+        .expect("parses");
+        assert_eq!(s.label(), "prod-eu · eks-eu-1");
+        assert!(s.read_only);
+        let same = Session::parse(r#"{"context": "kind", "cluster": "kind"}"#).expect("parses");
+        assert_eq!(same.label(), "kind");
+        assert!(!same.read_only);
+        let long = Session::parse(&format!(
+            r#"{{"context": "{}", "cluster": ""}}"#,
+            "c".repeat(200)
+        ))
+        .expect("parses");
+        assert_eq!(long.label().chars().count(), MAX_SHOWN + 1);
+    }
+
+    #[test]
+    fn a_broken_file_says_why() {
+        for bad in [
+            "",
+            "<html>",
+            r#"{"context": ""}"#,
+            r#"{"context": "a", "cluster": "b", "extra": 1}"#,
+            r#"{"context": 1, "cluster": "b"}"#,
+        ] {
+            let e = Session::parse(bad).expect_err(bad);
+            assert!(e.starts_with(SESSION_FILE), "{e}");
+        }
+    }
+}
