@@ -4,8 +4,9 @@
 //! same origin and under the same capability prefix. The header shows its
 //! context and cluster on every page, so one cluster is never mistaken for
 //! another, and a read-only session (whose proxy refuses every write
-//! method) shows a badge and offers no actions. Without the file (a plain
-//! `kubectl proxy --www`, `make serve`), nothing extra is shown.
+//! method) shows a badge and offers no actions. `make app` ships the file
+//! as `null`, so under a plain `kubectl proxy --www` or `make serve` (or
+//! with no file at all) nothing extra is shown.
 
 use leptos::prelude::*;
 use serde::Deserialize;
@@ -33,10 +34,13 @@ pub struct Session {
 const MAX_SHOWN: usize = 80;
 
 impl Session {
-    /// Reads the file's text; a file that is not one says why.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let s: Self = serde_json::from_str(text).map_err(|e| format!("{SESSION_FILE}: {e}"))?;
-        if s.context.is_empty() {
+    /// Reads the file's text: `null` (what `make app` ships, so a plain
+    /// proxy answers 200 rather than a 404 in the console) is no session; a
+    /// file that is neither says why.
+    pub fn parse(text: &str) -> Result<Option<Self>, String> {
+        let s: Option<Self> =
+            serde_json::from_str(text).map_err(|e| format!("{SESSION_FILE}: {e}"))?;
+        if s.as_ref().is_some_and(|s| s.context.is_empty()) {
             return Err(format!("{SESSION_FILE}: the context is empty"));
         }
         Ok(s)
@@ -84,7 +88,7 @@ impl SessionState {
         kubeglass_web::spawn(async move {
             match kubeglass_web::fetch_beside_page(SESSION_FILE).await {
                 Ok(Some(text)) => match Session::parse(&text) {
-                    Ok(s) => state.session.set(Some(s)),
+                    Ok(s) => state.session.set(s),
                     Err(e) => state.error.set(Some(e)),
                 },
                 Ok(None) => {}
@@ -112,18 +116,23 @@ mod tests {
         let s = Session::parse(
             r#"{"context": "prod-eu", "cluster": "eks-eu-1", "namespace": "shop", "readOnly": true}"#,
         )
-        .expect("parses");
+        .expect("parses")
+        .expect("a session");
         assert_eq!(s.label(), "prod-eu · eks-eu-1");
         assert!(s.read_only);
-        let same = Session::parse(r#"{"context": "kind", "cluster": "kind"}"#).expect("parses");
+        let same = Session::parse(r#"{"context": "kind", "cluster": "kind"}"#)
+            .expect("parses")
+            .expect("a session");
         assert_eq!(same.label(), "kind");
         assert!(!same.read_only);
         let long = Session::parse(&format!(
             r#"{{"context": "{}", "cluster": ""}}"#,
             "c".repeat(200)
         ))
-        .expect("parses");
+        .expect("parses")
+        .expect("a session");
         assert_eq!(long.label().chars().count(), MAX_SHOWN + 1);
+        assert_eq!(Session::parse("null"), Ok(None), "what make app ships");
     }
 
     #[test]
