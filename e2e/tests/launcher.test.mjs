@@ -34,9 +34,11 @@ function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFI
   const run = { child, stdout: '', stderr: '', code: undefined };
   child.stdout.on('data', (d) => { run.stdout += d; });
   child.stderr.on('data', (d) => { run.stderr += d; });
-  run.exited = new Promise((r) => child.once('exit', (code, signal) => { run.code = code; run.signal = signal; r(code); }));
+  // 'close', not 'exit': by then stdout and stderr have been read to the end.
+  run.exited = new Promise((r) => child.once('close', (code, signal) => { run.code = code; run.signal = signal; r(code); }));
   run.started = (async () => {
-    await until(async () => run.code !== undefined || /App files in /.test(run.stdout), 30000);
+    assert.ok(await until(async () => run.code !== undefined || /App files in /.test(run.stdout), 30000),
+      `kubectl-glass neither started nor exited within 30 s: ${run.stdout} ${run.stderr}`);
     const urls = [...run.stdout.matchAll(/http:\/\/127\.0\.0\.1:(\d+)\/([0-9a-f]{32})\/ui\/\S*/g)].map((m) => m[0]);
     const dir = /App files in (\S+)/.exec(run.stdout)?.[1];
     return { urls, dir };
@@ -80,8 +82,8 @@ test('--read-only: the proxy refuses every write, and the app shows a badge and 
   const api = apiOf(urls[0]);
   try {
     const name = `read-only-probe-${Date.now() % 1000000}`;
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      const path = method === 'POST' ? '/api/v1/namespaces/demo-shop/configmaps' : `/api/v1/namespaces/demo-shop/configmaps/${name}`;
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'patch']) { // 'patch': fetch normalizes the case of POST, PUT and DELETE, not PATCH
+      const path = method.toUpperCase() === 'POST' ? '/api/v1/namespaces/demo-shop/configmaps' : `/api/v1/namespaces/demo-shop/configmaps/${name}`;
       const r = await fetch(api + path, { method, headers: { 'content-type': 'application/json' },
         body: method === 'DELETE' ? undefined : JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }) });
       assert.equal(r.status, 403, `${method} answered ${r.status}`);
@@ -140,6 +142,7 @@ test('kubectl exiting stops the launcher and removes its folder', async () => {
   const run = glass(['--port', String(PORT)], { kubectlPath: wrapper });
   const { dir } = await run.started;
   assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
+  assert.ok(dir && existsSync(dir), `the app folder is printed and exists: ${run.stdout}`);
   process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
   assert.notEqual(await run.exited, 0);
   assert.match(run.stderr, /exited/);

@@ -99,11 +99,15 @@ impl SessionState {
         state
     }
 
-    /// True when the session may not write (the proxy refuses writes).
-    /// Read once, untracked: pages are drawn after the file was read.
+    /// True when the session may not write (the proxy refuses writes), or
+    /// when the file is there but could not be read: then it may have said
+    /// so, and offering no actions is the safe reading. Read once,
+    /// untracked: pages are drawn after the file was read.
     pub fn read_only(&self) -> bool {
-        self.session
-            .with_untracked(|s| s.as_ref().is_some_and(|s| s.read_only))
+        self.error.with_untracked(Option::is_some)
+            || self
+                .session
+                .with_untracked(|s| s.as_ref().is_some_and(|s| s.read_only))
     }
 }
 

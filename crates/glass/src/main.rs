@@ -26,7 +26,7 @@ struct Args {
     #[arg(short = 'n', long)]
     namespace: Option<String>,
     /// Listen on this port (default: one derived from the context name, the same every run).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     port: Option<u16>,
     /// Print the URL, do not open a browser.
     #[arg(long)]
@@ -114,12 +114,23 @@ fn has_display() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
 }
 
-fn stop(running: &mut [Running]) {
-    for r in running.iter_mut() {
-        let _ = r.child.kill();
-        let _ = r.child.wait();
+/// The proxies started so far. Dropping it kills them, so no early return
+/// leaves a kubectl running with the token after its folder is gone.
+#[derive(Default)]
+struct Proxies(Vec<Running>);
+
+impl Drop for Proxies {
+    fn drop(&mut self) {
+        for r in &mut self.0 {
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+        }
     }
 }
+
+/// How long a proxy may take to start serving, and then to get an answer
+/// from the cluster (a credential plugin may be asking for a login).
+const READY_LIMIT: Duration = Duration::from_secs(120);
 
 fn run(args: &Args) -> Result<ExitCode, String> {
     if let Some(ns) = &args.namespace {
@@ -135,31 +146,32 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         Err(code) => return Ok(code),
     };
 
-    // One private folder for this run (mode 0700), removed when it ends.
-    let dir = tempfile::Builder::new()
-        .prefix("kubectl-glass-")
-        .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir()
-        .map_err(|e| format!("cannot make a temporary folder: {e}"))?;
-
     let (tx, rx) = mpsc::channel::<()>();
     ctrlc::set_handler(move || {
         let _ = tx.send(());
     })
     .map_err(|e| format!("cannot handle signals: {e}"))?;
 
-    let mut running: Vec<Running> = Vec::new();
+    // One private folder for this run (mode 0700), removed when it ends.
+    // Declared before the proxies, so it is removed after they are stopped.
+    let dir = tempfile::Builder::new()
+        .prefix("kubectl-glass-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+    let mut proxies = Proxies::default();
+    let mut taken = std::collections::BTreeSet::new();
+    let mut failed = Vec::new();
+
     for (i, context) in contexts.iter().enumerate() {
         let www = dir.path().join(format!("app-{i}"));
         std::fs::create_dir(&www).map_err(|e| format!("{}: {e}", www.display()))?;
         let session = serde_json::to_string(&SessionFile::new(context, args.read_only))
             .map_err(|e| e.to_string())?;
-        if let Err(e) = app::write_to(&www, &session) {
-            stop(&mut running);
-            return Err(e.to_string());
-        }
-        let choice =
-            port::choose(&context.name, args.port).map_err(|e| format!("no free port: {e}"))?;
+        app::write_to(&www, &session).map_err(|e| e.to_string())?;
+        let choice = port::choose(&context.name, args.port, &taken)
+            .map_err(|e| format!("no free port: {e}"))?;
+        taken.insert(choice.port());
         if let Choice::Fallback { wanted, port } = choice {
             eprintln!(
                 "kubectl-glass: port {wanted} (context {:?}'s own) is taken; using {port}, so this tab's storage starts empty",
@@ -175,38 +187,50 @@ fn run(args: &Args) -> Result<ExitCode, String> {
             www,
             read_only: args.read_only,
         };
-        let child = match spec.spawn() {
-            Ok(c) => c,
-            Err(e) => {
-                stop(&mut running);
-                return Err(format!("cannot run {}: {e}", args.kubectl.display()));
+        let (mut child, serving) = spec
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", args.kubectl.display()))?;
+        let ready = proxy::wait_ready(&mut child, &serving, &spec.api(), READY_LIMIT);
+        let name = context.name.clone();
+        let problem = match ready {
+            Ok(200) => None,
+            Ok(status) => {
+                eprintln!(
+                    "kubectl-glass: context {name:?}: the cluster answered {status} to /version; the app will say more"
+                );
+                None
             }
+            Err(proxy::NotReady::Exited(status)) => Some(format!(
+                "kubectl proxy for context {name:?} exited ({status})"
+            )),
+            Err(proxy::NotReady::Timeout(what, t)) => Some(format!(
+                "kubectl proxy for context {name:?} took longer than {t:?} {what}"
+            )),
         };
-        running.push(Running {
-            context: context.clone(),
-            spec,
-            child,
-        });
-    }
-
-    for i in 0..running.len() {
-        let api = running[i].spec.api();
-        match proxy::wait_ready(&mut running[i].child, &api, Duration::from_secs(30)) {
-            Ok(()) => {}
-            Err(proxy::NotReady::Exited(status)) => {
-                let name = running[i].context.name.clone();
-                stop(&mut running);
-                eprintln!("kubectl-glass: kubectl proxy for context {name:?} exited ({status})");
-                return Ok(exit_code(status));
-            }
-            Err(proxy::NotReady::Timeout(t)) => {
-                let name = running[i].context.name.clone();
-                stop(&mut running);
-                return Err(format!(
-                    "kubectl proxy for context {name:?} did not answer within {t:?}"
-                ));
+        match problem {
+            None => proxies.0.push(Running {
+                context: context.clone(),
+                spec,
+                child,
+            }),
+            Some(p) => {
+                let _ = child.kill();
+                let status = child.wait().ok();
+                if !args.all_contexts {
+                    eprintln!("kubectl-glass: {p}");
+                    return Ok(status.map_or(ExitCode::FAILURE, exit_code));
+                }
+                eprintln!("kubectl-glass: {p}; starting the others");
+                failed.push(name);
             }
         }
+        if rx.try_recv().is_ok() {
+            // Stopped while starting: print nothing, open nothing.
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    if proxies.0.is_empty() {
+        return Err("no context could be started".into());
     }
 
     let fragment = args
@@ -216,22 +240,26 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         .unwrap_or_default();
     let ro = if args.read_only { " (read-only)" } else { "" };
     if args.all_contexts {
-        let width = running
+        let width = proxies
+            .0
             .iter()
             .map(|r| r.context.name.len())
             .max()
             .unwrap_or(7)
             .max(7);
         println!("{:width$}  URL", "CONTEXT");
-        for r in &running {
+        for r in &proxies.0 {
             println!("{:width$}  {}", r.context.name, r.spec.url());
+        }
+        for name in &failed {
+            println!("{name:width$}  (did not start; see above)");
         }
         println!(
             "Kubeglass{ro} for {} contexts. Ctrl-C stops them all.",
-            running.len()
+            proxies.0.len()
         );
     } else {
-        let r = &running[0];
+        let r = &proxies.0[0];
         let url = format!("{}{fragment}", r.spec.url());
         println!(
             "Kubeglass{ro} for context {:?} (cluster {:?}):\n  {url}\nThe URL is the key: anyone with it can use your cluster as you while this runs. Ctrl-C stops.",
@@ -254,7 +282,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         if rx.recv_timeout(Duration::from_millis(200)).is_ok() {
             break ExitCode::SUCCESS;
         }
-        if let Some((name, status)) = running.iter_mut().find_map(|r| match r.child.try_wait() {
+        if let Some((name, status)) = proxies.0.iter_mut().find_map(|r| match r.child.try_wait() {
             Ok(Some(s)) => Some((r.context.name.clone(), s)),
             _ => None,
         }) {
@@ -264,7 +292,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
             break ExitCode::FAILURE;
         }
     };
-    stop(&mut running);
+    drop(proxies);
     drop(dir);
     Ok(code)
 }

@@ -61,20 +61,27 @@ impl Choice {
     }
 }
 
-/// Picks the port for `context`: `given`, else its derived port when free,
-/// else any free port.
-pub fn choose(context: &str, given: Option<u16>) -> std::io::Result<Choice> {
+/// Picks the port for `context`: `given`, else its derived port when free
+/// and not in `taken` (ports this run already gave another context), else
+/// any free port not in `taken`.
+pub fn choose(
+    context: &str,
+    given: Option<u16>,
+    taken: &std::collections::BTreeSet<u16>,
+) -> std::io::Result<Choice> {
     if let Some(p) = given {
         return Ok(Choice::Given(p));
     }
     let wanted = port_for(context);
-    if is_free(wanted) {
+    if !taken.contains(&wanted) && is_free(wanted) {
         return Ok(Choice::Derived(wanted));
     }
-    Ok(Choice::Fallback {
-        wanted,
-        port: any_free()?,
-    })
+    loop {
+        let port = any_free()?;
+        if !taken.contains(&port) {
+            return Ok(Choice::Fallback { wanted, port });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -105,16 +112,34 @@ mod tests {
         let wanted = port_for(context);
         let Ok(_hold) = TcpListener::bind((Ipv4Addr::LOCALHOST, wanted)) else {
             // Something else holds it already: the fallback is exercised anyway.
-            assert!(matches!(choose(context, None), Ok(Choice::Fallback { .. })));
+            let none = std::collections::BTreeSet::new();
+            assert!(matches!(
+                choose(context, None, &none),
+                Ok(Choice::Fallback { .. })
+            ));
             return;
         };
-        match choose(context, None).expect("a port") {
+        let none = std::collections::BTreeSet::new();
+        match choose(context, None, &none).expect("a port") {
             Choice::Fallback { wanted: w, port } => {
                 assert_eq!(w, wanted);
                 assert_ne!(port, wanted);
             }
             other => panic!("expected a fallback, got {other:?}"),
         }
-        assert_eq!(choose(context, Some(9)).expect("given"), Choice::Given(9));
+        assert_eq!(
+            choose(context, Some(9), &none).expect("given"),
+            Choice::Given(9)
+        );
+    }
+
+    #[test]
+    fn two_contexts_of_one_run_never_share_a_port() {
+        // --all-contexts: the first context's port is taken for the second,
+        // even though nothing listens on it yet.
+        let wanted = port_for("first");
+        let taken = [wanted].into_iter().collect();
+        let second = choose("first", None, &taken).expect("a port");
+        assert_ne!(second.port(), wanted);
     }
 }

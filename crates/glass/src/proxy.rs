@@ -1,8 +1,10 @@
 //! `kubectl proxy` as Kubeglass runs it: the capability URL, 127.0.0.1, the
 //! hardened reject-paths, and for `--read-only` every write method refused.
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// kubectl proxy's default reject-paths (exec, attach) plus port-forward and
@@ -10,8 +12,8 @@ use std::time::{Duration, Instant};
 /// the one list the scripts and the e2e tests read too.
 pub const REJECT_PATHS: &str = include_str!("../../../hack/reject-paths");
 
-/// What `--read-only` refuses: every method that writes.
-pub const WRITE_METHODS: &str = "^(POST|PUT|PATCH|DELETE)$";
+/// What `--read-only` refuses: every method that writes, in any case.
+pub const WRITE_METHODS: &str = "(?i)^(POST|PUT|PATCH|DELETE)$";
 
 /// A fresh capability token: 128 random bits in hex. Hex never starts with
 /// `api`, a prefix kubectl proxy would not strip.
@@ -73,15 +75,29 @@ impl Spec {
         format!("{}/ui/", self.api())
     }
 
-    /// Starts kubectl: its stderr is the person's terminal (so its own
-    /// messages reach them), its stdout ("Starting to serve on …") is dropped.
-    pub fn spawn(&self) -> std::io::Result<Child> {
-        Command::new(&self.kubectl)
+    /// Starts kubectl. Its stderr and stdin are the person's terminal (so
+    /// its own messages reach them, and a credential plugin may ask them
+    /// something); its stdout is read for "Starting to serve on", which is
+    /// reported once on the returned channel.
+    pub fn spawn(&self) -> std::io::Result<(Child, mpsc::Receiver<()>)> {
+        let mut child = Command::new(&self.kubectl)
             .args(self.args())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdin(Stdio::inherit())
+            .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .spawn()
+            .spawn()?;
+        let (tx, rx) = mpsc::channel();
+        if let Some(out) = child.stdout.take() {
+            std::thread::spawn(move || {
+                // Read to the end, so kubectl never blocks on a full pipe.
+                for line in BufReader::new(out).lines().map_while(Result::ok) {
+                    if line.starts_with("Starting to serve on") {
+                        let _ = tx.send(());
+                    }
+                }
+            });
+        }
+        Ok((child, rx))
     }
 }
 
@@ -100,29 +116,46 @@ pub fn reject_paths() -> String {
 pub enum NotReady {
     /// kubectl exited first, with this status.
     Exited(std::process::ExitStatus),
-    /// It did not answer within the time allowed.
-    Timeout(Duration),
+    /// It did not get that far within the time allowed.
+    Timeout(&'static str, Duration),
 }
 
-/// Waits until `GET <api>/version` answers 200, or kubectl exits, or `limit` passes.
-pub fn wait_ready(child: &mut Child, api: &str, limit: Duration) -> Result<(), NotReady> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(2)))
-        .http_status_as_error(false)
-        .build()
-        .into();
+/// Waits until kubectl says it serves (so the port is its own, and the
+/// token goes to nobody else), then until `GET <api>/version` gets any
+/// HTTP answer through it; returns that status. A status other than 200 is
+/// the cluster's answer (unreachable, unauthorized): the app shows it.
+pub fn wait_ready(
+    child: &mut Child,
+    serving: &mpsc::Receiver<()>,
+    api: &str,
+    limit: Duration,
+) -> Result<u16, NotReady> {
     let start = Instant::now();
     loop {
         if let Ok(Some(status)) = child.try_wait() {
             return Err(NotReady::Exited(status));
         }
-        if let Ok(r) = agent.get(format!("{api}/version")).call()
-            && r.status() == 200
-        {
-            return Ok(());
+        if serving.recv_timeout(Duration::from_millis(100)).is_ok() {
+            break;
         }
         if start.elapsed() > limit {
-            return Err(NotReady::Timeout(limit));
+            return Err(NotReady::Timeout("to start serving", limit));
+        }
+    }
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(limit))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(NotReady::Exited(status));
+        }
+        if let Ok(r) = agent.get(format!("{api}/version")).call() {
+            return Ok(r.status().as_u16());
+        }
+        if start.elapsed() > limit {
+            return Err(NotReady::Timeout("to answer", limit));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -183,7 +216,7 @@ mod tests {
             spec(true)
                 .args()
                 .iter()
-                .any(|x| x == "--reject-methods=^(POST|PUT|PATCH|DELETE)$")
+                .any(|x| x == "--reject-methods=(?i)^(POST|PUT|PATCH|DELETE)$")
         );
         assert_eq!(
             spec(false).url(),

@@ -14,6 +14,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::Error;
 use crate::names::percent_decode;
+use crate::rest::table::{METADATA_ACCEPT, METADATA_LIST_ACCEPT, TABLE_ONLY_ACCEPT};
 use crate::transport::Request;
 
 /// Marks a request as a person's explicit request to read a Secret's data.
@@ -23,75 +24,57 @@ pub struct Reveal;
 /// True when `path` addresses core secrets: `/api/v1/secrets`,
 /// `/api/v1/namespaces/<ns>/secrets`, the old watch forms
 /// `/api/v1/watch/[namespaces/<ns>/]secrets`, or anything below any of them.
-/// Segments are compared percent-decoded, as the apiserver reads them
-/// (`secre%74s` is `secrets`), and empty segments are ignored.
+///
+/// The path is read as the apiserver reads it: percent-decoded first (so
+/// `secre%74s` is `secrets` and `%2F` is a separator), then split, with
+/// empty segments ignored. A browser also treats `\` as a separator and
+/// resolves `.` and `..`; no request of ours has either, so a path with a
+/// dot segment counts as a Secrets path whatever it names.
 pub fn is_secrets_path(path: &str) -> bool {
-    let segs: Vec<String> = path
-        .split('/')
+    let decoded = percent_decode(path);
+    let segs: Vec<&str> = decoded
+        .split(['/', '\\'])
         .filter(|s| !s.is_empty())
-        .map(percent_decode)
         .collect();
-    let mut segs: Vec<&str> = segs.iter().map(String::as_str).collect();
-    if segs.get(2) == Some(&"watch") && segs.first() == Some(&"api") {
-        segs.remove(2);
+    if segs.iter().any(|s| *s == "." || *s == "..") {
+        return true;
     }
+    let segs: Vec<&str> = match segs.as_slice() {
+        ["api", v, "watch", rest @ ..] => [&["api", *v][..], rest].concat(),
+        _ => segs,
+    };
     matches!(
         segs.as_slice(),
         ["api", _, "secrets", ..] | ["api", _, "namespaces", _, "secrets", ..]
     )
 }
 
-/// One media range of an `Accept` header: its type and parameters, and
-/// whether its `q` is above zero (a `q=0` range is "not acceptable").
-struct MediaRange<'a> {
-    mime: &'a str,
-    params: Vec<(String, &'a str)>,
-    wanted: bool,
+/// The only `Accept` headers a request for Secrets may carry: exactly what
+/// the client sends for metadata and for tables without the plain-JSON
+/// fallback. An allowlist rather than a parser, because the apiserver's
+/// negotiation (exact, case-sensitive parameter names, the last of a
+/// repeated parameter, `q=0` handling that differs between versions) is
+/// not something a second parser here can be trusted to agree with.
+const DATA_FREE_ACCEPT: [&str; 5] = [
+    METADATA_ACCEPT,
+    METADATA_LIST_ACCEPT,
+    TABLE_ONLY_ACCEPT,
+    // kube-core's own metadata requests (`list_metadata`, `watch_metadata`,
+    // `get_metadata`), with the parameters in its order.
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+];
+
+/// The values of `key` in a query string, keys and values percent-decoded.
+fn query_values<'a>(query: &'a str, key: &'a str) -> impl Iterator<Item = String> + 'a {
+    query.split('&').filter_map(move |pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (percent_decode(k) == key).then(|| percent_decode(v))
+    })
 }
 
-fn media_ranges(accept: &str) -> Vec<MediaRange<'_>> {
-    accept
-        .split(',')
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-        .map(|entry| {
-            let mut parts = entry.split(';').map(str::trim);
-            let mime = parts.next().unwrap_or("");
-            let params: Vec<(String, &str)> = parts
-                .filter_map(|p| p.split_once('='))
-                .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().trim_matches('"')))
-                .collect();
-            let wanted = params
-                .iter()
-                .find(|(k, _)| k == "q")
-                .is_none_or(|(_, q)| q.parse::<f32>().map_or(true, |q| q > 0.0));
-            MediaRange {
-                mime,
-                params,
-                wanted,
-            }
-        })
-        .collect()
-}
-
-impl MediaRange<'_> {
-    fn param(&self, key: &str) -> Option<&str> {
-        self.params.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
-    }
-
-    /// The server-side conversion this range asks for (`PartialObjectMetadata`,
-    /// `Table`, …) from `meta.k8s.io`, if any.
-    fn conversion(&self) -> Option<&str> {
-        (self.param("g") == Some("meta.k8s.io"))
-            .then(|| self.param("as"))
-            .flatten()
-    }
-}
-
-/// True when every range the request accepts asks for metadata, or for a
-/// Table without objects; a request with no `Accept` gets the whole object,
-/// and so does any plain fallback (`application/json` after a metadata
-/// range), because the server may pick it.
+/// True when the request's `Accept` is one of [`DATA_FREE_ACCEPT`] and, for
+/// a Table, every `includeObject` asks for `None` or `Metadata`.
 fn data_free(request: &Request) -> bool {
     let Some(accept) = request
         .headers()
@@ -100,27 +83,11 @@ fn data_free(request: &Request) -> bool {
     else {
         return false;
     };
-    let ranges: Vec<MediaRange> = media_ranges(accept)
-        .into_iter()
-        .filter(|r| r.wanted)
-        .collect();
-    if ranges.is_empty() {
+    if !DATA_FREE_ACCEPT.contains(&accept) {
         return false;
     }
-    let whole_objects = request
-        .uri()
-        .query()
-        .unwrap_or("")
-        .split('&')
-        .any(|p| percent_decode(p) == "includeObject=Object");
-    ranges.iter().all(|r| {
-        r.mime == "application/json"
-            && match r.conversion() {
-                Some("PartialObjectMetadata" | "PartialObjectMetadataList") => true,
-                Some("Table") => !whole_objects,
-                _ => false,
-            }
-    })
+    let query = request.uri().query().unwrap_or("");
+    query_values(query, "includeObject").all(|v| v == "None" || v == "Metadata")
 }
 
 /// The annotation `kubectl apply` writes: the whole manifest as last applied,
@@ -250,19 +217,27 @@ mod tests {
     }
 
     #[test]
-    fn every_acceptable_range_must_be_data_free() {
+    fn only_the_clients_own_data_free_accept_headers_pass() {
         let path = "/api/v1/namespaces/shop/secrets/db";
-        let meta = "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io";
-        // A metadata first choice with a plain fallback: the server may pick the fallback.
+        let meta = METADATA_ACCEPT;
         for accept in [
+            // A plain fallback the server may pick.
             format!("{meta},application/json"),
             format!("{meta};q=0,application/json"),
             format!("{meta}, */*"),
-            // The conversion must come from meta.k8s.io.
+            format!("application/json;q=0,{meta}"),
+            // Parameter names are case-sensitive for the apiserver.
+            "application/json;AS=PartialObjectMetadata;V=v1;G=meta.k8s.io".to_string(),
+            // A tab before `as` hides the parameter from the server.
+            "application/json;\tas=PartialObjectMetadata;v=v1;g=meta.k8s.io".to_string(),
+            // The server keeps the last of a repeated parameter.
+            format!("{meta};as=Table"),
+            // An unknown version is refused by the server, which may then fall back.
+            "application/json;as=PartialObjectMetadata;v=v2;g=meta.k8s.io, application/json;q=0"
+                .to_string(),
             "application/json;as=PartialObjectMetadata;v=v1;g=other.example".to_string(),
             "application/json;as=Secret".to_string(),
-            // Only refused ranges is no acceptable range at all.
-            format!("{meta};q=0"),
+            TABLE_ACCEPT.to_string(),
             String::new(),
         ] {
             assert!(
@@ -270,27 +245,59 @@ mod tests {
                 "{accept:?}"
             );
         }
-        // Refused plain JSON (q=0) next to metadata is still data-free,
-        // and so are two data-free choices.
-        for accept in [
-            format!("application/json;q=0,{meta}"),
-            format!("{meta}, application/json;as=Table;v=v1;g=meta.k8s.io"),
-            format!("{meta};q=0.5"),
+        for accept in [METADATA_ACCEPT, METADATA_LIST_ACCEPT, TABLE_ONLY_ACCEPT] {
+            assert!(check(&req("GET", path, Some(accept))).is_ok(), "{accept:?}");
+        }
+        for query in [
+            "includeObject=Object",
+            "includeObject=Objec%74",
+            "include%4Fbject=Object",
+            "includeObject=Metadata&includeObject=Object",
+            "includeObject=object",
         ] {
+            let uri = format!("/api/v1/secrets?{query}");
             assert!(
-                check(&req("GET", path, Some(&accept))).is_ok(),
-                "{accept:?}"
+                check(&req("GET", &uri, Some(TABLE_ONLY_ACCEPT))).is_err(),
+                "{query}"
+            );
+            assert!(
+                check(&req("GET", &uri, Some(METADATA_LIST_ACCEPT))).is_err(),
+                "{query}"
             );
         }
         assert!(
             check(&req(
                 "GET",
-                "/api/v1/secrets?includeObject=Objec%74",
+                "/api/v1/secrets?includeObject=None",
                 Some(TABLE_ONLY_ACCEPT)
             ))
-            .is_err(),
-            "the query is read decoded too"
+            .is_ok()
         );
+        // The metadata requests kube-core builds, as the reflector sends them.
+        use kube_core::params::{GetParams, ListParams, WatchParams};
+        let r = kube_core::Request::new("/api/v1/namespaces/shop/secrets");
+        for built in [
+            r.list_metadata(&ListParams::default()),
+            r.watch_metadata(&WatchParams::default(), "0"),
+            r.get_metadata("db", &GetParams::default()),
+        ] {
+            let built = built.expect("a request");
+            assert!(check(&built).is_ok(), "{:?}", built.headers());
+        }
+    }
+
+    #[test]
+    fn paths_are_read_as_the_server_and_the_browser_read_them() {
+        for p in [
+            "/api/v1/namespaces/shop%2Fsecrets",
+            "/api/v1%2Fsecrets",
+            "/api\\v1\\secrets",
+            "/api/v1/namespaces/shop/configmaps/../../shop/secrets/db",
+            "/api/v1/namespaces/shop/configmaps/%2e%2e/x",
+            "/api/v1/./secrets",
+        ] {
+            assert!(is_secrets_path(p), "{p}");
+        }
     }
 
     #[test]
