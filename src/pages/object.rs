@@ -5,6 +5,7 @@
 //! each confirmed and recorded as an Event.
 
 use crate::state::session::SessionState;
+use kubeglass_client::access::{AccessQuery, can_i};
 use kubeglass_client::actions::ActionKind;
 use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::cache::{InformerOptions, Notification, redact_secret_metadata};
@@ -13,7 +14,7 @@ use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::rest::table::TableRowObject;
 use kubeglass_web::{FrameQueue, spawn};
 use leptos::prelude::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::components::dialog::{ask_label_changes, confirm, prompt};
 use crate::route::Route;
@@ -119,33 +120,28 @@ pub fn to_yaml(v: &Value) -> String {
     out
 }
 
-async fn can_i(
+/// May the person `verb` this object (or its `sub`resource)? An error when
+/// the cluster could not be asked, which is not the same as "no".
+async fn may(
     kube: &Kube,
     verb: &str,
     info: &ResourceInfo,
     ns: Option<&str>,
     name: &str,
     sub: Option<&str>,
-) -> bool {
-    // Plain JSON rather than the typed review: one typed kind fewer in the wasm.
-    let body = json!({
-        "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
-        "spec": {"resourceAttributes": {
-            "verb": verb, "group": info.group, "resource": info.plural, "name": name,
-            "namespace": ns.unwrap_or_default(), "subresource": sub.unwrap_or_default()}}
-    });
-    let Ok(request) = http::Request::post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
-        .header("content-type", "application/json")
-        .body(body.to_string().into_bytes())
-    else {
-        return false;
+) -> Result<bool, String> {
+    let query = AccessQuery {
+        verb: verb.into(),
+        group: info.group.clone(),
+        resource: info.plural.clone(),
+        namespace: ns.map(str::to_string),
+        name: Some(name.to_string()),
+        subresource: sub.map(str::to_string),
     };
-    kube.client
-        .send_json::<Value>(request)
+    can_i(&kube.client, &query)
         .await
-        .ok()
-        .and_then(|r| r.pointer("/status/allowed").and_then(Value::as_bool))
-        .unwrap_or(false)
+        .map(|a| a.allowed())
+        .map_err(|e| e.to_string())
 }
 
 /// Where the objects a kind owns live: the child resource, and whether
@@ -284,12 +280,14 @@ fn Owned(
 type EventLine = (i64, String, String, String, i32);
 
 /// What the person may do here.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Allowed {
     delete: bool,
     patch: bool,
     scale: bool,
     checked: bool,
+    /// The cluster could not be asked (not the same as "not allowed").
+    error: Option<String>,
 }
 
 #[component]
@@ -433,17 +431,25 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         let (kube, info, ns, name) = (kube.clone(), info.clone(), namespace.clone(), name.clone());
         spawn(async move {
             let ns = ns.as_deref();
-            let delete =
-                info.supports("delete") && can_i(&kube, "delete", &info, ns, &name, None).await;
+            let mut error = None;
+            let mut answer = |r: Result<bool, String>| {
+                r.unwrap_or_else(|e| {
+                    error.get_or_insert(e);
+                    false
+                })
+            };
+            let delete = info.supports("delete")
+                && answer(may(&kube, "delete", &info, ns, &name, None).await);
             let patch =
-                info.supports("patch") && can_i(&kube, "patch", &info, ns, &name, None).await;
+                info.supports("patch") && answer(may(&kube, "patch", &info, ns, &name, None).await);
             let scale = info.has_subresource("scale")
-                && can_i(&kube, "update", &info, ns, &name, Some("scale")).await;
+                && answer(may(&kube, "update", &info, ns, &name, Some("scale")).await);
             allowed.set(Allowed {
                 delete,
                 patch,
                 scale,
                 checked: true,
+                error,
             });
         });
     }
@@ -726,6 +732,9 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     if read_only {
                         return view! { <span class="muted small" data-testid="no-actions">"This session is read-only: its proxy refuses every write."</span> }.into_any();
                     }
+                    if let Some(e) = a.error.clone() {
+                        return view! { <span class="muted small" data-testid="access-error" role="alert">"Could not ask the cluster what you may do here: " {e}</span> }.into_any();
+                    }
                     if !(a.delete || a.patch || a.scale) {
                         return view! { <span class="muted small" data-testid="no-actions">"Your access is read-only here."</span> }.into_any();
                     }
@@ -788,6 +797,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn yaml_reads_like_kubectl_and_folds_managed_fields() {

@@ -8,6 +8,7 @@
 //! gloo or tokio.
 #![warn(missing_docs)]
 
+pub mod access;
 pub mod actions;
 pub mod api;
 pub mod backoff;
