@@ -3,9 +3,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, readFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, copyFileSync, rmSync, statSync, writeFileSync, readFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, dirname } from 'node:path';
 import { kubectl, launchBrowser, until } from '../lib.mjs';
 
 const env = (name) => {
@@ -17,9 +17,16 @@ const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 10;
 let browser;
 let scratch;
 
+let pluginDir;
+
 before(async () => {
   browser = await launchBrowser();
   scratch = mkdtempSync(join(tmpdir(), 'kubeglass-launcher-'));
+  // "Installed": the binary as kubectl-glass in a bin folder of its own.
+  pluginDir = join(scratch, 'bin');
+  mkdirSync(pluginDir);
+  copyFileSync(env('GLASS'), join(pluginDir, 'kubectl-glass'));
+  chmodSync(join(pluginDir, 'kubectl-glass'), 0o755);
 });
 
 after(async () => {
@@ -27,10 +34,20 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Runs kubectl-glass; resolves once it printed its URL (or exited). */
+/**
+ * Runs `kubectl glass` as a person would: kubectl finds the plugin on PATH,
+ * and PATH holds only the installed plugin and kubectl (no cargo, trunk or
+ * node). `kubectlPath` other than the real kubectl runs the binary directly
+ * with `--kubectl` (a wrapper, or one that does not exist).
+ * Resolves `started` once it printed its URL (or exited).
+ */
 function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFIG') } = {}) {
-  const child = spawn(env('GLASS'), ['--kubectl', kubectlPath, '--kubeconfig', kubeconfig, '--no-open', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const plugin = kubectlPath === env('KUBECTL');
+  const child = plugin
+    ? spawn(env('KUBECTL'), ['glass', '--kubeconfig', kubeconfig, '--no-open', ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: `${pluginDir}:${dirname(env('KUBECTL'))}`, HOME: process.env.HOME } })
+    : spawn(env('GLASS'), ['--kubectl', kubectlPath, '--kubeconfig', kubeconfig, '--no-open', ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
   const run = { child, stdout: '', stderr: '', code: undefined };
   child.stdout.on('data', (d) => { run.stdout += d; });
   child.stderr.on('data', (d) => { run.stderr += d; });
@@ -110,12 +127,15 @@ test('a context keeps its port from run to run, and -n opens that namespace\'s p
   const ports = [];
   for (let i = 0; i < 2; i++) {
     const run = glass(['-n', 'demo-shop']);
-    const { urls } = await run.started;
+    const { urls, dir } = await run.started;
     assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
     assert.match(urls[0], /\/ui\/#\/r\/pods\?ns=demo-shop$/);
     ports.push(new URL(urls[0]).port);
+    assert.ok(dir && existsSync(dir));
     run.child.kill('SIGINT');
     assert.equal(await run.exited, 0);
+    assert.ok(!existsSync(dir), 'SIGINT removes the app folder');
+    await assert.rejects(fetch(`${apiOf(urls[0])}/version`), 'and stops the proxy');
   }
   assert.equal(ports[0], ports[1]);
   assert.ok(Number(ports[0]) >= 47100 && Number(ports[0]) < 47900, ports[0]);
@@ -150,10 +170,14 @@ test('kubectl exiting stops the launcher and removes its folder', async () => {
 });
 
 test('--all-contexts starts one proxy per context and prints a table', async () => {
+  // Two contexts with two cluster identities (the same server under a
+  // second cluster name), as a kubeconfig with prod and staging has.
   const kc = join(scratch, 'two.kubeconfig');
-  writeFileSync(kc, kubectl('config', 'view', '--raw'));
+  const config = JSON.parse(kubectl('config', 'view', '--raw', '-o', 'json'));
+  config.clusters.push({ ...config.clusters[0], name: 'second-cluster' });
+  writeFileSync(kc, JSON.stringify(config));
   execFileSync(env('KUBECTL'), ['--kubeconfig', kc, 'config', 'set-context', 'second',
-    '--cluster=kubeglass-local', '--user=admin', '--namespace=demo-shop']);
+    '--cluster=second-cluster', '--user=admin', '--namespace=demo-shop']);
   const run = glass(['--all-contexts'], { kubeconfig: kc });
   const { urls } = await run.started;
   try {
@@ -163,9 +187,14 @@ test('--all-contexts starts one proxy per context and prints a table', async () 
     assert.notEqual(new URL(urls[0]).port, new URL(urls[1]).port, 'separate origins');
     for (const u of urls) assert.equal((await fetch(`${apiOf(u)}/version`)).status, 200);
     const { page } = browser;
-    await page.goto(urls[1]);
-    assert.ok(await until(async () => (await page.getByTestId('session-context').innerText().catch(() => '')) === 'second · kubeglass-local', 20000),
-      'the second tab names its own context');
+    const shown = [];
+    for (const u of urls) {
+      await page.goto(u);
+      await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+      shown.push(await page.getByTestId('session-context').innerText());
+    }
+    assert.deepEqual(shown.sort(), ['admin@kubeglass-local · kubeglass-local', 'second · second-cluster'],
+      'each tab names its own context and cluster');
   } finally {
     run.child.kill('SIGINT');
     await run.exited;
