@@ -7,6 +7,7 @@ use futures::executor::block_on;
 use http::Method;
 use kubeglass_client::access::{Access, AccessQuery, REVIEW_PATH, can_i};
 use kubeglass_client::rest::{Error, RestClient};
+use kubeglass_client::transport::TransportError;
 use kubeglass_client::testing::{FakeApiServer, Reply};
 use serde_json::json;
 
@@ -76,6 +77,12 @@ fn a_failure_to_ask_is_an_error_not_a_denial() {
         block_on(can_i(&client, &scale_query())),
         Err(Error::Decode(_))
     ));
-    // Nothing scripted: the transport fails.
-    assert!(block_on(can_i(&client, &scale_query())).is_err());
+    // The proxy cannot be reached.
+    server
+        .expect(Method::POST, REVIEW_PATH)
+        .reply(Reply::Fail(TransportError::Connect("connection refused".into())));
+    assert!(matches!(
+        block_on(can_i(&client, &scale_query())),
+        Err(e) if e.is_connect()
+    ));
 }

@@ -381,6 +381,10 @@ fn listers_read_the_cache_and_watch_errors_reach_the_hook() {
     assert_eq!(errors.borrow().len(), 1, "{:?}", errors.borrow());
     // The cache survives the bad stream.
     assert_eq!(lister.list(&LabelSelector::default()).len(), 2);
+    // The watch is opened again from the list's resourceVersion after a backoff.
+    h.clock.advance(Duration::from_secs(2));
+    h.settle();
+    assert_eq!(server.remaining(), 0, "re-watched: {:?}", server.log());
 }
 
 fn factory(server: &FakeApiServer, pool: &LocalPool, clock: &FakeClock) -> InformerFactory {

@@ -580,6 +580,34 @@ fn retries_a_failed_list_after_backing_off() {
     h.server.verify();
 }
 
+// A 403 on the list is kept with its code, so a view can say "you may not
+// list this" rather than "cannot reach"; the code goes once a list works.
+#[test]
+fn a_forbidden_list_records_its_code_until_a_list_works() {
+    let server = FakeApiServer::new();
+    server.expect_get(PATH).reply(Reply::status(
+        403,
+        "Forbidden",
+        "configmaps is forbidden: User \"viewer\" cannot list resource \"configmaps\"",
+    ));
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .reply(list("10", vec![cm("a", "1")], None));
+    let (reply, _w) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply);
+    let mut h = Harness::start(server);
+    {
+        let s = h.status.borrow();
+        assert_eq!(s.last_error_code, Some(403), "{s:?}");
+        assert!(!s.unreachable, "the server answered");
+        assert!(!s.synced);
+    }
+    h.advance(Duration::from_millis(800));
+    assert_eq!(h.names(), ["ns/a"]);
+    assert_eq!(h.status.borrow().last_error_code, None);
+}
+
 // Garbage in the stream restarts the watch from the last good RV; what the
 // store holds is kept.
 #[test]

@@ -101,6 +101,11 @@ pub struct ReflectorStatus {
     pub errors: u64,
     /// The latest failure, for a person to read.
     pub last_error: Option<String>,
+    /// The HTTP status code of the latest failure when the server answered
+    /// it (403 for forbidden, 404 for a resource that is not served), so a
+    /// view can say which failure it is; None for transport and decode
+    /// failures, and once a list or watch succeeds.
+    pub last_error_code: Option<u16>,
     /// True while the latest failure was "cannot reach the API server".
     pub unreachable: bool,
     /// When the last event or bookmark arrived.
@@ -129,6 +134,7 @@ impl Default for ReflectorStatus {
             bookmarks: 0,
             errors: 0,
             last_error: None,
+            last_error_code: None,
             unreachable: false,
             last_event_at: None,
             last_bookmark_at: None,
@@ -536,9 +542,11 @@ where
     fn record_error(&self, e: &Error) {
         let text = e.to_string();
         let unreachable = e.is_connect();
+        let code = e.api().map(|a| a.code);
         self.update(|s| {
             s.errors += 1;
             s.last_error = Some(text);
+            s.last_error_code = code;
             s.unreachable = unreachable;
         });
     }
@@ -634,6 +642,7 @@ where
             s.synced = true;
             s.last_resource_version = Some(resource_version);
             s.last_error = None;
+            s.last_error_code = None;
             s.unreachable = false;
         });
         Ok(())
@@ -794,6 +803,7 @@ where
                             s.last_resource_version = Some(rv);
                             s.last_event_at = Some(now);
                             s.last_error = None;
+                            s.last_error_code = None;
                             s.unreachable = false;
                         });
                         continue;
@@ -848,6 +858,7 @@ where
             }
             s.last_event_at = Some(now);
             s.last_error = None;
+            s.last_error_code = None;
             s.unreachable = false;
         });
     }

@@ -101,6 +101,24 @@ where
     }
 }
 
+/// Polls `cond` every 50 ms until it holds, or fails after `secs` seconds
+/// saying what it waited for.
+async fn wait_for(
+    clock: &dyn Clock,
+    secs: u64,
+    what: &str,
+    cond: impl Fn() -> bool,
+) -> Result<(), String> {
+    let deadline = clock.now() + Duration::from_secs(secs);
+    while !cond() {
+        if clock.now() > deadline {
+            return Err(format!("waited {secs}s for {what}"));
+        }
+        clock.sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
 async fn namespace(admin: &RestClient, clock: &dyn Clock, prefix: &str) -> String {
     let name = format!("{prefix}-{}", clock.now().as_millis() % 100_000_000);
     let ns: Namespace =
@@ -275,7 +293,12 @@ pub async fn informer_resumes_after_proxy_restart(
         informer.wait_synced().await;
         let watches_before = informer.snapshot().reflector.watches;
         control(control_client, "/proxy/stop").await;
-        clock.sleep(Duration::from_millis(1500)).await;
+        // The changes below must happen while the informer cannot see them:
+        // wait until its watch has broken and a reconnect found nobody there.
+        wait_for(clock.as_ref(), 30, "the informer to find the proxy gone", || {
+            informer.snapshot().reflector.unreachable
+        })
+        .await?;
         for i in 0..10 {
             admin_api
                 .create(
