@@ -1,94 +1,70 @@
-//! The root component: starts the state once, provides it as context, and
-//! shows the view the URL fragment names.
+//! The root component: starts the app-wide state once, provides it as context, and shows the view the URL fragment names.
 
-use std::time::Duration;
-
-use kubeglass_client::clock::PassiveClock;
-use kubeglass_web::WebClock;
 use leptos::prelude::*;
 
+use crate::actions::Actions;
 use crate::components::banner::{ConnectionBanner, UnprotectedBanner};
+use crate::components::namespace::NamespacePicker;
 use crate::components::palette::Palette;
+use crate::components::theme::ThemeToggle;
+use crate::kube::cluster::ClusterState;
+use crate::kube::provide_kube;
+use crate::kube::session::SessionState;
+use crate::kube::start::start;
+use crate::model::namespaces::initial_namespace;
 use crate::pages::api::ApiTree;
+use crate::pages::events::EventsPage;
 use crate::pages::object::ObjectPage;
 use crate::pages::overview::Overview;
 use crate::pages::resource::ResourcePage;
-use crate::pages::workloads::EventStream;
 use crate::pages::xray::Xray;
+use crate::prefs;
 use crate::route::{Route, use_route};
-use crate::state::session::SessionState;
-use crate::state::{ClusterState, Now, provide_kube};
-
-const THEME_KEY: &str = "kubeglass.theme";
-
-fn apply_theme(theme: &str) {
-    if let Some(root) = document().document_element() {
-        let _ = match theme {
-            "light" | "dark" => root.set_attribute("data-theme", theme),
-            _ => root.remove_attribute("data-theme"),
-        };
-    }
-}
-
-/// System, light or dark; remembered in localStorage.
-#[component]
-fn ThemeToggle() -> impl IntoView {
-    let storage = window().local_storage().ok().flatten();
-    let saved = storage
-        .as_ref()
-        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
-        .unwrap_or_else(|| "system".into());
-    apply_theme(&saved);
-    let theme = RwSignal::new(saved);
-    let next = move |_| {
-        let t = match theme.get_untracked().as_str() {
-            "system" => "light",
-            "light" => "dark",
-            _ => "system",
-        };
-        apply_theme(t);
-        if let Some(s) = window().local_storage().ok().flatten() {
-            let _ = s.set_item(THEME_KEY, t);
-        }
-        theme.set(t.to_string());
-    };
-    view! {
-        <button class="theme-toggle" on:click=next data-testid="theme-toggle" title="Theme: system, light or dark">
-            {move || match theme.get().as_str() {
-                "light" => "☀ light",
-                "dark" => "☾ dark",
-                _ => "◐ system",
-            }}
-        </button>
-    }
-}
 
 /// The whole app.
 #[component]
 pub fn App() -> impl IntoView {
-    let started = ClusterState::start();
-    provide_context(started.cluster);
+    let started = start();
+    let kube = started.kube.clone();
     provide_kube(started.kube);
     let session = SessionState::start();
     provide_context(session);
-    let now = RwSignal::new(WebClock.now().as_secs_f64());
-    set_interval(
-        move || now.set(WebClock.now().as_secs_f64()),
-        Duration::from_secs(1),
+    let remembered = prefs::get(prefs::NAMESPACE);
+    let cluster = ClusterState::start(
+        &kube,
+        started.reconnect,
+        initial_namespace(remembered.as_deref(), None),
     );
-    provide_context(Now(now));
-    let route = use_route();
-    let nav = move |target: Route, label: &'static str, testid: &'static str| {
-        let href = target.href();
-        let active = move || {
-            let r = route.get();
-            std::mem::discriminant(&r) == std::mem::discriminant(&target)
-                && (!matches!(r, Route::Resource { .. }) || r == target)
-        };
-        view! {
-            <a href=href class:active=active data-testid=testid>{label}</a>
+    provide_context(cluster);
+    // The launcher's context namespace, once its file is read, unless the
+    // person chose one before.
+    Effect::new(move |_| {
+        if session.loaded.get() && remembered.is_none() {
+            let context = session
+                .session
+                .with_untracked(|s| s.as_ref().and_then(|s| s.namespace.clone()));
+            let ns = initial_namespace(None, context.as_deref());
+            if ns.is_some() {
+                cluster.namespace.set(ns);
+            }
         }
-    };
+    });
+    provide_context(Actions::start(&kube));
+    let route = use_route();
+    let nav =
+        move |target: fn(Option<&str>) -> Route, label: &'static str, testid: &'static str| {
+            let href = move || target(cluster.namespace.get().as_deref()).href();
+            let active = move || {
+                let (r, t) = (route.get(), target(None));
+                match (&r, &t) {
+                    (Route::Resource { resource: a, .. }, Route::Resource { resource: b, .. }) => {
+                        a == b
+                    }
+                    _ => std::mem::discriminant(&r) == std::mem::discriminant(&t),
+                }
+            };
+            view! { <a href=href class:active=active data-testid=testid>{label}</a> }
+        };
     view! {
         <header class="topbar">
             <a class="brand" href="#/">
@@ -96,14 +72,15 @@ pub fn App() -> impl IntoView {
                 " Kubeglass"
             </a>
             <nav class="nav">
-                {nav(Route::Overview, "Overview", "nav-overview")}
-                {nav(Route::resource("pods", None), "Pods", "nav-pods")}
-                {nav(Route::resource("deployments", None), "Deployments", "nav-deployments")}
-                {nav(Route::resource("nodes", None), "Nodes", "nav-nodes")}
-                {nav(Route::Events, "Events", "nav-events")}
-                {nav(Route::Api, "API", "nav-api")}
-                {nav(Route::Xray, "X-ray", "nav-xray")}
+                {nav(|_| Route::Overview, "Overview", "nav-overview")}
+                {nav(|ns| Route::resource("pods", ns), "Pods", "nav-pods")}
+                {nav(|ns| Route::resource("deployments", ns), "Deployments", "nav-deployments")}
+                {nav(|_| Route::resource("nodes", None), "Nodes", "nav-nodes")}
+                {nav(|_| Route::Events, "Events", "nav-events")}
+                {nav(|_| Route::Api, "API", "nav-api")}
+                {nav(|_| Route::Xray, "X-ray", "nav-xray")}
             </nav>
+            <NamespacePicker/>
             <span class="topbar-sub">"type " <kbd>":"</kbd> " to jump · " <kbd>"/"</kbd> " to filter"</span>
             {move || session.session.get().map(|s| view! {
                 <span class="session" data-testid="session-context" title="kubeconfig context · cluster">{s.label()}</span>
@@ -133,7 +110,7 @@ pub fn App() -> impl IntoView {
                 }
                 .into_any(),
                 Route::Api => view! { <ApiTree/> }.into_any(),
-                Route::Events => view! { <EventStream/> }.into_any(),
+                Route::Events => view! { <EventsPage/> }.into_any(),
                 Route::Xray => view! { <Xray/> }.into_any(),
                 Route::Invalid { reason } => view! {
                     <section class="panel">

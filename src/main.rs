@@ -1,13 +1,16 @@
-//! Kubeglass: a Kubernetes dashboard that is only a web page.
+//! Kubeglass, a Kubernetes dashboard that is only a web page: this file mounts the app, or inside another page's frame one line saying why not.
 //!
-//! This file only mounts the app (see `app.rs`), or, inside another page's
-//! frame, one line saying why it will not run there.
+//! The layers: `pages` → `components` → `model` and `kube` (`actions`,
+//! `prefs` and `route` beside them); nothing imports back up.
 
+mod actions;
 mod app;
 mod components;
+mod kube;
+mod model;
 mod pages;
+mod prefs;
 mod route;
-mod state;
 
 use leptos::prelude::*;
 

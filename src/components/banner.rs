@@ -2,13 +2,15 @@
 
 use leptos::prelude::*;
 
-use crate::state::{ClusterState, Connection};
+use crate::kube::cluster::ClusterState;
+use crate::model::connection::Connection;
 
 /// Shows nothing while connected; a warning strip otherwise.
 #[component]
 pub fn ConnectionBanner() -> impl IntoView {
     let cluster = expect_context::<ClusterState>();
-    move || match cluster.connection.get() {
+    move || {
+        match cluster.connection.get() {
         Connection::Connected => None,
         Connection::Connecting => Some(
             view! {
@@ -18,11 +20,21 @@ pub fn ConnectionBanner() -> impl IntoView {
             }
             .into_any(),
         ),
-        Connection::Unreachable { message, since_ms } => {
-            let since = js_sys::Date::new(&since_ms.into()).to_locale_time_string("en-GB");
+        Connection::Denied { message } => Some(
+            view! {
+                <div class="banner banner-error" data-testid="connection-banner" data-problem="forbidden" role="alert">
+                    <strong>"The Kubernetes API answers, but refuses what this page asked. "</strong>
+                    "Your account may read less than this view needs: pick a namespace you may read, or ask for access. "
+                    <span class="banner-detail">{message}</span>
+                </div>
+            }
+            .into_any(),
+        ),
+        Connection::Unreachable { message, since } => {
+            let since = js_sys::Date::new(&(since * 1000.0).into()).to_locale_time_string("en-GB");
             Some(
                 view! {
-                    <div class="banner banner-error" data-testid="connection-banner" role="alert">
+                    <div class="banner banner-error" data-testid="connection-banner" data-problem="unreachable" role="alert">
                         <strong>"Cannot reach the Kubernetes API. "</strong>
                         "Is "<code>"kubectl proxy"</code>" still running? Reconnecting since "
                         {String::from(since)}
@@ -33,6 +45,7 @@ pub fn ConnectionBanner() -> impl IntoView {
                 .into_any(),
             )
         }
+    }
     }
 }
 

@@ -7,8 +7,9 @@ use kubeglass_client::discovery::ResourceInfo;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
+use crate::components::keys::{on_keys, typing};
+use crate::kube::use_kube;
 use crate::route::{Route, navigate};
-use crate::state::use_kube;
 
 fn builtin(word: &str) -> Option<Route> {
     match word {
@@ -60,12 +61,8 @@ pub fn Palette() -> impl IntoView {
     let error: RwSignal<Option<String>> = RwSignal::new(None);
     let input = NodeRef::<leptos::html::Input>::new();
 
-    let keys = window_event_listener(leptos::ev::keydown, move |ev: KeyboardEvent| {
-        let typing = ev
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<leptos::web_sys::HtmlElement>(t).ok())
-            .is_some_and(|el| el.tag_name() == "INPUT" || el.tag_name() == "SELECT");
-        if ev.key() == ":" && !typing {
+    on_keys(move |ev: KeyboardEvent| {
+        if ev.key() == ":" && !typing(&ev) {
             ev.prevent_default();
             text.set(String::new());
             error.set(None);
@@ -77,7 +74,6 @@ pub fn Palette() -> impl IntoView {
             });
         }
     });
-    on_cleanup(move || keys.remove());
 
     let kube = StoredValue::new_local(kube);
     let go = move || {
@@ -101,7 +97,7 @@ pub fn Palette() -> impl IntoView {
                     navigate(&Route::resource(&r.qualified_name(), namespace.as_deref()));
                 }
                 Ok(None) => error.set(Some(format!("The server has no resource called “{word}”."))),
-                Err(e) => error.set(Some(e)),
+                Err(p) => error.set(Some(p.explain("read the server's resources"))),
             }
         });
     };

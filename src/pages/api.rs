@@ -1,19 +1,18 @@
-//! The API discovery tree: groups → versions → resources, with scope, verbs,
-//! short names, categories and subresources; CRDs marked. A CRD informer
-//! (metadata only) refreshes discovery when CRDs come or go, so the tree
-//! follows the cluster while the page is open.
+//! The API discovery tree: groups → versions → resources, with scope, verbs, short names, categories and subresources; CRDs marked.
+//!
+//! A CRD informer refreshes discovery when CRDs come, go or change, so the
+//! tree follows the cluster while the page is open.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use kubeglass_client::cache::Notification;
 use kubeglass_client::discovery::{Discovery, ResourceInfo};
-use kubeglass_client::rest::table::TableRowObject;
-use kubeglass_web::FrameQueue;
 use leptos::prelude::*;
 
+use crate::components::problem::ProblemBox;
+use crate::kube::use_kube;
+use crate::kube::watch::table_options;
 use crate::route::Route;
-use crate::state::{table_options, use_kube};
 
 fn matches(r: &ResourceInfo, q: &str) -> bool {
     q.is_empty()
@@ -31,32 +30,34 @@ pub fn ApiTree() -> impl IntoView {
     let discovered = kube.discovered;
     let crds: RwSignal<BTreeSet<String>> = RwSignal::new(BTreeSet::new());
 
-    // CRDs as they come and go; each change refreshes discovery (once per frame).
-    // Table format: the same informer serves the `:crd` table.
-    let informer = kube.factory.informer(table_options(
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-    ));
-    let inf = (*informer).clone();
+    // CRDs as they come and go: a change after the first delivery (a CRD
+    // added, removed or changed, seen by its resourceVersion) means
+    // discovery is out of date. Table format: the same informer serves the
+    // `:crd` table.
+    let mut seen: Option<BTreeMap<String, String>> = None;
     let k = kube.clone();
-    let frames = FrameQueue::new("crd-changes", move |changes: Vec<bool>| {
-        let names: BTreeSet<String> = inf.indexer().borrow().keys().into_iter().collect();
-        crds.set(names);
-        if changes.iter().any(|live| *live) {
-            k.load_discovery(true);
-        }
-    });
-    let registration = informer.add_handler(
-        move |n: &Notification<TableRowObject>| {
-            // Changes after the initial state mean discovery is out of date.
-            let live = !matches!(n, Notification::Added { initial: true, .. });
-            frames.add(live);
+    let watch = kube.watch_frames(
+        "crd-changes",
+        table_options("/apis/apiextensions.k8s.io/v1/customresourcedefinitions"),
+        move |inf, _| {
+            let now: BTreeMap<String, String> = inf
+                .indexer()
+                .borrow()
+                .list()
+                .iter()
+                .map(|r| {
+                    let rv = r.metadata.resource_version.clone().unwrap_or_default();
+                    (r.metadata.name.clone().unwrap_or_default(), rv)
+                })
+                .collect();
+            crds.set(now.keys().cloned().collect());
+            if seen.as_ref().is_some_and(|before| *before != now) {
+                k.load_discovery(true);
+            }
+            seen = Some(now);
         },
-        None,
     );
-    let _keep = StoredValue::new_local((informer, registration));
-    on_cleanup(move || {
-        _keep.try_with_value(|(_, r)| r.remove());
-    });
+    let _watch = StoredValue::new_local(watch);
 
     let query = RwSignal::new(String::new());
     let tree = move || {
@@ -64,7 +65,10 @@ pub fn ApiTree() -> impl IntoView {
         let crds = crds.get();
         match discovered.get() {
             None => view! { <p class="muted">"Reading the server's API…"</p> }.into_any(),
-            Some(Err(e)) => view! { <p class="error-box">{e}</p> }.into_any(),
+            Some(Err(p)) => {
+                view! { <ProblemBox problem=p doing="read the server's resources".to_string()/> }
+                    .into_any()
+            }
             Some(Ok(d)) => view! { {failures(&d)} {render(&d, &q, &crds)} }.into_any(),
         }
     };

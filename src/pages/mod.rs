@@ -1,8 +1,8 @@
-//! Pages: one per view, each a thin arrangement of components over state.
+//! Pages: one per view, each a thin arrangement of components over models and the cluster's signals.
 
 pub mod api;
+pub mod events;
 pub mod object;
 pub mod overview;
 pub mod resource;
-pub mod workloads;
 pub mod xray;

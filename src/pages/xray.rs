@@ -1,14 +1,14 @@
-//! The X-ray page: the client-go machinery at work inside this tab — every
-//! informer with its state and counters, the work queues, the open
-//! connections by kind, request counts, and the discovery cache.
+//! The X-ray page: the client-go machinery at work inside this tab — informers, work queues, connections by kind, requests, the discovery cache.
 
 use std::collections::HashMap;
 
 use kubeglass_client::cache::factory::FactoryEntry;
 use leptos::prelude::*;
 
-use crate::state::table::short_age;
-use crate::state::{Now, use_kube};
+use crate::actions::Actions;
+use crate::kube::cluster::Now;
+use crate::kube::use_kube;
+use crate::model::time::short_age;
 
 fn state_class(label: &str) -> &'static str {
     match label {
@@ -29,7 +29,7 @@ struct InformerRow {
 #[component]
 pub fn Xray() -> impl IntoView {
     let kube = StoredValue::new_local(use_kube());
-    let workloads = expect_context::<crate::state::ClusterState>().workloads;
+    let actions = expect_context::<Actions>();
     let now = expect_context::<Now>().0;
     let previous: StoredValue<HashMap<String, (f64, u64)>> = StoredValue::new(HashMap::new());
 
@@ -167,7 +167,7 @@ pub fn Xray() -> impl IntoView {
                         let mean = |h: &kubeglass_client::workqueue::metrics::Histogram| {
                             if h.count == 0 { "—".to_string() } else { ms(h.sum / h.count as f64 * 1000.0) }
                         };
-                        let action = workloads.action_metrics().map(|m| view! {
+                        let action = actions.metrics().map(|m| view! {
                             <tr data-testid="xray-queue">
                                 <td class="name"><code>{m.name.clone()}</code></td><td>"actions (rate-limited)"</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
                                 <td class="num">{m.retries}</td><td class="num">"—"</td><td class="num">"—"</td>

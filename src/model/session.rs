@@ -1,4 +1,4 @@
-//! The launcher's session file: which context and cluster this tab shows, and whether it may write.
+//! The launcher's session file, read: which context, cluster and namespace this tab shows, and whether it may write.
 //!
 //! `kubectl glass` writes `kubeglass-context.json` next to the app, on the
 //! same origin and under the same capability prefix. The header shows its
@@ -8,7 +8,6 @@
 //! as `null`, so under a plain `kubectl proxy --www` or `make serve` (or
 //! with no file at all) nothing extra is shown.
 
-use leptos::prelude::*;
 use serde::Deserialize;
 
 /// The file's name, beside `index.html`.
@@ -62,52 +61,6 @@ impl Session {
         } else {
             format!("{} · {}", cut(&self.context), cut(&self.cluster))
         }
-    }
-}
-
-/// The session as the app knows it: `None` until read, or when there is none.
-#[derive(Clone, Copy)]
-pub struct SessionState {
-    /// The parsed file.
-    pub session: RwSignal<Option<Session>>,
-    /// Why the file could not be read, when it exists but is broken.
-    pub error: RwSignal<Option<String>>,
-    /// The read has finished (whatever it found). Pages wait for it, so a
-    /// read-only session never draws an action button, not even briefly.
-    pub loaded: RwSignal<bool>,
-}
-
-impl SessionState {
-    /// Reads the file once, in the background.
-    pub fn start() -> Self {
-        let state = Self {
-            session: RwSignal::new(None),
-            error: RwSignal::new(None),
-            loaded: RwSignal::new(false),
-        };
-        kubeglass_web::spawn(async move {
-            match kubeglass_web::fetch_beside_page(SESSION_FILE).await {
-                Ok(Some(text)) => match Session::parse(&text) {
-                    Ok(s) => state.session.set(s),
-                    Err(e) => state.error.set(Some(e)),
-                },
-                Ok(None) => {}
-                Err(e) => state.error.set(Some(e)),
-            }
-            state.loaded.set(true);
-        });
-        state
-    }
-
-    /// True when the session may not write (the proxy refuses writes), or
-    /// when the file is there but could not be read: then it may have said
-    /// so, and offering no actions is the safe reading. Read once,
-    /// untracked: pages are drawn after the file was read.
-    pub fn read_only(&self) -> bool {
-        self.error.with_untracked(Option::is_some)
-            || self
-                .session
-                .with_untracked(|s| s.as_ref().is_some_and(|s| s.read_only))
     }
 }
 

@@ -1,99 +1,29 @@
-//! Deployments with scale buttons, and the live event stream.
+//! The live event stream (its own page, and the overview's last panel): newest first, filters, pause, a per-minute sparkline.
 
-use leptos::prelude::*;
-
-use kubeglass_client::actions::ActionKind;
-
-use crate::components::dialog::{ask_label_changes, confirm};
-use crate::components::scroll::ScrollWindow;
-use crate::route::Route;
-use crate::state::session::SessionState;
-use crate::state::workloads::{EventFilter, EventIndex, EventRow};
-use crate::state::{ClusterState, Now, use_kube};
 use std::sync::Arc;
 
-/// Deployments, with − and + to scale them (recorded as Events).
+use kubeglass_client::cache::InformerOptions;
+use kubeglass_client::k8s_openapi::api::core::v1::Event;
+use kubeglass_client::kube_core::DynamicObject;
+use leptos::prelude::*;
+
+use crate::components::problem::ProblemBox;
+use crate::components::scroll::ScrollWindow;
+use crate::kube::cluster::{ClusterState, Now};
+use crate::kube::use_kube;
+use crate::kube::watch::{collection_path, watch_problem};
+use crate::model::events::{EventFilter, EventIndex, EventRow, per_minute};
+use crate::model::namespaces::scope_label;
+use crate::model::objects::split_api_version;
+use crate::route::Route;
+
+/// The `#/events` page: the stream of the app's namespace.
 #[component]
-pub fn DeploymentsPanel() -> impl IntoView {
-    let w = expect_context::<ClusterState>().workloads;
-    let read_only = expect_context::<SessionState>().read_only();
-    let _watch = StoredValue::new_local(w.watch_deployments(&use_kube()));
-    let outcome = move || {
-        w.last_action.get().map(|r| match r {
-            Ok(m) => {
-                view! { <div class="action-ok" data-testid="action-result">{m}</div> }.into_any()
-            }
-            Err(e) => {
-                view! { <div class="action-err" data-testid="action-result" role="alert">{e}</div> }
-                    .into_any()
-            }
-        })
-    };
-    view! {
-        <section class="panel">
-            <h2>"Deployments"</h2>
-            {outcome}
-            <table class="grid" data-testid="deployment-table">
-                <thead>
-                    <tr><th>"Namespace"</th><th>"Name"</th><th class="num">"Ready"</th><th class="num">"Scale"</th><th>"Actions"</th></tr>
-                </thead>
-                <tbody>
-                    <For
-                        each=move || w.deployments.get().into_values()
-                        key=|r| (r.key.clone(), r.desired, r.ready)
-                        children=move |r| {
-                            let (ns, name, desired) = (r.namespace.clone(), r.name.clone(), r.desired);
-                            let target = format!("{ns}/{name}");
-                            let act = move |kind: ActionKind, question: String| {
-                                let (ns, name) = (ns.clone(), name.clone());
-                                move |_| {
-                                    if confirm(&question) {
-                                        w.act(&ns, &name, kind.clone());
-                                    }
-                                }
-                            };
-                            let labels = {
-                                let (ns, name, target) = (r.namespace.clone(), r.name.clone(), target.clone());
-                                move |_| match ask_label_changes(&target) {
-                                    Some(Ok(kind)) => w.act(&ns, &name, kind),
-                                    Some(Err(e)) => w.last_action.set(Some(Err(e))),
-                                    None => {}
-                                }
-                            };
-                            let ok = if r.ready == r.desired { "status-ok" } else { "status-warn" };
-                            view! {
-                                <tr data-testid="deployment-row" data-key=r.key.clone()>
-                                    <td>{r.namespace.clone()}</td>
-                                    <td class="name">{r.name.clone()}</td>
-                                    <td class=format!("num {ok}")>{format!("{}/{}", r.ready, r.desired)}</td>
-                                    <td class="num scale">
-                                        {(!read_only).then(|| view! {
-                                            <button title="Scale down by one" data-testid="scale-down"
-                                                disabled=desired == 0
-                                                on:click=act.clone()(ActionKind::Scale((desired - 1).max(0)), format!("Scale {target} to {}?", (desired - 1).max(0)))>"−"</button>
-                                        })}
-                                        <span data-testid="desired">{desired}</span>
-                                        {(!read_only).then(|| view! {
-                                            <button title="Scale up by one" data-testid="scale-up"
-                                                on:click=act.clone()(ActionKind::Scale(desired + 1), format!("Scale {target} to {}?", desired + 1))>"+"</button>
-                                        })}
-                                    </td>
-                                    <td class="actions">
-                                        {(!read_only).then(|| view! {
-                                            <button data-testid="restart" title="kubectl rollout restart"
-                                                on:click=act.clone()(ActionKind::RestartRollout, format!("Restart the rollout of {target}?"))>"Restart"</button>
-                                            <button data-testid="labels" title="Set or remove labels" on:click=labels>"Labels"</button>
-                                            <button data-testid="delete" class="danger" title="Delete this Deployment"
-                                                on:click=act(ActionKind::Delete, format!("Delete {target}? Its pods go too."))>"Delete"</button>
-                                        })}
-                                    </td>
-                                </tr>
-                            }
-                        }
-                    />
-                </tbody>
-            </table>
-        </section>
+pub fn EventsPage() -> impl IntoView {
+    let cluster = expect_context::<ClusterState>();
+    move || {
+        let namespace = cluster.namespace.get();
+        view! { <EventStream namespace/> }
     }
 }
 
@@ -120,21 +50,41 @@ const EVENT_OVERSCAN: usize = 6;
 /// object and text, pause and resume, an events-per-minute sparkline;
 /// involved objects link to their pages.
 #[component]
-pub fn EventStream() -> impl IntoView {
-    let w = expect_context::<ClusterState>().workloads;
-    let _watch = StoredValue::new_local(w.watch_events(&use_kube()));
+pub fn EventStream(namespace: Option<String>) -> impl IntoView {
+    let kube = use_kube();
+    let events: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
+    let watch = collection_path::<Event>(&kube, namespace.as_deref()).map(|path| {
+        kube.watch_frames(
+            "event-rows",
+            InformerOptions::<DynamicObject>::new(path),
+            move |inf, keys| {
+                let indexer = inf.indexer();
+                let store = indexer.borrow();
+                events.update(|ix| {
+                    for key in keys {
+                        match store.get(&key) {
+                            Some(e) => ix.upsert(EventRow::from_object(&e)),
+                            None => ix.remove(&key),
+                        }
+                    }
+                });
+            },
+        )
+    });
+    let status = watch.as_ref().ok().map(|w| w.status());
+    let path_problem = watch.as_ref().err().cloned();
+    let _watch = StoredValue::new_local(watch.ok());
+    let doing = format!("list events {}", scope_label(namespace.as_deref()));
+    let problem = move || {
+        let p = path_problem
+            .clone()
+            .or_else(|| status.and_then(|s| s.with(watch_problem)))?;
+        Some(view! { <ProblemBox problem=p doing=doing.clone() testid="events-problem"/> })
+    };
     // The app's once-a-second clock: ages and the sparkline keep ticking
     // between events.
     let clock = expect_context::<Now>().0;
     let now = move || clock.get();
-    let age = move |t: i64| {
-        let s = (now() - t as f64).max(0.0) as i64;
-        match s {
-            0..60 => format!("{s}s"),
-            60..3600 => format!("{}m", s / 60),
-            _ => format!("{}h", s / 3600),
-        }
-    };
     let filter = RwSignal::new(EventFilter::default());
     let paused = RwSignal::new(false);
     // While paused the stream reads a copy of the index taken at the pause
@@ -142,7 +92,7 @@ pub fn EventStream() -> impl IntoView {
     let frozen: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
     let toggle_pause = move |_| {
         if !paused.get_untracked() {
-            frozen.set(w.events.get_untracked());
+            frozen.set(events.get_untracked());
         }
         paused.update(|p| *p = !*p);
     };
@@ -150,7 +100,7 @@ pub fn EventStream() -> impl IntoView {
         if paused.get() {
             frozen.with(|ix| f(ix))
         } else {
-            w.events.with(|ix| f(ix))
+            events.with(|ix| f(ix))
         }
     };
     // With a filter set, every event that passes it, newest first (shared
@@ -214,7 +164,7 @@ pub fn EventStream() -> impl IntoView {
     let on_scroll = move |ev: leptos::ev::Event| scroll.on_scroll(&ev);
     // The choices of each menu: what the events hold now.
     let choices = Memo::new(move |_| {
-        w.events.with(|ix| Choices {
+        events.with(|ix| Choices {
             reasons: ix.reasons().keys().cloned().collect(),
             namespaces: ix.namespaces().keys().cloned().collect(),
             kinds: ix.kinds().keys().cloned().collect(),
@@ -245,15 +195,11 @@ pub fn EventStream() -> impl IntoView {
             </select>
         }
     };
-    let discovered = use_kube().discovered;
+    let discovered = kube.discovered;
     // The involved object's page, when discovery knows its kind.
     let object_href = move |e: &EventRow| {
         let d = discovered.get().and_then(Result::ok)?;
-        let (group, version) = e
-            .involved
-            .api_version
-            .rsplit_once('/')
-            .unwrap_or(("", &e.involved.api_version));
+        let (group, version) = split_api_version(&e.involved.api_version);
         let version = (!version.is_empty()).then_some(version);
         let r = d
             .mapper()
@@ -269,20 +215,7 @@ pub fn EventStream() -> impl IntoView {
     };
     // Events per minute over the last half hour, by last seen.
     let spark = move || {
-        let t = now();
-        let mut buckets = [0u32; SPARK_MINUTES];
-        w.events.with(|ix| {
-            // Newest first: stop at the first event older than the window.
-            for e in ix.newest() {
-                let ago = ((t - e.last_seen as f64) / 60.0).floor();
-                if ago >= SPARK_MINUTES as f64 {
-                    break;
-                }
-                if ago >= 0.0 {
-                    buckets[SPARK_MINUTES - 1 - ago as usize] += 1;
-                }
-            }
-        });
+        let buckets = events.with(|ix| per_minute(ix, now(), SPARK_MINUTES));
         let max = buckets.iter().copied().max().unwrap_or(0).max(1) as f64;
         let points = buckets
             .iter()
@@ -315,6 +248,7 @@ pub fn EventStream() -> impl IntoView {
                     }
                 }}
             </div>
+            {problem}
             <div class="toolbar">
                 <select aria-label="Event type" data-testid="event-type-filter"
                     on:change=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.type_ = v); }>
@@ -355,14 +289,14 @@ pub fn EventStream() -> impl IntoView {
                             each=window
                             key=|e| (e.key.clone(), e.count, e.last_seen, e.message.clone())
                             children={move |i: ReadSignal<usize>, e: Arc<EventRow>| {
-                                let class = if e.type_ == "Warning" { "erow event-warning" } else { "erow" };
+                                let class = if e.is_warning() { "erow event-warning" } else { "erow" };
                                 let object = format!("{}/{}", e.namespace, e.object);
                                 let object_title = object.clone();
                                 view! {
                                     <div class=class role="row" data-testid="event-row"
                                         aria-rowindex=move || (first() + i.get() + 2).to_string()>
-                                        <span role="cell">{let t = e.last_seen; move || age(t)}</span>
-                                        <span role="cell" class="muted">{let t = e.first_seen; move || age(t)}</span>
+                                        <span role="cell">{let e = e.clone(); move || e.last_seen_age(now())}</span>
+                                        <span role="cell" class="muted">{let e = e.clone(); move || e.first_seen_age(now())}</span>
                                         <span role="cell">{e.type_.clone()}</span>
                                         <span role="cell" title=e.reason.clone()>{e.reason.clone()}</span>
                                         <span role="cell" class="name" title=object_title>{
@@ -383,53 +317,6 @@ pub fn EventStream() -> impl IntoView {
                     </div>
                 </div>
             </div>
-        </section>
-    }
-}
-
-/// Nodes, with cordon and uncordon.
-#[component]
-pub fn NodesPanel() -> impl IntoView {
-    let w = expect_context::<ClusterState>().workloads;
-    let read_only = expect_context::<SessionState>().read_only();
-    let _watch = StoredValue::new_local(w.watch_nodes(&use_kube()));
-    view! {
-        <section class="panel">
-            <h2>"Nodes"</h2>
-            <table class="grid" data-testid="node-table">
-                <thead>
-                    <tr><th>"Name"</th><th>"Ready"</th><th>"Scheduling"</th><th>"Actions"</th></tr>
-                </thead>
-                <tbody>
-                    <For
-                        each=move || w.nodes.get().into_values()
-                        key=|n| (n.name.clone(), n.ready.clone(), n.cordoned)
-                        children=move |n| {
-                            let name = n.name.clone();
-                            let cordoned = n.cordoned;
-                            let (label, question) = if cordoned {
-                                ("Uncordon", format!("Let pods be scheduled on {name} again?"))
-                            } else {
-                                ("Cordon", format!("Stop scheduling pods on {name}?"))
-                            };
-                            let toggle = move |_| {
-                                if confirm(&question) {
-                                    w.act_on_node(&name, ActionKind::Cordon(!cordoned));
-                                }
-                            };
-                            let ready = if n.ready == "True" { "status-ok" } else { "status-warn" };
-                            view! {
-                                <tr data-testid="node-row" data-name=n.name.clone()>
-                                    <td class="name">{n.name.clone()}</td>
-                                    <td class=ready>{n.ready.clone()}</td>
-                                    <td data-testid="scheduling">{if cordoned { "SchedulingDisabled" } else { "Schedulable" }}</td>
-                                    <td class="actions">{(!read_only).then(|| view! { <button data-testid="cordon" on:click=toggle>{label}</button> })}</td>
-                                </tr>
-                            }
-                        }
-                    />
-                </tbody>
-            </table>
         </section>
     }
 }

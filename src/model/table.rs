@@ -1,6 +1,6 @@
-//! The model behind a live resource table: rows by key, kept sorted
-//! incrementally (a change moves one row: two binary searches, no re-sort),
-//! filtered on demand. Plain Rust, no Leptos, so it is tested natively.
+//! The rows of a live resource table by key, kept sorted incrementally and filtered on demand.
+//!
+//! A change moves one row: two binary searches, no re-sort.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -8,6 +8,8 @@ use std::rc::Rc;
 
 use kubeglass_client::cache::object_key;
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
+
+use crate::model::time::parse_time;
 
 /// What a column sorts by.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,38 +48,6 @@ pub struct Sort {
 /// True for the column kubectl calls `Age` (sorted by creation time).
 pub fn is_age(c: &TableColumn) -> bool {
     c.name.eq_ignore_ascii_case("age")
-}
-
-/// Seconds since the epoch of an RFC 3339 timestamp (`2026-11-30T14:21:17Z`).
-pub fn parse_time(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, mo, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (h, mi, se) = (n(11..13)?, n(14..16)?, n(17..19)?);
-    // Days from civil (Howard Hinnant's algorithm).
-    let y2 = if mo <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some((days * 86_400 + h * 3600 + mi * 60 + se) as f64)
-}
-
-/// kubectl's short age: `45s`, `12m`, `3h`, `5d`, `2y`; future times show as `0s`.
-pub fn short_age(seconds: f64) -> String {
-    let s = seconds.max(0.0) as u64;
-    match s {
-        0..=119 => format!("{s}s"),
-        120..=7_199 => format!("{}m", s / 60),
-        7_200..=172_799 => format!("{}h", s / 3600),
-        172_800..=31_535_999 => format!("{}d", s / 86_400),
-        _ => format!("{}y", s / 31_536_000),
-    }
 }
 
 fn sort_value(row: &TableRowObject, columns: &[TableColumn], column: Option<usize>) -> SortValue {
@@ -338,17 +308,5 @@ mod tests {
         let incremental = m.order().to_vec();
         m.resort();
         assert_eq!(incremental, m.order());
-    }
-
-    #[test]
-    fn ages_read_like_kubectl() {
-        assert_eq!(short_age(5.0), "5s");
-        assert_eq!(short_age(600.0), "10m");
-        assert_eq!(short_age(3.0 * 3600.0), "3h");
-        assert_eq!(short_age(5.0 * 86_400.0), "5d");
-        assert_eq!(short_age(-30.0), "0s");
-        assert_eq!(parse_time("1970-01-02T00:00:01Z"), Some(86_401.0));
-        assert_eq!(parse_time("2026-11-30T10:00:00Z"), Some(1_796_032_800.0));
-        assert_eq!(parse_time("yesterday"), None);
     }
 }

@@ -1,48 +1,17 @@
-//! Deployments with scale actions, and the live event stream.
+//! Kubernetes Events as the app shows them: one decoder for core/v1 and events.k8s.io shapes, the filter, the newest-first index and the per-minute counts.
 //!
-//! Both come from reflectors through frame queues (at most one view update
-//! per animation frame); scaling goes through the client's rate-limited
-//! action queue and is recorded as a Kubernetes Event by kubeglass.
+//! The event stream, the overview and an object's page all read Events
+//! through [`EventRow::from_object`], so a count, a time or an involved
+//! object is the same on every page.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
-use std::rc::Rc;
 use std::sync::Arc;
 
-use kubeglass_client::actions::{Action, ActionKind, ActionQueue, ActionResult};
-use kubeglass_client::cache::{InformerOptions, object_key};
-use kubeglass_client::kube_core::{ApiResource, DynamicObject, GroupVersionKind};
-use kubeglass_client::record::{ApiSink, EventBroadcaster};
-use kubeglass_web::spawn;
+use kubeglass_client::cache::object_key;
+use kubeglass_client::kube_core::DynamicObject;
 
-use crate::state::{Kube, Watch};
-use leptos::prelude::*;
-
-/// One Deployment as the overview shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeploymentRow {
-    /// `namespace/name`.
-    pub key: String,
-    /// Namespace.
-    pub namespace: String,
-    /// Name.
-    pub name: String,
-    /// `spec.replicas`.
-    pub desired: i32,
-    /// `status.readyReplicas`.
-    pub ready: i32,
-}
-
-/// One node as the overview shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeRow {
-    /// Name.
-    pub name: String,
-    /// The Ready condition's status (`True`, `False`, `Unknown`).
-    pub ready: String,
-    /// `spec.unschedulable` (cordoned).
-    pub cordoned: bool,
-}
+use crate::model::time::{Seconds, age, parse_time};
 
 /// One Event in the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,49 +53,6 @@ pub struct Involved {
     pub name: String,
 }
 
-/// Deployments are read as untyped objects (whole objects watch over
-/// WebSocket, holding none of the browser's six connections; the typed
-/// `Deployment` would drag the whole `PodSpec` deserializer into the wasm).
-fn deployment_row(d: &DynamicObject) -> DeploymentRow {
-    let int = |p: &str, default: i64| {
-        d.data
-            .pointer(p)
-            .and_then(|v| v.as_i64())
-            .unwrap_or(default)
-    };
-    DeploymentRow {
-        key: object_key(d),
-        namespace: d.metadata.namespace.clone().unwrap_or_default(),
-        name: d.metadata.name.clone().unwrap_or_default(),
-        desired: int("/spec/replicas", 1) as i32,
-        ready: int("/status/readyReplicas", 0) as i32,
-    }
-}
-
-fn node_row(n: &DynamicObject) -> NodeRow {
-    let ready = n
-        .data
-        .pointer("/status/conditions")
-        .and_then(|c| c.as_array())
-        .and_then(|cs| {
-            cs.iter()
-                .find(|c| c.get("type").and_then(|t| t.as_str()) == Some("Ready"))
-        })
-        .and_then(|c| c.get("status").and_then(|s| s.as_str()))
-        .unwrap_or("Unknown")
-        .to_string();
-    NodeRow {
-        name: n.metadata.name.clone().unwrap_or_default(),
-        ready,
-        cordoned: n
-            .data
-            .pointer("/spec/unschedulable")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false),
-    }
-}
-
-/// Events are read as untyped objects (one object type fewer in the wasm).
 /// What the event stream is filtered by; an empty field matches everything.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EventFilter {
@@ -268,280 +194,133 @@ fn count(counts: &mut ValueCounts, value: &str, add: bool) {
     }
 }
 
-fn event_row(e: &DynamicObject) -> EventRow {
-    let text = |p: &str| {
-        e.data
-            .pointer(p)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string()
-    };
-    let time = |p: &str| {
-        e.data
-            .pointer(p)
-            .and_then(|v| v.as_str())
-            .and_then(crate::state::table::parse_time)
-    };
-    let last_seen = time("/lastTimestamp")
-        .or_else(|| time("/eventTime"))
-        .or_else(|| time("/firstTimestamp"))
-        .or_else(|| {
-            e.metadata
-                .creation_timestamp
-                .as_ref()
-                .map(|t| t.0.as_second() as f64)
-        })
-        .unwrap_or(0.0) as i64;
-    let first_seen = time("/firstTimestamp")
-        .or_else(|| time("/eventTime"))
-        .map_or(last_seen, |t| t as i64);
-    let count = e
-        .data
-        .pointer("/count")
-        .or_else(|| e.data.pointer("/series/count"))
-        .and_then(|v| v.as_i64())
-        .unwrap_or(1) as i32;
-    let type_ = text("/type");
-    let kind = text("/involvedObject/kind");
-    let name = text("/involvedObject/name");
-    let source = Some(text("/reportingComponent"))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| text("/source/component"));
-    EventRow {
-        key: object_key(e),
-        type_: if type_.is_empty() {
-            "Normal".into()
-        } else {
-            type_
-        },
-        reason: text("/reason"),
-        object: format!(
-            "{}/{}",
-            if kind.is_empty() {
-                "?".into()
+impl EventRow {
+    /// Reads an Event, core/v1 or events.k8s.io-shaped (`eventTime`,
+    /// `series`), read as an untyped object (one object type fewer in the
+    /// wasm). Last seen is the newest of `lastTimestamp`,
+    /// `series.lastObservedTime` and `eventTime`, then `firstTimestamp`, then
+    /// the object's creation; the count is `count`, else `series.count`,
+    /// else 1. A time that cannot be read is unknown (0), never 1970.
+    pub fn from_object(e: &DynamicObject) -> EventRow {
+        let text = |p: &str| {
+            e.data
+                .pointer(p)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let time = |p: &str| {
+            e.data
+                .pointer(p)
+                .and_then(|v| v.as_str())
+                .and_then(parse_time)
+                .filter(|t| *t > 0.0)
+        };
+        let created = e
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| t.0.as_second() as f64)
+            .filter(|t| *t > 0.0);
+        let newest = [
+            time("/lastTimestamp"),
+            time("/series/lastObservedTime"),
+            time("/eventTime"),
+        ]
+        .into_iter()
+        .flatten()
+        .reduce(f64::max);
+        let last_seen = newest
+            .or_else(|| time("/firstTimestamp"))
+            .or(created)
+            .unwrap_or(0.0) as i64;
+        let first_seen = time("/firstTimestamp")
+            .or_else(|| time("/eventTime"))
+            .map_or(last_seen, |t| t as i64);
+        let count = e
+            .data
+            .pointer("/count")
+            .and_then(|v| v.as_i64())
+            .or_else(|| e.data.pointer("/series/count").and_then(|v| v.as_i64()))
+            .unwrap_or(1)
+            .clamp(0, i64::from(i32::MAX)) as i32;
+        let type_ = text("/type");
+        let kind = text("/involvedObject/kind");
+        let name = text("/involvedObject/name");
+        let source = Some(text("/reportingComponent"))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| text("/source/component"));
+        EventRow {
+            key: object_key(e),
+            type_: if type_.is_empty() {
+                "Normal".into()
             } else {
-                kind.to_ascii_lowercase()
+                type_
             },
-            if name.is_empty() { "?" } else { &name }
-        ),
-        involved: Involved {
-            api_version: text("/involvedObject/apiVersion"),
-            namespace: text("/involvedObject/namespace"),
-            kind,
-            name,
-        },
-        namespace: e.metadata.namespace.clone().unwrap_or_default(),
-        message: text("/message"),
-        count,
-        last_seen,
-        first_seen,
-        source,
-    }
-}
-
-/// Parses `key=value, other-` into label changes: `key=value` sets,
-/// `key-` removes. Errors say what is wrong with which part.
-pub fn parse_label_changes(text: &str) -> Result<Vec<(String, Option<String>)>, String> {
-    let mut out = Vec::new();
-    for part in text
-        .split([',', ' '])
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-    {
-        let change = match part.split_once('=') {
-            Some((k, v)) => (k.trim().to_string(), Some(v.trim().to_string())),
-            None => match part.strip_suffix('-') {
-                Some(k) => (k.to_string(), None),
-                None => {
-                    return Err(format!(
-                        "{part:?}: write key=value to set or key- to remove"
-                    ));
-                }
+            reason: text("/reason"),
+            object: format!(
+                "{}/{}",
+                if kind.is_empty() {
+                    "?".into()
+                } else {
+                    kind.to_ascii_lowercase()
+                },
+                if name.is_empty() { "?" } else { &name }
+            ),
+            involved: Involved {
+                api_version: text("/involvedObject/apiVersion"),
+                namespace: text("/involvedObject/namespace"),
+                kind,
+                name,
             },
-        };
-        let valid = |s: &str| {
-            !s.is_empty()
-                && s.len() <= 253
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-        };
-        if !valid(&change.0) {
-            return Err(format!("{:?} is not a valid label key", change.0));
-        }
-        if let Some(v) = &change.1
-            && !(v.is_empty() || valid(v) && !v.contains('/') && v.len() <= 63)
-        {
-            return Err(format!("{v:?} is not a valid label value"));
-        }
-        out.push(change);
-    }
-    if out.is_empty() {
-        return Err("no label changes given".into());
-    }
-    Ok(out)
-}
-
-/// Signals for the deployments panel and the event stream.
-#[derive(Clone, Copy)]
-pub struct Workloads {
-    /// Deployments by `namespace/name`.
-    pub deployments: RwSignal<BTreeMap<String, DeploymentRow>>,
-    /// Nodes by name.
-    pub nodes: RwSignal<BTreeMap<String, NodeRow>>,
-    /// Events, newest first.
-    pub events: RwSignal<EventIndex>,
-    /// The last action's outcome, for a person to read.
-    pub last_action: RwSignal<Option<Result<String, String>>>,
-    actions: StoredValue<Option<ActionQueue>, LocalStorage>,
-}
-
-fn deployments_resource() -> ApiResource {
-    ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("apps", "v1", "Deployment"),
-        "deployments",
-    )
-}
-
-impl Workloads {
-    /// The signals, empty until [`Workloads::start`].
-    pub fn new() -> Self {
-        Self {
-            deployments: RwSignal::new(BTreeMap::new()),
-            nodes: RwSignal::new(BTreeMap::new()),
-            events: RwSignal::new(EventIndex::default()),
-            last_action: RwSignal::new(None),
-            actions: StoredValue::new_local(None),
+            namespace: e.metadata.namespace.clone().unwrap_or_default(),
+            message: text("/message"),
+            count,
+            last_seen,
+            first_seen,
+            source,
         }
     }
 
-    /// Deployments, for as long as the returned watch is held.
-    pub fn watch_deployments(&self, kube: &Kube) -> Watch<DynamicObject> {
-        kube.watch_rows(
-            "deployment-rows",
-            "/apis/apps/v1/deployments",
-            self.deployments,
-            |_, o| deployment_row(o),
-        )
+    /// How long ago it was last seen ("—" when no time could be read).
+    pub fn last_seen_age(&self, now: Seconds) -> String {
+        seen(now, self.last_seen)
     }
 
-    /// Nodes, while the returned watch is held.
-    pub fn watch_nodes(&self, kube: &Kube) -> Watch<DynamicObject> {
-        kube.watch_rows("node-rows", "/api/v1/nodes", self.nodes, |_, o| node_row(o))
+    /// How long ago it was first seen ("—" when no time could be read).
+    pub fn first_seen_age(&self, now: Seconds) -> String {
+        seen(now, self.first_seen)
     }
 
-    /// Events, newest first, while the returned watch is held; each frame
-    /// updates only the events that changed.
-    pub fn watch_events(&self, kube: &Kube) -> Watch<DynamicObject> {
-        let w = *self;
-        w.events.set(EventIndex::default());
-        kube.watch_frames(
-            "event-rows",
-            InformerOptions::<DynamicObject>::new("/api/v1/events"),
-            move |inf, keys| {
-                let indexer = inf.indexer();
-                let store = indexer.borrow();
-                w.events.update(|ix| {
-                    for key in keys {
-                        match store.get(&key) {
-                            Some(e) => ix.upsert(event_row(&e)),
-                            None => ix.remove(&key),
-                        }
-                    }
-                });
-            },
-        )
+    /// True for a Warning.
+    pub fn is_warning(&self) -> bool {
+        self.type_ == "Warning"
     }
+}
 
-    /// Starts the action queue (actions recorded as Events by "kubeglass").
-    pub fn start(&self, kube: &Kube) {
-        let w = *self;
-        let (client, clock) = (kube.client.clone(), kube.clock.clone());
-        // Actions, recorded as Events by "kubeglass".
-        let broadcaster = EventBroadcaster::new();
-        broadcaster.watch(|e| {
-            leptos::logging::log!(
-                "event {} {}: {}",
-                e.type_.as_deref().unwrap_or(""),
-                e.reason.as_deref().unwrap_or(""),
-                e.message.as_deref().unwrap_or("")
-            );
-        });
-        let actions = ActionQueue::new(
-            client.clone(),
-            broadcaster.recorder("kubeglass", clock.clone()),
-            clock.clone(),
-        );
-        actions.on_result(move |a, r| {
-            let target = format!("{}/{}", a.namespace.as_deref().unwrap_or(""), a.name);
-            w.last_action.set(Some(match (r, &a.kind) {
-                (ActionResult::Done { .. }, ActionKind::Scale(n)) => {
-                    Ok(format!("Scaled {target} to {n}"))
-                }
-                (ActionResult::Done { .. }, ActionKind::Delete) => Ok(format!("Deleted {target}")),
-                (ActionResult::Done { .. }, ActionKind::RestartRollout) => {
-                    Ok(format!("Restarted the rollout of {target}"))
-                }
-                (ActionResult::Done { .. }, ActionKind::Cordon(true)) => {
-                    Ok(format!("Cordoned {}", a.name))
-                }
-                (ActionResult::Done { .. }, ActionKind::Cordon(false)) => {
-                    Ok(format!("Uncordoned {}", a.name))
-                }
-                (ActionResult::Done { .. }, ActionKind::Labels(_)) => {
-                    Ok(format!("Labels of {target} set"))
-                }
-                (ActionResult::Failed { error }, _) => Err(format!("{target}: {error}")),
-            }));
-        });
-        // events.k8s.io/v1 (with series) when the server serves it, core/v1
-        // otherwise; events recorded meanwhile wait in the broadcaster's queue.
-        let (sink_client, sink_clock) = (client.clone(), clock.clone());
-        spawn(async move {
-            let sink = ApiSink::probe(sink_client, sink_clock.clone()).await;
-            leptos::logging::log!("recording events through {:?}", sink.api());
-            broadcaster.run(Rc::new(sink), sink_clock).await;
-        });
-        spawn(actions.clone().run());
-        w.actions.set_value(Some(actions));
+fn seen(now: Seconds, at: i64) -> String {
+    if at <= 0 {
+        "—".to_string()
+    } else {
+        age(now, at as f64)
     }
+}
 
-    /// The action queue's metrics (client-go's work queue names), for X-ray.
-    pub fn action_metrics(&self) -> Option<kubeglass_client::workqueue::QueueMetrics> {
-        self.actions
-            .with_value(|a| a.as_ref().map(|a| a.queue().queue().metrics()))
+/// Events per minute over the last `minutes` minutes before `now`, oldest
+/// minute first, counted by last seen (the index is newest first, so the
+/// count stops at the first older event).
+pub fn per_minute(index: &EventIndex, now: Seconds, minutes: usize) -> Vec<u32> {
+    let mut buckets = vec![0u32; minutes];
+    for e in index.newest() {
+        let ago = ((now - e.last_seen as f64) / 60.0).floor();
+        if ago >= minutes as f64 {
+            break;
+        }
+        if ago >= 0.0 {
+            buckets[minutes - 1 - ago as usize] += 1;
+        }
     }
-
-    /// Queues `kind` on the Deployment `namespace/name`.
-    pub fn act(&self, namespace: &str, name: &str, kind: ActionKind) {
-        self.submit(deployments_resource(), Some(namespace), name, kind);
-    }
-
-    /// Queues `kind` on the node `name`.
-    pub fn act_on_node(&self, name: &str, kind: ActionKind) {
-        let nodes =
-            ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("", "v1", "Node"), "nodes");
-        self.submit(nodes, None, name, kind);
-    }
-
-    /// Queues `kind` on any object (the object page's actions).
-    pub fn submit(
-        &self,
-        resource: ApiResource,
-        namespace: Option<&str>,
-        name: &str,
-        kind: ActionKind,
-    ) {
-        self.actions.with_value(|a| {
-            if let Some(a) = a {
-                a.submit(Action {
-                    resource,
-                    namespace: namespace.map(String::from),
-                    name: name.to_string(),
-                    kind,
-                });
-            }
-        });
-    }
+    buckets
 }
 
 #[cfg(test)]
@@ -555,7 +334,7 @@ mod tests {
         if let (Some(m), serde_json::Value::Object(b)) = (v.as_object_mut(), body) {
             m.extend(b);
         }
-        event_row(&serde_json::from_value(v).expect("an event"))
+        EventRow::from_object(&serde_json::from_value(v).expect("an event"))
     }
 
     #[test]
@@ -748,5 +527,44 @@ mod tests {
             *reasons.entry(e.reason.clone()).or_default() += 1;
         }
         assert_eq!(ix.reasons(), &reasons);
+    }
+
+    #[test]
+    fn events_k8s_io_shapes_read_their_series_and_never_1970() {
+        // A series: the newest observation is last seen; the series counts.
+        let e = event(
+            "s",
+            json!({"eventTime": "2026-11-30T10:00:00.000000Z",
+                "series": {"count": 12, "lastObservedTime": "2026-11-30T10:30:00.000000Z"},
+                "involvedObject": {"kind": "Pod", "name": "p"}}),
+        );
+        assert_eq!(e.count, 12);
+        assert_eq!(e.last_seen - e.first_seen, 1800);
+        assert_eq!(e.last_seen_age(e.last_seen as f64 + 3.0 * 86_400.0), "3d");
+        // No time at all: unknown, shown as such.
+        let e = event("n", json!({"involvedObject": {"kind": "Pod", "name": "p"}}));
+        assert_eq!(e.last_seen, 0);
+        assert_eq!(e.last_seen_age(1_800_000_000.0), "—");
+        // A lastTimestamp of null with an eventTime: the eventTime.
+        let e = event(
+            "m",
+            json!({"lastTimestamp": null, "eventTime": "2026-11-30T10:00:00.000000Z"}),
+        );
+        assert_eq!(e.last_seen, 1_796_032_800);
+    }
+
+    #[test]
+    fn per_minute_counts_the_last_half_hour_by_last_seen() {
+        let mut ix = EventIndex::default();
+        let now = 10_000.0;
+        for (name, ago) in [("a", 10), ("b", 50), ("c", 70), ("d", 4000)] {
+            let mut e = at(name, "R", "Pod", 0);
+            e.last_seen = (now as i64) - ago;
+            ix.upsert(e);
+        }
+        let b = per_minute(&ix, now, 30);
+        assert_eq!(b.len(), 30);
+        assert_eq!((b[29], b[28]), (2, 1));
+        assert_eq!(b.iter().sum::<u32>(), 3, "the hour-old event is outside");
     }
 }

@@ -1,0 +1,79 @@
+//! What the person may do to one object, asked of the cluster with SelfSubjectAccessReviews; a failure to ask is kept apart from "no".
+
+use kubeglass_client::access::{AccessQuery, can_i};
+use kubeglass_client::discovery::ResourceInfo;
+
+use crate::kube::Kube;
+use crate::model::objects::KindActions;
+use crate::model::problem::Problem;
+
+/// What the person may do here.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Allowed {
+    /// May delete it.
+    pub delete: bool,
+    /// May patch it.
+    pub patch: bool,
+    /// May update its scale.
+    pub scale: bool,
+    /// The cluster could not be asked (not the same as "not allowed").
+    pub problem: Option<Problem>,
+}
+
+impl Allowed {
+    /// True when nothing is allowed.
+    pub fn nothing(&self) -> bool {
+        !(self.delete || self.patch || self.scale)
+    }
+}
+
+/// May the person `verb` this object (or its `sub`resource)? An error when
+/// the cluster could not be asked, which is not the same as "no".
+async fn may(
+    kube: &Kube,
+    verb: &str,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+    sub: Option<&str>,
+) -> Result<bool, Problem> {
+    let query = AccessQuery {
+        verb: verb.into(),
+        group: info.group.clone(),
+        resource: info.plural.clone(),
+        namespace: namespace.map(str::to_string),
+        name: Some(name.to_string()),
+        subresource: sub.map(str::to_string),
+    };
+    can_i(&kube.client, &query)
+        .await
+        .map(|a| a.allowed())
+        .map_err(|e| Problem::from_error(&e))
+}
+
+/// Asks, for each action the kind has, whether the person may use it.
+pub async fn allowed_actions(
+    kube: &Kube,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+) -> Allowed {
+    let kind = KindActions::of(info);
+    let mut problem = None;
+    let mut answer = |r: Result<bool, Problem>| {
+        r.unwrap_or_else(|e| {
+            problem.get_or_insert(e);
+            false
+        })
+    };
+    let delete = kind.delete && answer(may(kube, "delete", info, namespace, name, None).await);
+    let patch = kind.patch && answer(may(kube, "patch", info, namespace, name, None).await);
+    let scale =
+        kind.scale && answer(may(kube, "update", info, namespace, name, Some("scale")).await);
+    Allowed {
+        delete,
+        patch,
+        scale,
+        problem,
+    }
+}

@@ -1,0 +1,145 @@
+//! The cluster as every view shares it: the client, the injected clock, the informer factory (one watch per resource however many views use it) and discovery.
+
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kubeglass_client::cache::InformerFactory;
+use kubeglass_client::cache::factory::{Format, Spawner};
+use kubeglass_client::clock::Clock;
+use kubeglass_client::discovery::{CachedDiscovery, Discovery, DiscoveryClient, ResourceInfo};
+use kubeglass_client::reconnect::Reconnect;
+use kubeglass_client::rest::RestClient;
+use kubeglass_web::{ConnectionCounts, WebSocketTransport, spawn};
+use leptos::prelude::*;
+
+use crate::model::problem::Problem;
+use crate::model::time::Seconds;
+
+pub mod access;
+pub mod cluster;
+pub mod session;
+pub mod start;
+pub mod watch;
+
+pub use watch::Watch;
+
+/// Shared handles, provided as context.
+#[derive(Clone)]
+pub struct Kube {
+    /// The rate-limited client.
+    pub client: RestClient,
+    /// The clock (the browser's; injected, so nothing else reads it).
+    pub clock: Rc<dyn Clock>,
+    /// Shared informers.
+    pub factory: InformerFactory,
+    /// Discovery, cached in localStorage for 10 minutes.
+    pub discovery: Rc<CachedDiscovery>,
+    /// The latest discovery (None while loading).
+    pub discovered: RwSignal<Option<Result<Arc<Discovery>, Problem>>>,
+    /// Open connections by kind (fetch, stream, WebSocket), for the X-ray page.
+    pub counts: Rc<ConnectionCounts>,
+    /// True when watches may go over WebSocket.
+    pub websockets: Rc<WebSocketTransport>,
+}
+
+impl Kube {
+    /// Wires the factory and discovery to `client`, and loads discovery
+    /// (cached under `scope`, the API's base URL, apart from other servers').
+    pub fn new(
+        client: RestClient,
+        clock: Rc<dyn Clock>,
+        reconnect: Reconnect,
+        transport: Rc<WebSocketTransport>,
+        scope: &str,
+    ) -> Self {
+        let spawner: Spawner = Rc::new(spawn);
+        let factory =
+            InformerFactory::with_reconnect(client.clone(), clock.clone(), spawner, reconnect);
+        // A view left keeps its watch for a minute, so going back is
+        // instant — if the watch goes over WebSocket (whole objects). Table
+        // and metadata watches need an Accept header, so they hold one of the
+        // browser's six HTTP/1.1 connections: those stop at once.
+        factory.set_linger(|key| match key.format {
+            Format::Full => Duration::from_secs(60),
+            _ => Duration::ZERO,
+        });
+        factory.start();
+        let discovery = Rc::new(
+            CachedDiscovery::new(
+                DiscoveryClient::new(client.clone()),
+                Rc::new(kubeglass_web::LocalStorage),
+                clock.clone(),
+            )
+            .with_scope(scope),
+        );
+        let kube = Self {
+            client,
+            clock,
+            factory,
+            discovery,
+            discovered: RwSignal::new(None),
+            counts: transport.fetch().counts(),
+            websockets: transport,
+        };
+        kube.load_discovery(false);
+        kube
+    }
+
+    /// Now, in the app's one unit (seconds since the epoch).
+    pub fn now(&self) -> Seconds {
+        self.clock.now().as_secs_f64()
+    }
+
+    /// Loads discovery (cached if fresh, unless `refresh`) into `discovered`;
+    /// a stale cache is shown at once and refreshed behind it.
+    pub fn load_discovery(&self, refresh: bool) {
+        let this = self.clone();
+        spawn(async move {
+            let result = if refresh {
+                this.discovery.refresh().await.map(|d| (d, false))
+            } else {
+                this.discovery.get_stale_while_revalidate().await
+            };
+            match result {
+                Ok((d, stale)) => {
+                    this.discovered.set(Some(Ok(Arc::new(d))));
+                    if stale && let Ok(d) = this.discovery.refresh().await {
+                        this.discovered.set(Some(Ok(Arc::new(d))));
+                    }
+                }
+                Err(e) => {
+                    // Keep a tree already shown; say what failed otherwise.
+                    if !matches!(this.discovered.get_untracked(), Some(Ok(_))) {
+                        this.discovered.set(Some(Err(Problem::from_error(&e))));
+                    }
+                }
+            }
+        });
+    }
+
+    /// Resolves a name the way kubectl does (plural, singular, short name,
+    /// kind, `plural.group`), refetching discovery once if it is unknown.
+    pub async fn resolve(&self, name: &str) -> Result<Option<ResourceInfo>, Problem> {
+        self.discovery
+            .resolve(name)
+            .await
+            .map_err(|e| Problem::from_error(&e))
+    }
+
+    /// How old the cached discovery is.
+    pub fn discovery_age(&self) -> Option<Duration> {
+        self.discovery.cached().map(|(_, age)| age)
+    }
+}
+
+/// Provides `kube` to the components below (as a local stored value: the
+/// handles inside are single-threaded, as the browser is).
+pub fn provide_kube(kube: Kube) {
+    provide_context(StoredValue::new_local(kube));
+}
+
+/// The shared handles provided by the app.
+pub fn use_kube() -> Kube {
+    expect_context::<StoredValue<Kube, leptos::prelude::LocalStorage>>().get_value()
+}

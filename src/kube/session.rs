@@ -1,0 +1,51 @@
+//! The session as the app knows it: the launcher's file, read once at start, before any page is drawn.
+
+use leptos::prelude::*;
+
+use crate::model::session::{SESSION_FILE, Session};
+
+/// The session as the app knows it: `None` until read, or when there is none.
+#[derive(Clone, Copy)]
+pub struct SessionState {
+    /// The parsed file.
+    pub session: RwSignal<Option<Session>>,
+    /// Why the file could not be read, when it exists but is broken.
+    pub error: RwSignal<Option<String>>,
+    /// The read has finished (whatever it found). Pages wait for it, so a
+    /// read-only session never draws an action button, not even briefly.
+    pub loaded: RwSignal<bool>,
+}
+
+impl SessionState {
+    /// Reads the file once, in the background.
+    pub fn start() -> Self {
+        let state = Self {
+            session: RwSignal::new(None),
+            error: RwSignal::new(None),
+            loaded: RwSignal::new(false),
+        };
+        kubeglass_web::spawn(async move {
+            match kubeglass_web::fetch_beside_page(SESSION_FILE).await {
+                Ok(Some(text)) => match Session::parse(&text) {
+                    Ok(s) => state.session.set(s),
+                    Err(e) => state.error.set(Some(e)),
+                },
+                Ok(None) => {}
+                Err(e) => state.error.set(Some(e)),
+            }
+            state.loaded.set(true);
+        });
+        state
+    }
+
+    /// True when the session may not write (the proxy refuses writes), or
+    /// when the file is there but could not be read: then it may have said
+    /// so, and offering no actions is the safe reading. Read once,
+    /// untracked: pages are drawn after the file was read.
+    pub fn read_only(&self) -> bool {
+        self.error.with_untracked(Option::is_some)
+            || self
+                .session
+                .with_untracked(|s| s.as_ref().is_some_and(|s| s.read_only))
+    }
+}

@@ -1,0 +1,46 @@
+//! Starting the cluster side of the app once: transports under the page's capability prefix, the rate-limited client, the factory and discovery.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use kubeglass_client::clock::Clock;
+use kubeglass_client::reconnect::Reconnect;
+use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
+use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport};
+use leptos::prelude::*;
+
+use crate::kube::Kube;
+
+/// What starting gives the app: the shared handles and the reconnect
+/// signal the version probe pulls.
+pub struct Started {
+    /// Client, clock, factory, discovery.
+    pub kube: Kube,
+    /// Wakes every reflector waiting out a backoff.
+    pub reconnect: Reconnect,
+}
+
+/// Builds the client for the API beside this page and the shared handles.
+///
+/// Plain-JSON watches go over WebSocket (they hold no HTTP/1.1
+/// connection); everything else, metadata-only watches included, over
+/// fetch. The API is the parent of the app's `ui/` folder: `/<token>` under
+/// a capability URL, the origin's root under a plain `kubectl proxy --www`.
+pub fn start() -> Started {
+    let location = window().location();
+    let base = crate::route::api_base_from(&location.pathname().unwrap_or_default());
+    let scope = format!("{}{base}", location.origin().unwrap_or_default());
+    let transport = Rc::new(WebSocketTransport::new(FetchTransport::new(
+        base,
+        Duration::from_secs(30),
+    )));
+    // The only place the app takes the browser's clock: everything else
+    // reads this one, through `Kube::clock`.
+    let clock: Rc<dyn Clock> = Rc::new(WebClock);
+    let client = RestClient::new(transport.clone())
+        .with_clock(clock.clone())
+        .with_rate_limit(BROWSER_QPS, BROWSER_BURST);
+    let reconnect = Reconnect::new();
+    let kube = Kube::new(client, clock, reconnect.clone(), transport, &scope);
+    Started { kube, reconnect }
+}

@@ -1,0 +1,189 @@
+//! The one way a view subscribes to the cluster: a shared informer whose changed keys reach the view once per animation frame, held by a [`Watch`].
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use kubeglass_client::api::Api;
+use kubeglass_client::cache::informer::HandlerRegistration;
+use kubeglass_client::cache::{
+    InformerOptions, InformerRef, InformerSnapshot, Notification, SharedInformer, object_key,
+};
+use kubeglass_client::kube_core::DynamicObject;
+use kubeglass_client::rest::table::TableRowObject;
+use kubeglass_web::{FrameQueue, spawn};
+use leptos::prelude::*;
+
+use crate::kube::Kube;
+use crate::model::problem::Problem;
+
+/// A view's hold on a shared informer with its handler: dropping it removes
+/// the handler and, if no other view holds the informer, stops its watch.
+/// Its status is a signal, refreshed after each frame and each clock tick.
+pub struct Watch<K> {
+    informer: InformerRef<K>,
+    registration: HandlerRegistration<K>,
+    /// Stops waiting for the first sync when the view goes first.
+    sync_wait: futures::future::AbortHandle,
+    status: RwSignal<InformerSnapshot>,
+}
+
+impl<K> Drop for Watch<K> {
+    fn drop(&mut self) {
+        self.registration.remove();
+        self.sync_wait.abort();
+    }
+}
+
+impl<K> std::ops::Deref for Watch<K> {
+    type Target = SharedInformer<K>;
+    fn deref(&self) -> &SharedInformer<K> {
+        &self.informer
+    }
+}
+
+impl<K> Watch<K> {
+    /// The informer's state and counters, as a signal.
+    pub fn status(&self) -> RwSignal<InformerSnapshot> {
+        self.status
+    }
+}
+
+/// The failure a watch is in now, if any: shown until its list succeeds
+/// (and after, while its watch keeps failing).
+pub fn watch_problem(s: &InformerSnapshot) -> Option<Problem> {
+    if s.synced && s.reflector.errors == 0 {
+        return None;
+    }
+    Problem::from_status(&s.reflector)
+}
+
+impl Kube {
+    /// An informer (shared through the factory) whose changed keys reach
+    /// `apply` once per animation frame; the informer's cache already holds
+    /// them. An informer that syncs with nothing notifies nothing, so then
+    /// `apply` gets one empty batch: a view learns its list is empty. Keep
+    /// the returned [`Watch`] as long as the view shows them. Every view
+    /// subscribes through this.
+    pub fn watch_frames<K>(
+        &self,
+        name: &str,
+        options: InformerOptions<K>,
+        mut apply: impl FnMut(&SharedInformer<K>, Vec<String>) + 'static,
+    ) -> Watch<K>
+    where
+        K: kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned + Clone + 'static,
+    {
+        let informer = self.factory.informer(options);
+        let inf = (*informer).clone();
+        let status = RwSignal::new(inf.snapshot());
+        let refresh = move |inf: &SharedInformer<K>| {
+            let s = inf.snapshot();
+            if status.try_with_untracked(|old| *old != s) == Some(true) {
+                status.set(s);
+            }
+        };
+        let apply = Rc::new(RefCell::new(
+            move |inf: &SharedInformer<K>, keys: Vec<String>| {
+                apply(inf, keys);
+                refresh(inf);
+            },
+        ));
+        let (on_sync, on_sync_apply) = (inf.clone(), apply.clone());
+        let (synced, sync_wait) = futures::future::abortable(async move {
+            on_sync.wait_synced().await;
+            if on_sync.indexer().borrow().is_empty() {
+                (on_sync_apply.borrow_mut())(&on_sync, Vec::new());
+            }
+        });
+        spawn(async move {
+            let _ = synced.await;
+        });
+        // Failures and backoff show without any change to the objects.
+        if let Some(now) = use_context::<crate::kube::cluster::Now>() {
+            let ticked = inf.clone();
+            Effect::new(move |_| {
+                now.0.track();
+                refresh(&ticked);
+            });
+        }
+        let frames = FrameQueue::new(name, move |keys: Vec<String>| {
+            (apply.borrow_mut())(&inf, keys)
+        });
+        let registration = informer.add_handler(
+            move |n: &Notification<K>| {
+                let key = match n {
+                    Notification::Added { object, .. } => object_key(object.as_ref()),
+                    Notification::Updated { new, .. } => object_key(new.as_ref()),
+                    Notification::Deleted { object, .. } => object_key(object.as_ref()),
+                };
+                frames.add(key);
+            },
+            None,
+        );
+        Watch {
+            informer,
+            registration,
+            sync_wait,
+            status,
+        }
+    }
+
+    /// Whole objects of `path` (over WebSocket), kept in `rows` by key, each
+    /// made by `row` from its object, once per frame, through
+    /// [`Kube::watch_frames`]. `rows` starts empty.
+    pub fn watch_rows<R: Send + Sync + 'static>(
+        &self,
+        name: &str,
+        path: &str,
+        rows: RwSignal<BTreeMap<String, R>>,
+        row: impl Fn(&DynamicObject) -> R + 'static,
+    ) -> Watch<DynamicObject> {
+        rows.set(BTreeMap::new());
+        self.watch_frames(
+            name,
+            InformerOptions::<DynamicObject>::new(path),
+            move |inf, keys| {
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                rows.update(|rows| {
+                    for key in keys {
+                        match indexer.get(&key) {
+                            Some(o) => {
+                                let r = row(&o);
+                                rows.insert(key, r);
+                            }
+                            None => {
+                                rows.remove(&key);
+                            }
+                        }
+                    }
+                });
+            },
+        )
+    }
+}
+
+/// A Table-format informer of `path` (kubectl's columns, row metadata).
+pub fn table_options(path: &str) -> InformerOptions<TableRowObject> {
+    let mut o = InformerOptions::new(path);
+    o.reflector = o.reflector.tables();
+    o
+}
+
+/// The collection path of the built-in kind `K` in `namespace` (all
+/// namespaces, or cluster-wide, for None), as the client's `Api` builds
+/// it; a namespace that could not be part of a request path is invalid.
+pub fn collection_path<K>(kube: &Kube, namespace: Option<&str>) -> Result<String, Problem>
+where
+    K: kubeglass_client::kube_core::Resource<DynamicType = ()>,
+{
+    let api = match namespace {
+        Some(ns) => Api::<K>::namespaced(kube.client.clone(), ns),
+        None => Api::<K>::all(kube.client.clone()),
+    };
+    match api.invalid() {
+        Some(e) => Err(Problem::Invalid(e.to_string())),
+        None => Ok(api.path().to_string()),
+    }
+}

@@ -1,0 +1,182 @@
+//! What a table cell shows (kubectl's text, ages from the one clock), its status colour, and the row filter (text or `/regex/`).
+
+use kubeglass_client::rest::table::{TableColumn, TableRowObject};
+
+use crate::model::table::{TableModel, is_age, row_text};
+use crate::model::time::{Seconds, age, parse_time};
+
+/// The text of cell `i` (in `column`) of `row` at `now`: ages and dates
+/// are shown as kubectl's short ages, from the row's creation time where
+/// the column is `Age` (the server's own text is frozen at list time).
+pub fn cell_text(row: &TableRowObject, i: usize, column: &TableColumn, now: Seconds) -> String {
+    if is_age(column)
+        && let Some(t) = &row.metadata.creation_timestamp
+    {
+        return age(now, t.0.as_second() as f64);
+    }
+    let text = row.row.cell_text(i).into_owned();
+    if column.type_ == "date"
+        && let Some(t) = parse_time(&text)
+    {
+        return age(now, t);
+    }
+    text
+}
+
+/// The colour class of a status-like cell (`Status`, `Phase`, `Ready`,
+/// `State` columns): `status-ok`, `status-warn`, `status-bad`, or none.
+pub fn cell_class(column: &TableColumn, text: &str) -> &'static str {
+    let name = column.name.to_ascii_lowercase();
+    if !(name == "status" || name == "phase" || name == "ready" || name == "state") {
+        return "";
+    }
+    match text {
+        "Running" | "Active" | "Ready" | "True" | "Bound" | "Succeeded" | "Completed"
+        | "Available" => "status-ok",
+        "Pending" | "ContainerCreating" | "Terminating" | "Unknown" | "SchedulingDisabled" => {
+            "status-warn"
+        }
+        t if t.contains("Error")
+            || t.contains("BackOff")
+            || t.contains("Failed")
+            || t.contains("NotReady")
+            || t == "False"
+            || t == "Evicted" =>
+        {
+            "status-bad"
+        }
+        t if name == "ready" => match t.split_once('/') {
+            Some((a, b)) if a == b => "status-ok",
+            Some(_) => "status-warn",
+            None => "",
+        },
+        _ => "",
+    }
+}
+
+/// The filter box's text, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowFilter {
+    /// Empty: every row.
+    All,
+    /// Rows whose text contains this (lowercased), in any case.
+    Text(String),
+    /// `/pattern/`: rows whose text matches the regular expression.
+    Pattern(String),
+}
+
+impl RowFilter {
+    /// Reads the box: `/…/` is a pattern, anything else text.
+    pub fn parse(text: &str) -> Self {
+        if text.is_empty() {
+            return RowFilter::All;
+        }
+        match text.strip_prefix('/').and_then(|r| r.strip_suffix('/')) {
+            Some(p) if !p.is_empty() => RowFilter::Pattern(p.to_string()),
+            _ => RowFilter::Text(text.to_lowercase()),
+        }
+    }
+}
+
+/// A compiled pattern's test, or why the pattern does not compile.
+pub type Compiled = Result<Box<dyn Fn(&str) -> bool>, String>;
+
+/// The model's keys, in order, that pass `filter`; `compile` turns a
+/// pattern into a test (the browser's RegExp in the app). A pattern that
+/// does not compile matches nothing; the filter box says why.
+pub fn keys_in_order(
+    model: &TableModel,
+    filter: &RowFilter,
+    compile: impl Fn(&str) -> Compiled,
+) -> Vec<String> {
+    match filter {
+        RowFilter::All => model.order().to_vec(),
+        RowFilter::Text(needle) => {
+            model.filtered(|r| row_text(r).to_lowercase().contains(needle.as_str()))
+        }
+        RowFilter::Pattern(p) => match compile(p) {
+            Ok(test) => model.filtered(|r| test(&row_text(r))),
+            Err(_) => Vec::new(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::rc::Rc;
+
+    fn column(name: &str, type_: &str) -> TableColumn {
+        serde_json::from_value(json!({"name": name, "type": type_})).expect("column")
+    }
+
+    fn row(name: &str, status: &str) -> Rc<TableRowObject> {
+        Rc::new(
+            serde_json::from_value(json!({
+                "cells": [name, status, "2026-11-30T10:00:00Z", "5d"],
+                "object": {"metadata": {"name": name, "namespace": "ns", "resourceVersion": "1",
+                    "creationTimestamp": "2026-11-27T10:00:00Z"}}
+            }))
+            .expect("row"),
+        )
+    }
+
+    #[test]
+    fn ages_come_from_the_clock_not_the_servers_frozen_text() {
+        let r = row("a", "Running");
+        let now = 1_796_032_800.0; // 2026-11-30T10:00:00Z
+        assert_eq!(cell_text(&r, 3, &column("Age", "string"), now), "3d");
+        assert_eq!(
+            cell_text(&r, 2, &column("Last Schedule", "date"), now + 90.0),
+            "90s"
+        );
+        assert_eq!(
+            cell_text(&r, 1, &column("Status", "string"), now),
+            "Running"
+        );
+    }
+
+    #[test]
+    fn status_cells_are_coloured_by_what_they_say() {
+        let status = column("Status", "string");
+        assert_eq!(cell_class(&status, "Running"), "status-ok");
+        assert_eq!(cell_class(&status, "CrashLoopBackOff"), "status-bad");
+        assert_eq!(cell_class(&status, "Pending"), "status-warn");
+        assert_eq!(cell_class(&column("Ready", "string"), "1/1"), "status-ok");
+        assert_eq!(cell_class(&column("Ready", "string"), "0/1"), "status-warn");
+        assert_eq!(cell_class(&column("Name", "string"), "Running"), "");
+    }
+
+    #[test]
+    fn filters_are_text_or_patterns() {
+        assert_eq!(RowFilter::parse(""), RowFilter::All);
+        assert_eq!(RowFilter::parse("Web"), RowFilter::Text("web".into()));
+        assert_eq!(
+            RowFilter::parse("/^ns\\/a/"),
+            RowFilter::Pattern("^ns\\/a".into())
+        );
+        assert_eq!(RowFilter::parse("/"), RowFilter::Text("/".into()));
+        let mut m = TableModel::new();
+        m.set_columns(vec![column("Name", "string"), column("Status", "string")]);
+        m.upsert(row("a", "Running"));
+        m.upsert(row("b", "Pending"));
+        let compile = |p: &str| -> Compiled {
+            let p = p.to_string();
+            if p == "(" {
+                return Err("unbalanced".into());
+            }
+            Ok(Box::new(move |text: &str| text.contains(&p)))
+        };
+        assert_eq!(keys_in_order(&m, &RowFilter::All, compile).len(), 2);
+        assert_eq!(
+            keys_in_order(&m, &RowFilter::parse("PEND"), compile),
+            ["ns/b"]
+        );
+        assert_eq!(
+            keys_in_order(&m, &RowFilter::parse("/Running/"), compile),
+            ["ns/a"]
+        );
+        assert!(keys_in_order(&m, &RowFilter::parse("/(/"), compile).is_empty());
+    }
+}

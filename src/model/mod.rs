@@ -1,0 +1,15 @@
+//! The app's rules in plain Rust, with no Leptos and no browser: each is tested natively (`cargo test -p kubeglass`).
+
+pub mod cells;
+pub mod connection;
+pub mod events;
+pub mod labels;
+pub mod live_rows;
+pub mod namespaces;
+pub mod objects;
+pub mod problem;
+pub mod secrets;
+pub mod session;
+pub mod table;
+pub mod time;
+pub mod yaml;

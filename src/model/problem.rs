@@ -1,0 +1,145 @@
+//! Failures as a person reads them: forbidden, not found, unreachable and invalid each get their own words.
+//!
+//! The client's errors and an informer's last failure (its HTTP code) are
+//! sorted into a [`Problem`] at the edge of the app, and a component says
+//! what could not be done with [`Problem::explain`]: "You cannot list nodes
+//! cluster-wide", not "backing off".
+
+use kubeglass_client::cache::ReflectorStatus;
+use kubeglass_client::rest::Error;
+
+/// What kind of failure it was, with the server's or browser's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// 401 or 403: the API answered, and refused.
+    Forbidden(String),
+    /// 404: no such object, or the server does not serve that resource.
+    NotFound(String),
+    /// No answer: the proxy or the API cannot be reached.
+    Unreachable(String),
+    /// The request itself is wrong (a bad name, 400, 422).
+    Invalid(String),
+    /// Anything else (5xx, an answer that cannot be read).
+    Other(String),
+}
+
+impl Problem {
+    /// Sorts a client error.
+    pub fn from_error(e: &Error) -> Self {
+        let text = e.to_string();
+        match e {
+            Error::Transport(_) => Problem::Unreachable(text),
+            Error::Api(a) => Self::from_code(a.code, text),
+            Error::InvalidName(_) | Error::Request(_) | Error::SecretData(_) => {
+                Problem::Invalid(text)
+            }
+            Error::Decode(_) | Error::WatchDecode(_) => Problem::Other(text),
+        }
+    }
+
+    /// Sorts an answer with HTTP `code`.
+    pub fn from_code(code: u16, text: String) -> Self {
+        match code {
+            401 | 403 => Problem::Forbidden(text),
+            404 => Problem::NotFound(text),
+            400 | 422 => Problem::Invalid(text),
+            _ => Problem::Other(text),
+        }
+    }
+
+    /// An informer's latest failure, if it has one now.
+    pub fn from_status(s: &ReflectorStatus) -> Option<Self> {
+        let text = s.last_error.clone()?;
+        Some(if s.unreachable {
+            Problem::Unreachable(text)
+        } else {
+            match s.last_error_code {
+                Some(code) => Self::from_code(code, text),
+                None => Problem::Other(text),
+            }
+        })
+    }
+
+    /// The server's or browser's own words.
+    pub fn detail(&self) -> &str {
+        match self {
+            Problem::Forbidden(t)
+            | Problem::NotFound(t)
+            | Problem::Unreachable(t)
+            | Problem::Invalid(t)
+            | Problem::Other(t) => t,
+        }
+    }
+
+    /// A short word for a badge or a test id: `forbidden`, `not-found`,
+    /// `unreachable`, `invalid`, `failed`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Problem::Forbidden(_) => "forbidden",
+            Problem::NotFound(_) => "not-found",
+            Problem::Unreachable(_) => "unreachable",
+            Problem::Invalid(_) => "invalid",
+            Problem::Other(_) => "failed",
+        }
+    }
+
+    /// One sentence saying that `doing` (`list nodes cluster-wide`) could
+    /// not be done, and why, in words that tell the kinds apart.
+    pub fn explain(&self, doing: &str) -> String {
+        match self {
+            Problem::Forbidden(_) => format!("You cannot {doing}: your account is not allowed to."),
+            Problem::NotFound(_) => format!("Could not {doing}: the server has no such thing."),
+            Problem::Unreachable(_) => {
+                format!("Could not {doing}: the Kubernetes API cannot be reached.")
+            }
+            Problem::Invalid(_) => format!("Could not {doing}: the request is not valid."),
+            Problem::Other(_) => format!("Could not {doing}."),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubeglass_client::transport::TransportError;
+
+    #[test]
+    fn each_kind_of_failure_has_its_own_words() {
+        let forbidden = Problem::from_code(403, "nodes is forbidden".into());
+        assert_eq!(forbidden.word(), "forbidden");
+        assert_eq!(
+            forbidden.explain("list nodes cluster-wide"),
+            "You cannot list nodes cluster-wide: your account is not allowed to."
+        );
+        assert_eq!(forbidden.detail(), "nodes is forbidden");
+        let down =
+            Problem::from_error(&Error::Transport(TransportError::Connect("refused".into())));
+        assert_eq!(down.word(), "unreachable");
+        assert!(down.explain("list pods").contains("cannot be reached"));
+        assert_eq!(Problem::from_code(404, String::new()).word(), "not-found");
+        assert_eq!(Problem::from_code(422, String::new()).word(), "invalid");
+        assert_eq!(Problem::from_code(500, String::new()).word(), "failed");
+        assert_eq!(
+            Problem::from_error(&Error::Decode("x".into())).word(),
+            "failed"
+        );
+    }
+
+    #[test]
+    fn an_informers_status_is_sorted_by_its_code() {
+        let mut s = ReflectorStatus::default();
+        assert_eq!(Problem::from_status(&s), None);
+        s.last_error = Some("pods is forbidden".into());
+        s.last_error_code = Some(403);
+        assert_eq!(
+            Problem::from_status(&s).map(|p| p.word()),
+            Some("forbidden")
+        );
+        s.last_error_code = None;
+        s.unreachable = true;
+        assert_eq!(
+            Problem::from_status(&s).map(|p| p.word()),
+            Some("unreachable")
+        );
+    }
+}

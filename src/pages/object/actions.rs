@@ -1,0 +1,132 @@
+//! An object page's actions: the ones the kind has and the person's RBAC allows, each confirmed and recorded as an Event.
+
+use kubeglass_client::actions::ActionKind;
+use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_web::spawn;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::actions::Actions;
+use crate::components::dialog::{ask_label_changes, confirm, prompt};
+use crate::components::outcome::ActionOutcome;
+use crate::kube::access::{Allowed, allowed_actions};
+use crate::kube::session::SessionState;
+use crate::kube::use_kube;
+use crate::model::objects::KindActions;
+
+/// What the page knows of the person's rights.
+#[derive(Debug, Clone, PartialEq)]
+enum Rights {
+    /// Still asking.
+    Asking,
+    /// The session's proxy refuses every write.
+    ReadOnlySession,
+    /// The cluster's answer (or why it could not be asked).
+    Known(Allowed),
+}
+
+/// The action buttons and the last outcome.
+#[component]
+pub fn ObjectActions(
+    info: ResourceInfo,
+    namespace: Option<String>,
+    name: String,
+    object: RwSignal<Option<Value>>,
+) -> impl IntoView {
+    let actions = expect_context::<Actions>();
+    let rights = RwSignal::new(Rights::Asking);
+    if expect_context::<SessionState>().read_only() {
+        rights.set(Rights::ReadOnlySession);
+    } else {
+        let (kube, info, ns, name) = (use_kube(), info.clone(), namespace.clone(), name.clone());
+        spawn(async move {
+            let a = allowed_actions(&kube, &info, ns.as_deref(), &name).await;
+            let _ = rights.try_set(Rights::Known(a));
+        });
+    }
+    let kind = KindActions::of(&info);
+    let target = match &namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.clone(),
+    };
+    let resource = StoredValue::new((info.api_resource(), namespace, name));
+    let submit = move |kind: ActionKind| {
+        resource.with_value(|(r, ns, n)| actions.submit(r.clone(), ns.as_deref(), n, kind))
+    };
+    let act = move |kind: ActionKind, question: String| {
+        move |_| {
+            if confirm(&question) {
+                submit(kind.clone());
+            }
+        }
+    };
+    let labels_prompt = {
+        let target = target.clone();
+        move |_| match ask_label_changes(&target) {
+            Some(Ok(kind)) => submit(kind),
+            Some(Err(e)) => actions.mistake(e),
+            None => {}
+        }
+    };
+    let scale_prompt = {
+        let target = target.clone();
+        move |_| {
+            let current = object.with_untracked(|o| {
+                o.as_ref()
+                    .and_then(|o| o.pointer("/spec/replicas"))
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0)
+            });
+            let Some(text) = prompt(
+                &format!("Scale {target} to how many replicas?"),
+                &current.to_string(),
+            ) else {
+                return;
+            };
+            match text.trim().parse::<i32>() {
+                Ok(n) if n >= 0 => submit(ActionKind::Scale(n)),
+                _ => actions.mistake(format!("{target}: “{text}” is not a number of replicas")),
+            }
+        }
+    };
+    let kind_name = info.kind.clone();
+    let buttons = move || {
+        let a = match rights.get() {
+            Rights::Asking => {
+                return view! { <span class="muted small">"checking what you may do…"</span> }
+                    .into_any();
+            }
+            Rights::ReadOnlySession => {
+                return view! { <span class="muted small" data-testid="no-actions">"This session is read-only: its proxy refuses every write."</span> }.into_any();
+            }
+            Rights::Known(a) => a,
+        };
+        if let Some(p) = a.problem.clone() {
+            return view! {
+                <span class="muted small" data-testid="access-error" data-problem=p.word() role="alert">
+                    "Could not ask the cluster what you may do here: " {p.detail().to_string()}
+                </span>
+            }
+            .into_any();
+        }
+        if a.nothing() {
+            return view! { <span class="muted small" data-testid="no-actions">"Your access is read-only here."</span> }.into_any();
+        }
+        let t = target.clone();
+        view! {
+            {a.scale.then(|| view! { <button data-testid="action-scale" on:click=scale_prompt.clone()>"Scale…"</button> })}
+            {(a.patch && kind.restart).then(|| view! { <button data-testid="action-restart" on:click=act(ActionKind::RestartRollout, format!("Restart the rollout of {t}?"))>"Restart rollout"</button> })}
+            {(a.patch && kind.cordon).then(|| view! {
+                <button data-testid="action-cordon" on:click=act(ActionKind::Cordon(true), format!("Cordon {}?", target.clone()))>"Cordon"</button>
+                <button data-testid="action-uncordon" on:click=act(ActionKind::Cordon(false), format!("Uncordon {}?", target.clone()))>"Uncordon"</button>
+            })}
+            {a.patch.then(|| view! { <button data-testid="action-labels" on:click=labels_prompt.clone()>"Labels…"</button> })}
+            {a.delete.then(|| view! { <button class="danger" data-testid="action-delete" on:click=act(ActionKind::Delete, format!("Delete {} {}?", kind_name.clone(), target.clone()))>"Delete"</button> })}
+        }
+        .into_any()
+    };
+    view! {
+        <ActionOutcome/>
+        <div class="actions" data-testid="object-actions">{buttons}</div>
+    }
+}

@@ -1,0 +1,76 @@
+//! An object's events, live: the same decoder and index as the event stream, so counts and times agree with it.
+
+use kubeglass_client::cache::InformerOptions;
+use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::k8s_openapi::api::core::v1::Event;
+use kubeglass_client::kube_core::DynamicObject;
+use leptos::prelude::*;
+
+use crate::kube::cluster::Now;
+use crate::kube::use_kube;
+use crate::kube::watch::{collection_path, watch_problem};
+use crate::model::events::{EventIndex, EventRow};
+
+/// The Events whose involved object is this one (core/v1, by name and
+/// kind; a cluster-scoped object's are in `default`), newest first.
+#[component]
+pub fn ObjectEvents(info: ResourceInfo, namespace: Option<String>, name: String) -> impl IntoView {
+    let kube = use_kube();
+    let now = expect_context::<Now>().0;
+    let events: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
+    let ns = namespace.unwrap_or_else(|| "default".into());
+    let watch = collection_path::<Event>(&kube, Some(&ns)).map(|path| {
+        let mut o = InformerOptions::<DynamicObject>::new(path);
+        o.reflector.field_selector = Some(format!(
+            "involvedObject.name={name},involvedObject.kind={}",
+            info.kind
+        ));
+        kube.watch_frames("object-events", o, move |inf, keys| {
+            let indexer = inf.indexer();
+            let store = indexer.borrow();
+            events.update(|ix| {
+                for key in keys {
+                    match store.get(&key) {
+                        Some(e) => ix.upsert(EventRow::from_object(&e)),
+                        None => ix.remove(&key),
+                    }
+                }
+            });
+        })
+    });
+    let status = watch.as_ref().ok().map(|w| w.status());
+    let _watch = StoredValue::new_local(watch.ok());
+    let problem = move || {
+        let p = status.and_then(|s| s.with(watch_problem))?;
+        Some(
+            view! { <p class="error-box" data-testid="object-events-error" data-problem=p.word()>{p.explain("list this object's events")}</p> },
+        )
+    };
+    let rows = move || {
+        let t = now.get();
+        events.with(|ix| {
+            ix.newest()
+                .map(|e| {
+                    let cls = if e.is_warning() { "status-bad" } else { "" };
+                    view! {
+                        <tr data-testid="object-event">
+                            <td class=cls>{e.type_.clone()}</td><td>{e.reason.clone()}</td>
+                            <td class="message">{e.message.clone()}</td>
+                            <td class="num" data-testid="object-event-count">{e.count}</td>
+                            <td data-testid="object-event-age">{e.last_seen_age(t)}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        {problem}
+        <div class="table-scroll">
+            <table class="grid" data-testid="object-events">
+                <thead><tr><th>"Type"</th><th>"Reason"</th><th>"Message"</th><th class="num">"Count"</th><th>"Last seen"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}

@@ -1,0 +1,144 @@
+//! One object, live: its heading and actions, labels and annotations, owners and what it owns, conditions, events, a Secret's data on request, and its YAML.
+
+use kubeglass_client::cache::{InformerOptions, redact_secret_metadata};
+use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::kube_core::DynamicObject;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::components::resolved::Resolved;
+use crate::kube::cluster::Now;
+use crate::kube::use_kube;
+use crate::kube::watch::watch_problem;
+use crate::model::objects::{created, with_type_meta};
+use crate::model::secrets::is_secret;
+use crate::model::time::age;
+use crate::model::yaml::to_yaml;
+
+mod actions;
+mod events;
+mod meta;
+mod owned;
+mod secret;
+
+use actions::ObjectActions;
+use events::ObjectEvents;
+use meta::{Chips, Conditions, Owners};
+use owned::OwnedSection;
+use secret::SecretData;
+
+/// The page for `#/o/<resource>/<namespace>/<name>`.
+#[component]
+pub fn ObjectPage(resource: String, namespace: Option<String>, name: String) -> impl IntoView {
+    view! {
+        <Resolved name=resource let:info>
+            <LiveObject info namespace=namespace.clone() name=name.clone()/>
+        </Resolved>
+    }
+}
+
+#[component]
+fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> impl IntoView {
+    let kube = use_kube();
+    let now = expect_context::<Now>().0;
+    let namespace = namespace.filter(|_| info.namespaced);
+    // The object itself, live: a one-object informer (field selector on the name).
+    let path = match info.collection_path(namespace.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            return view! { <p class="error-box" data-testid="route-error">{e.to_string()}</p> }
+                .into_any();
+        }
+    };
+    let secret = is_secret(&info);
+    let mut options = InformerOptions::<DynamicObject>::new(path);
+    options.transform = None; // managedFields are folded in the YAML view, not dropped
+    options.reflector.field_selector = Some(format!("metadata.name={name}"));
+    if secret {
+        // A Secret's data is fetched only when the person asks (Reveal),
+        // and `kubectl apply`'s copy of it in an annotation is never kept.
+        options.reflector = options.reflector.metadata_only();
+        options.transform = Some(redact_secret_metadata::<DynamicObject>());
+    }
+    let key = match &namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.clone(),
+    };
+    let object: RwSignal<Option<Value>> = RwSignal::new(None);
+    let gone = RwSignal::new(false);
+    let (k, api_version, kind) = (key.clone(), info.api_version(), info.kind.clone());
+    let watch = kube.watch_frames("object", options, move |inf, _| {
+        let current = inf.indexer().borrow().get(&k);
+        match current {
+            Some(o) => {
+                object.set(Some(with_type_meta(&o, &api_version, &kind)));
+                gone.set(false);
+            }
+            None => gone.set(inf.has_synced()),
+        }
+    });
+    let status = watch.status();
+    let _watch = StoredValue::new_local(watch);
+    let problem = move || {
+        status.with(watch_problem).map(|p| {
+            view! {
+                <p class="error-box" data-testid="object-error" data-problem=p.word() role="alert">
+                    {p.explain("read this object")} " "
+                    <span class="banner-detail">{p.detail().to_string()}</span>
+                </p>
+            }
+        })
+    };
+    let uid = Memo::new(move |_| {
+        object.with(|o| {
+            o.as_ref()
+                .and_then(|o| o.pointer("/metadata/uid"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+    });
+    let yaml = move || object.with(|o| o.as_ref().map(to_yaml).unwrap_or_default());
+    let copy = move |_| {
+        let _ = window().navigator().clipboard().write_text(&yaml());
+    };
+    let created_ago = move || {
+        let t = object.with(|o| o.as_ref().and_then(created))?;
+        Some(format!("created {} ago", age(now.get(), t)))
+    };
+    let title = format!("{} {key}", info.kind);
+    view! {
+        <section class="panel object-page" data-testid="object-page">
+            <div class="resource-head">
+                <h2 data-testid="object-title">{title}</h2>
+                <span class="muted small">{created_ago}</span>
+                {move || gone.get().then(|| view! { <span class="badge status-bad" data-testid="object-gone">"deleted"</span> })}
+            </div>
+            {problem}
+            <ObjectActions info=info.clone() namespace=namespace.clone() name=name.clone() object/>
+            <div class="two-col object-cols">
+                <div class="object-main">
+                    <h3>"Labels"</h3>
+                    <Chips object field="labels"/>
+                    <h3>"Annotations"</h3>
+                    <Chips object field="annotations"/>
+                    {secret.then(|| view! { <SecretData namespace=namespace.clone() name=name.clone()/> })}
+                    <h3>"Owners"</h3>
+                    <Owners object namespace=namespace.clone()/>
+                    <OwnedSection info=info.clone() namespace=namespace.clone() name=name.clone() uid/>
+                    <h3>"Conditions"</h3>
+                    <Conditions object/>
+                    <h3>"Events"</h3>
+                    <ObjectEvents info=info.clone() namespace=namespace.clone() name=name.clone()/>
+                </div>
+                <div class="object-yaml">
+                    <div class="resource-head">
+                        <h3>"YAML"</h3>
+                        <button data-testid="copy-yaml" on:click=copy>"Copy"</button>
+                    </div>
+                    <pre class="yaml" data-testid="yaml">{yaml}</pre>
+                </div>
+            </div>
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,139 @@
+//! What an object owns (or, for a node, the pods on it), live, from a shared Table informer of the child resource looked up by the owner-UID index.
+
+use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
+use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::rest::table::TableRowObject;
+use kubeglass_web::spawn;
+use leptos::prelude::*;
+
+use crate::kube::cluster::Now;
+use crate::kube::use_kube;
+use crate::kube::watch::table_options;
+use crate::model::objects::{OwnedRow, children_of};
+use crate::model::time::age;
+use crate::route::Route;
+
+/// "Owns" (or "Pods on this node") for kinds the app knows the children
+/// of; nothing for the others.
+#[component]
+pub fn OwnedSection(
+    info: ResourceInfo,
+    namespace: Option<String>,
+    name: String,
+    uid: Memo<Option<String>>,
+) -> impl IntoView {
+    let children = children_of(&info)?;
+    let found: RwSignal<Option<ResourceInfo>> = RwSignal::new(None);
+    let kube = use_kube();
+    spawn(async move {
+        if let Ok(Some(i)) = kube.resolve(children.resource).await {
+            let _ = found.try_set(Some(i));
+        }
+    });
+    let heading = if children.on_node {
+        "Pods on this node"
+    } else {
+        "Owns"
+    };
+    Some(view! {
+        <h3>{heading}</h3>
+        {move || found.get().map(|child| view! {
+            <Owned child on_node=children.on_node namespace=namespace.clone() name=name.clone() uid/>
+        })}
+    })
+}
+
+#[component]
+fn Owned(
+    child: ResourceInfo,
+    on_node: bool,
+    namespace: Option<String>,
+    name: String,
+    uid: Memo<Option<String>>,
+) -> impl IntoView {
+    let kube = use_kube();
+    let now = expect_context::<Now>().0;
+    let mut options = if on_node {
+        let mut o = table_options("/api/v1/pods");
+        o.reflector.field_selector = Some(format!("spec.nodeName={name}"));
+        o
+    } else {
+        match child.collection_path(namespace.as_deref()) {
+            Ok(path) => table_options(&path),
+            Err(e) => return view! { <p class="error-box">{e.to_string()}</p> }.into_any(),
+        }
+    };
+    options
+        .indexers
+        .push((OWNER_UID_INDEX.into(), owner_uid_index()));
+    let tick = RwSignal::new(0u64);
+    let watch = kube.watch_frames("owned", options, move |_, _| tick.update(|t| *t += 1));
+    // The informer may be shared with a view that did not ask for the index.
+    if !watch
+        .indexer()
+        .borrow()
+        .index_names()
+        .iter()
+        .any(|n| n == OWNER_UID_INDEX)
+    {
+        // Checked just above, so it cannot conflict.
+        let _ = watch.add_index(OWNER_UID_INDEX, owner_uid_index());
+    }
+    let watch = StoredValue::new_local(watch);
+    let rows = Memo::new(move |_| {
+        tick.get();
+        let uid = uid.get();
+        watch.with_value(|inf| {
+            let indexer = inf.indexer();
+            let indexer = indexer.borrow();
+            let mut found: Vec<std::rc::Rc<TableRowObject>> = if on_node {
+                indexer.list()
+            } else {
+                uid.and_then(|u| indexer.by_index(OWNER_UID_INDEX, &u).ok())
+                    .unwrap_or_default()
+            };
+            found.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+            let columns = inf.columns();
+            let rows: Vec<OwnedRow> = found
+                .iter()
+                .map(|r| OwnedRow::from_row(r, &columns))
+                .collect();
+            (inf.has_synced(), rows)
+        })
+    });
+    let qualified = child.qualified_name();
+    let kind = child.kind.clone();
+    view! {
+        <div class="table-scroll">
+        <table class="grid" data-testid="owned">
+            <tbody>
+                {move || {
+                    let (synced, rows) = rows.get();
+                    if rows.is_empty() {
+                        let text = if synced { "none" } else { "loading…" };
+                        return view! { <tr><td class="muted">{text}</td></tr> }.into_any();
+                    }
+                    rows.into_iter().map(|r| {
+                        let link = Route::Object { resource: qualified.clone(), namespace: r.namespace.clone(), name: r.name.clone() }.link();
+                        let created = r.created.map(|t| age(now.get_untracked(), t)).unwrap_or_default();
+                        let cls = if r.deleting { "deleting" } else { "" };
+                        let label = format!("{} {}", kind, r.name);
+                        let name_cell = match link {
+                            Some(href) => view! { <a href=href data-testid="owned-link">{label}</a> }.into_any(),
+                            None => view! { <span>{label}</span> }.into_any(),
+                        };
+                        view! {
+                            <tr class=cls data-testid="owned-object">
+                                <td class="name">{name_cell}</td>
+                                <td class="muted small">{r.summary}</td>
+                                <td class="num">{created}</td>
+                            </tr>
+                        }
+                    }).collect_view().into_any()
+                }}
+            </tbody>
+        </table>
+        </div>
+    }
+    .into_any()
+}

@@ -1,0 +1,114 @@
+//! The overview: what cluster this is and what lives in the namespace the app works in, all live.
+
+use kubeglass_client::k8s_openapi::api::core::v1::Pod;
+use leptos::prelude::*;
+
+use crate::components::problem::ProblemBox;
+use crate::kube::cluster::ClusterState;
+use crate::kube::use_kube;
+use crate::kube::watch::{collection_path, table_options, watch_problem};
+use crate::model::namespaces::scope_label;
+use crate::model::objects::PodCounts;
+use crate::pages::events::EventStream;
+
+mod deployments;
+mod namespaces;
+mod nodes;
+
+use deployments::DeploymentsPanel;
+use namespaces::NamespacesPanel;
+use nodes::NodesPanel;
+
+/// The first page; its namespaced panels follow the app's namespace.
+#[component]
+pub fn Overview() -> impl IntoView {
+    let cluster = expect_context::<ClusterState>();
+    move || {
+        let namespace = cluster.namespace.get();
+        view! { <OverviewIn namespace/> }
+    }
+}
+
+/// The overview for one namespace (or all).
+#[component]
+fn OverviewIn(namespace: Option<String>) -> impl IntoView {
+    let cluster = expect_context::<ClusterState>();
+    let kube = use_kube();
+    let counts = RwSignal::new(None::<PodCounts>);
+    // Pods as Table rows: the same informer (one watch) serves the pod table.
+    let pods = collection_path::<Pod>(&kube, namespace.as_deref()).map(|path| {
+        let mut counted = PodCounts::default();
+        kube.watch_frames("pod-counts", table_options(&path), move |inf, keys| {
+            let indexer = inf.indexer();
+            let indexer = indexer.borrow();
+            for key in keys {
+                let pod = indexer.get(&key);
+                counted.apply(key, pod.as_deref());
+            }
+            counts.set(Some(counted.clone()));
+        })
+    });
+    let status = pods.as_ref().ok().map(|w| w.status());
+    let path_problem = pods.as_ref().err().cloned();
+    let _pods = StoredValue::new_local(pods.ok());
+    let version = move || match cluster.version.get() {
+        None => view! { <span class="muted">"…"</span> }.into_any(),
+        Some(Ok(v)) => view! { <span data-testid="server-version">{v}</span> }.into_any(),
+        Some(Err(p)) => {
+            view! { <span class="error-text" title=p.detail().to_string()>"unavailable"</span> }
+                .into_any()
+        }
+    };
+    let pod_count = move || match counts.get() {
+        Some(c) => c.total().to_string(),
+        None if status.is_some_and(|s| s.with(|s| watch_problem(s).is_some())) => "—".into(),
+        None => "…".to_string(),
+    };
+    let scope = scope_label(namespace.as_deref());
+    let pods_problem = move || {
+        let p = path_problem
+            .clone()
+            .or_else(|| status.and_then(|s| s.with(watch_problem)))?;
+        Some(
+            view! { <ProblemBox problem=p doing=format!("list pods {scope}") testid="pods-problem"/> },
+        )
+    };
+    let rv = move || {
+        status
+            .and_then(|s| s.with(|s| s.reflector.last_resource_version.clone()))
+            .unwrap_or_else(|| "—".into())
+    };
+    let pod_state = move || status.map_or("—", |s| s.with(|s| s.state_label()));
+    let in_namespace =
+        move |ns: &str| counts.with(|c| c.as_ref().map_or(0, |c| c.in_namespace(ns)));
+    view! {
+        <section class="cards">
+            <div class="card">
+                <div class="card-label">"Kubernetes"</div>
+                <div class="card-value">{version}</div>
+            </div>
+            <div class="card">
+                <div class="card-label">"Pods (live)"</div>
+                <div class="card-value" data-testid="pod-count">{pod_count}</div>
+            </div>
+            <div class="card">
+                <div class="card-label">"Namespaces"</div>
+                <div class="card-value">{move || cluster.namespaces.with(|m| m.len())}</div>
+            </div>
+            <div class="card card-xray">
+                <div class="card-label">"Pod informer"</div>
+                <div class="card-small">
+                    <span data-testid="pod-informer-state">{pod_state}</span>
+                    " · rv "<code>{rv}</code>
+                </div>
+            </div>
+        </section>
+        {pods_problem}
+        <div class="two-col">
+            <NamespacesPanel pods_in=Callback::new(move |ns: String| in_namespace(&ns))/>
+            <NodesPanel/>
+        </div>
+        <DeploymentsPanel namespace=namespace.clone()/>
+        <EventStream namespace=namespace.clone()/>
+    }
+}

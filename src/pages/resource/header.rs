@@ -1,0 +1,70 @@
+//! A table's heading: the kind and scope, the informer's state and resourceVersion, the row count, and why the rows cannot be read.
+
+use kubeglass_client::discovery::ResourceInfo;
+use leptos::prelude::*;
+
+use super::Table;
+use crate::kube::watch::watch_problem;
+use crate::model::live_rows::More;
+use crate::model::namespaces::scope_label;
+
+/// The heading and, when the informer fails, the failure in words.
+#[component]
+pub fn TableHeader(table: Table, info: ResourceInfo, namespace: Option<String>) -> impl IntoView {
+    let status = table.status;
+    let scope = if info.namespaced {
+        scope_label(namespace.as_deref())
+    } else {
+        "cluster-wide".to_string()
+    };
+    let doing = format!("list {} {scope}", info.plural);
+    let state_label = move || status.with(|s| s.state_label());
+    let rv = move || {
+        status.with(|s| {
+            s.reflector
+                .last_resource_version
+                .clone()
+                .unwrap_or_default()
+        })
+    };
+    let total = Memo::new(move |_| {
+        table.changes.track();
+        table.with_rows(|l| l.live_len())
+    });
+    let shown = Memo::new(move |_| table.visible.with(|k| k.len - k.leaving));
+    let count = move || {
+        let total = total.get();
+        match table.preview.get() {
+            Some(More::Count(more)) => {
+                format!(
+                    "first {total} of {} — loading the rest",
+                    total as i64 + more
+                )
+            }
+            Some(More::Unknown) => format!("first {total} of more — loading the rest"),
+            None => format!("{} of {total}", shown.get()),
+        }
+    };
+    let problem = move || {
+        status.with(watch_problem).map(|p| {
+            view! {
+                <p class="error-box" data-testid="informer-error" data-problem=p.word() role="alert">
+                    {p.explain(&doing)} " "
+                    <span class="banner-detail">{p.detail().to_string()}</span>
+                </p>
+            }
+        })
+    };
+    view! {
+        <div class="resource-head">
+            <h2>
+                <span data-testid="resource-kind">{info.kind.clone()}</span>
+                <span class="muted">" " {scope}</span>
+            </h2>
+            <span class="badge" data-testid="informer-state">{state_label}</span>
+            <span class="muted small">"rv " <code>{rv}</code></span>
+            <span class="muted small" data-testid="row-count">{count}</span>
+        </div>
+        {problem}
+    }
+}

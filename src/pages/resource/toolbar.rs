@@ -1,0 +1,86 @@
+//! A table's toolbar: the row filter (text or `/regex/`), kubectl's wide columns, and the server-side label and field selectors (in the URL).
+
+use kubeglass_client::discovery::ResourceInfo;
+use leptos::ev::KeyboardEvent;
+use leptos::prelude::*;
+
+use super::{Table, compile_regex};
+use crate::model::cells::RowFilter;
+use crate::route::{Route, navigate};
+
+/// The toolbar; selectors apply on Enter, as a new URL.
+#[component]
+pub fn Toolbar(
+    table: Table,
+    info: ResourceInfo,
+    namespace: Option<String>,
+    labels: Option<String>,
+    fields: Option<String>,
+) -> impl IntoView {
+    let label_input = RwSignal::new(labels.unwrap_or_default());
+    let field_input = RwSignal::new(fields.unwrap_or_default());
+    let (resource, ns) = (info.qualified_name(), namespace);
+    let apply_selectors = StoredValue::new(move || {
+        let given = |s: RwSignal<String>| {
+            let t = s.get_untracked().trim().to_string();
+            (!t.is_empty()).then_some(t)
+        };
+        navigate(&Route::Resource {
+            resource: resource.clone(),
+            namespace: ns.clone(),
+            labels: given(label_input),
+            fields: given(field_input),
+        });
+    });
+    let on_enter = move |ev: KeyboardEvent| {
+        if ev.key() == "Enter" {
+            apply_selectors.with_value(|f| f());
+        }
+    };
+    let filter_error = move || match RowFilter::parse(&table.filter.get()) {
+        RowFilter::Pattern(p) => compile_regex(&p).err(),
+        _ => None,
+    };
+    view! {
+        <div class="toolbar">
+            <input
+                node_ref=table.filter_input
+                class="filter"
+                type="search"
+                placeholder="Filter (/ to focus, /regex/)"
+                aria-label="Filter rows"
+                data-testid="row-filter"
+                prop:value=move || table.filter.get()
+                on:input=move |ev| { table.filter.set(event_target_value(&ev)); table.selected.set(0); }
+            />
+            <Show when=move || table.has_wide()>
+                <button class="theme-toggle" data-testid="wide-toggle" title="kubectl -o wide's columns too (w)"
+                    aria-pressed=move || table.wide.get().to_string()
+                    on:click=move |_| table.toggle_wide()>
+                    "Wide"
+                </button>
+            </Show>
+            <input
+                class="selector"
+                type="text"
+                placeholder="label selector, e.g. app=web"
+                aria-label="Label selector"
+                data-testid="label-selector"
+                prop:value=move || label_input.get()
+                on:input=move |ev| label_input.set(event_target_value(&ev))
+                on:keydown=on_enter
+            />
+            <input
+                class="selector"
+                type="text"
+                placeholder="field selector, e.g. status.phase=Running"
+                aria-label="Field selector"
+                data-testid="field-selector"
+                prop:value=move || field_input.get()
+                on:input=move |ev| field_input.set(event_target_value(&ev))
+                on:keydown=on_enter
+            />
+        </div>
+        {move || filter_error().map(|e| view! { <p class="error-box" data-testid="filter-error">"Filter: " {e}</p> })}
+    }
+}

@@ -1,0 +1,34 @@
+//! Preferences remembered in this browser's localStorage: the theme, kubectl's wide columns, the namespace.
+
+/// localStorage key of the theme (`system`, `light`, `dark`).
+pub const THEME: &str = "kubeglass.theme";
+/// localStorage key: "1" when tables show kubectl's wide columns.
+pub const WIDE: &str = "kubeglass.wide";
+/// localStorage key of the namespace the app works in ("" for all).
+pub const NAMESPACE: &str = "kubeglass.namespace";
+
+fn storage() -> Option<leptos::web_sys::Storage> {
+    leptos::prelude::window().local_storage().ok().flatten()
+}
+
+/// The value remembered under `key`, if any (None when storage is off).
+pub fn get(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok().flatten()
+}
+
+/// Remembers `value` under `key` (nothing happens when storage is off).
+pub fn set(key: &str, value: &str) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// A flag remembered as "1" or "0".
+pub fn flag(key: &str) -> bool {
+    get(key).is_some_and(|v| v == "1")
+}
+
+/// Remembers a flag.
+pub fn set_flag(key: &str, on: bool) {
+    set(key, if on { "1" } else { "0" });
+}
