@@ -118,13 +118,28 @@ test('restart rollout, labels and delete from the UI, each confirmed and recorde
 test('a declined confirmation does nothing', async () => {
   const { page } = browser;
   dialog.mode = 'dismiss';
+  dialog.seen = [];
   await page.goto(proxy.url);
   const row = page.locator('[data-testid=deployment-row][data-key="demo-shop/checkout"]');
   await row.waitFor({ timeout: 20000 });
-  const before = kubectl('-n', 'demo-shop', 'get', 'deployment', 'checkout', '-o', 'jsonpath={.spec.replicas}');
+  const replicas = () => kubectl('-n', 'demo-shop', 'get', 'deployment', 'checkout', '-o', 'jsonpath={.spec.replicas}');
+  const label = () => kubectl('-n', 'demo-shop', 'get', 'deployment', 'checkout', '-o', 'jsonpath={.metadata.labels.e2e-declined}');
+  const before = replicas();
   await row.getByTestId('scale-up').click();
-  await page.waitForTimeout(1500);
-  assert.equal(kubectl('-n', 'demo-shop', 'get', 'deployment', 'checkout', '-o', 'jsonpath={.spec.replicas}'), before);
+  // The click asked (a dead button would not have) and was told no.
+  assert.ok(await until(async () => dialog.seen.length === 1, 5000), `asked: ${dialog.seen}`);
+  assert.match(dialog.seen[0], /^confirm: Scale demo-shop\/checkout to \d+\?$/);
+  // An accepted action after it: actions run in order, so once this one is
+  // done a scale that had been queued would be done too.
+  dialog.mode = 'accept';
+  dialog.prompt = 'e2e-declined=checked';
+  try {
+    await row.getByTestId('labels').click();
+    assert.ok(await until(async () => label() === 'checked', 15000, 200), 'the later action ran');
+    assert.equal(replicas(), before, 'the declined scale was never sent');
+  } finally {
+    kubectl('-n', 'demo-shop', 'label', 'deployment', 'checkout', 'e2e-declined-');
+  }
 });
 
 test('cordon and uncordon a node from the UI', async () => {

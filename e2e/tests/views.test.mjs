@@ -268,8 +268,12 @@ test('the event stream page shows a Warning from a real controller, filters, pau
     reason, message: 'paused stream test', type: 'Normal',
     firstTimestamp: new Date().toISOString(), lastTimestamp: new Date().toISOString(), count: 1,
   };
+  const pausedNew = page.getByTestId('event-paused-new');
+  await pausedNew.filter({ hasText: 'nothing new yet' }).waitFor({ timeout: 5000 });
   execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'create', '-f', '-'], { input: JSON.stringify(manifest) });
-  await page.waitForTimeout(1500);
+  // The event reached the page (it counts the events that pass the filter
+  // and arrived while paused) and is not shown until resumed.
+  await pausedNew.filter({ hasText: 'paused: 1 event arrived' }).waitFor({ timeout: 15000 });
   assert.equal(await page.getByTestId('event-row').count(), 0, 'not shown while paused');
   await page.getByTestId('event-pause').click();
   await page.getByTestId('event-row').filter({ hasText: reason }).waitFor({ timeout: 10000 });

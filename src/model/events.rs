@@ -237,11 +237,16 @@ impl EventRow {
         let first_seen = time("/firstTimestamp")
             .or_else(|| time("/eventTime"))
             .map_or(last_seen, |t| t as i64);
-        let count = e
-            .data
-            .pointer("/count")
-            .and_then(|v| v.as_i64())
-            .or_else(|| e.data.pointer("/series/count").and_then(|v| v.as_i64()))
+        // An events.k8s.io Event read through core/v1 has `count: 0` and
+        // its count in the series.
+        let positive = |p: &str| {
+            e.data
+                .pointer(p)
+                .and_then(|v| v.as_i64())
+                .filter(|n| *n > 0)
+        };
+        let count = positive("/count")
+            .or_else(|| positive("/series/count"))
             .unwrap_or(1)
             .clamp(0, i64::from(i32::MAX)) as i32;
         let type_ = text("/type");
@@ -545,12 +550,13 @@ mod tests {
         let e = event("n", json!({"involvedObject": {"kind": "Pod", "name": "p"}}));
         assert_eq!(e.last_seen, 0);
         assert_eq!(e.last_seen_age(1_800_000_000.0), "—");
-        // A lastTimestamp of null with an eventTime: the eventTime.
+        // As core/v1 serves an events.k8s.io Event: no lastTimestamp, count 0.
         let e = event(
             "m",
-            json!({"lastTimestamp": null, "eventTime": "2026-11-30T10:00:00.000000Z"}),
+            json!({"lastTimestamp": null, "count": 0, "eventTime": "2026-11-30T10:00:00.000000Z",
+                "series": {"count": 4, "lastObservedTime": "2026-11-30T10:05:00.000000Z"}}),
         );
-        assert_eq!(e.last_seen, 1_796_032_800);
+        assert_eq!((e.last_seen, e.count), (1_796_033_100, 4));
     }
 
     #[test]

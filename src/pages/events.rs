@@ -53,6 +53,11 @@ const EVENT_OVERSCAN: usize = 6;
 pub fn EventStream(namespace: Option<String>) -> impl IntoView {
     let kube = use_kube();
     let events: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
+    let filter = RwSignal::new(EventFilter::default());
+    let paused = RwSignal::new(false);
+    // Events that pass the filter, added or changed since the pause (the
+    // person is told how many).
+    let arrived = RwSignal::new(0usize);
     let watch = collection_path::<Event>(&kube, namespace.as_deref()).map(|path| {
         kube.watch_frames(
             "event-rows",
@@ -60,14 +65,25 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
             move |inf, keys| {
                 let indexer = inf.indexer();
                 let store = indexer.borrow();
+                let counting = paused.get_untracked();
+                let mut new = 0;
                 events.update(|ix| {
                     for key in keys {
                         match store.get(&key) {
-                            Some(e) => ix.upsert(EventRow::from_object(&e)),
+                            Some(e) => {
+                                let row = EventRow::from_object(&e);
+                                if counting && filter.with_untracked(|f| f.matcher()(&row)) {
+                                    new += 1;
+                                }
+                                ix.upsert(row);
+                            }
                             None => ix.remove(&key),
                         }
                     }
                 });
+                if new > 0 {
+                    arrived.update(|n| *n += new);
+                }
             },
         )
     });
@@ -85,8 +101,6 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
     // between events.
     let clock = expect_context::<Now>().0;
     let now = move || clock.get();
-    let filter = RwSignal::new(EventFilter::default());
-    let paused = RwSignal::new(false);
     // While paused the stream reads a copy of the index taken at the pause
     // (its keys and counts; the rows themselves are shared).
     let frozen: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
@@ -94,6 +108,7 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
         if !paused.get_untracked() {
             frozen.set(events.get_untracked());
         }
+        arrived.set(0);
         paused.update(|p| *p = !*p);
     };
     let with_source = move |f: &mut dyn FnMut(&EventIndex)| {
@@ -270,6 +285,15 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
                 <button class="theme-toggle" data-testid="event-pause" on:click=toggle_pause>
                     {move || if paused.get() { "▶ Resume" } else { "⏸ Pause" }}
                 </button>
+                {move || paused.get().then(|| view! {
+                    <span class="muted event-paused-new" data-testid="event-paused-new" role="status">
+                        {move || match arrived.get() {
+                            0 => "paused: nothing new yet".to_string(),
+                            1 => "paused: 1 event arrived".to_string(),
+                            n => format!("paused: {n} events arrived"),
+                        }}
+                    </span>
+                })}
             </div>
             <div class="etable" role="table" data-testid="event-table"
                 aria-rowcount=move || (shown_len() + 1).to_string()>

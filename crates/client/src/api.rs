@@ -180,9 +180,9 @@ fn form_urlencoded_pair(key: &str, value: &str) -> String {
 }
 
 /// Asks for a server-side Table, with plain JSON as a last resort except
-/// for core Secrets (see [`crate::rest::table::table_accept_for`]).
+/// for core Secrets (see [`crate::rest::secrets::table_accept_for`]).
 pub fn with_table_accept(request: Request) -> Request {
-    let accept = crate::rest::table::table_accept_for(request.uri().path());
+    let accept = crate::rest::secrets::table_accept_for(request.uri().path());
     with_accept(request, accept)
 }
 

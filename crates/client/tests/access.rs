@@ -7,8 +7,8 @@ use futures::executor::block_on;
 use http::Method;
 use kubeglass_client::access::{Access, AccessQuery, REVIEW_PATH, can_i};
 use kubeglass_client::rest::{Error, RestClient};
-use kubeglass_client::transport::TransportError;
 use kubeglass_client::testing::{FakeApiServer, Reply};
+use kubeglass_client::transport::TransportError;
 use serde_json::json;
 
 fn scale_query() -> AccessQuery {
@@ -80,7 +80,9 @@ fn a_failure_to_ask_is_an_error_not_a_denial() {
     // The proxy cannot be reached.
     server
         .expect(Method::POST, REVIEW_PATH)
-        .reply(Reply::Fail(TransportError::Connect("connection refused".into())));
+        .reply(Reply::Fail(TransportError::Connect(
+            "connection refused".into(),
+        )));
     assert!(matches!(
         block_on(can_i(&client, &scale_query())),
         Err(e) if e.is_connect()

@@ -14,7 +14,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::Error;
 use crate::names::percent_decode;
-use crate::rest::table::{METADATA_ACCEPT, METADATA_LIST_ACCEPT, TABLE_ONLY_ACCEPT};
+pub use crate::rest::table::LAST_APPLIED;
+use crate::rest::table::{METADATA_ACCEPT, METADATA_LIST_ACCEPT, TABLE_ACCEPT, TABLE_ONLY_ACCEPT};
 use crate::transport::Request;
 
 /// Marks a request as a person's explicit request to read a Secret's data.
@@ -90,10 +91,6 @@ fn data_free(request: &Request) -> bool {
     query_values(query, "includeObject").all(|v| v == "None" || v == "Metadata")
 }
 
-/// The annotation `kubectl apply` writes: the whole manifest as last applied,
-/// which for a Secret means its `data` too.
-pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
-
 /// Removes from a Secret's metadata what can hold its data
 /// ([`LAST_APPLIED`]), so a metadata-only read of a Secret holds no values.
 /// Metadata reads bring annotations back, and `kubectl apply` keeps the whole
@@ -117,6 +114,16 @@ pub fn check(request: &Request) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// The table `Accept` header for a request to `path`: [`TABLE_ONLY_ACCEPT`](crate::rest::table::TABLE_ONLY_ACCEPT)
+/// for core Secrets, [`TABLE_ACCEPT`](crate::rest::table::TABLE_ACCEPT) for everything else.
+pub fn table_accept_for(path: &str) -> &'static str {
+    if is_secrets_path(path) {
+        TABLE_ONLY_ACCEPT
+    } else {
+        TABLE_ACCEPT
+    }
 }
 
 #[cfg(test)]

@@ -14,18 +14,13 @@ use std::borrow::Cow;
 pub const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
 /// The `Accept` header for tables with no plain-JSON fallback: what core
-/// Secrets are asked with, since the fallback would bring their data.
+/// Secrets are asked with, since the fallback would bring their data (see
+/// [`crate::rest::secrets::table_accept_for`]).
 pub const TABLE_ONLY_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io";
 
-/// The table `Accept` header for a request to `path`: [`TABLE_ONLY_ACCEPT`]
-/// for core Secrets, [`TABLE_ACCEPT`] for everything else.
-pub fn table_accept_for(path: &str) -> &'static str {
-    if super::secrets::is_secrets_path(path) {
-        TABLE_ONLY_ACCEPT
-    } else {
-        TABLE_ACCEPT
-    }
-}
+/// The annotation `kubectl apply` keeps a copy of the object in (a
+/// Secret's data with it), dropped from every table row and from Secrets.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// The `Accept` header for one object's metadata only.
 pub const METADATA_ACCEPT: &str = "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io";
@@ -220,7 +215,7 @@ mod tests {
             assert_eq!(r.metadata.managed_fields, None);
             let a = r.metadata.annotations.as_ref().expect("annotations");
             assert_eq!(a.get("team").map(String::as_str), Some("shop"));
-            assert!(!a.contains_key(super::super::secrets::LAST_APPLIED));
+            assert!(!a.contains_key(super::LAST_APPLIED));
             assert_eq!(r.row.object, None);
             assert_eq!(r.row.cell_text(1), "1/1");
         }
@@ -311,7 +306,7 @@ impl<'de> Deserialize<'de> for LeanMeta {
                         // Secret it holds the data: never kept in a row.
                         let a: Option<serde_json::Map<String, Value>> = m.next_value()?;
                         if let Some(mut a) = a {
-                            a.remove(super::secrets::LAST_APPLIED);
+                            a.remove(LAST_APPLIED);
                             out.insert(k, Value::Object(a));
                         }
                     } else {

@@ -295,9 +295,12 @@ pub async fn informer_resumes_after_proxy_restart(
         control(control_client, "/proxy/stop").await;
         // The changes below must happen while the informer cannot see them:
         // wait until its watch has broken and a reconnect found nobody there.
-        wait_for(clock.as_ref(), 30, "the informer to find the proxy gone", || {
-            informer.snapshot().reflector.unreachable
-        })
+        wait_for(
+            clock.as_ref(),
+            30,
+            "the informer to find the proxy gone",
+            || informer.snapshot().reflector.unreachable,
+        )
         .await?;
         for i in 0..10 {
             admin_api

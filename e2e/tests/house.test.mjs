@@ -1,0 +1,212 @@
+// The app's house: one decoder for Events on every page, one namespace for
+// the whole app (listed, or typed by someone who may not list them), typed
+// failures (forbidden is not unreachable, a failure to ask is not
+// read-only), and pages that fit the screen at 1024 and 1360 px.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { kubectl, startProxy, launchBrowser, until, REJECT_PATHS, ARTIFACTS } from '../lib.mjs';
+
+const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 20;
+const SUFFIX = `${Date.now() % 1000000}`;
+const CM = `e2e-house-${SUFFIX}`;
+const LONG = `e2e-long-${SUFFIX}`;
+let proxy;
+let browser;
+
+const apply = (manifest) => execFileSync(process.env.KUBECTL,
+  ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'], { input: JSON.stringify(manifest) });
+const ago = (seconds) => new Date(Date.now() - seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+// events.k8s.io's MicroTime: six digits of fraction.
+const micro = (seconds) => new Date(Date.now() - seconds * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+
+before(async () => {
+  proxy = await startProxy(PORT);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await proxy?.stop();
+  for (const args of [
+    ['-n', 'demo-shop', 'delete', 'configmap', CM, LONG, '--ignore-not-found'],
+    ['-n', 'demo-shop', 'delete', 'events', '-l', `e2e-house=${SUFFIX}`, '--ignore-not-found'],
+  ]) {
+    try { kubectl(...args); } catch { /* best effort */ }
+  }
+});
+
+test("an object's events show the same count and age as the event stream, series and days included", async () => {
+  const { page } = browser;
+  kubectl('-n', 'demo-shop', 'create', 'configmap', CM, '--from-literal=k=v');
+  const involved = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'demo-shop', name: CM };
+  // A core/v1 Event last seen three days ago.
+  apply({
+    apiVersion: 'v1', kind: 'Event',
+    metadata: { name: `${CM}.old`, namespace: 'demo-shop', labels: { 'e2e-house': SUFFIX } },
+    involvedObject: involved, reason: 'E2EOld', message: 'three days ago', type: 'Warning', count: 7,
+    firstTimestamp: ago(4 * 86400), lastTimestamp: ago(3 * 86400 + 60),
+  });
+  // An events.k8s.io/v1 Event with a series: 12 times, last ten minutes ago.
+  apply({
+    apiVersion: 'events.k8s.io/v1', kind: 'Event',
+    metadata: { name: `${CM}.series`, namespace: 'demo-shop', labels: { 'e2e-house': SUFFIX } },
+    regarding: involved, reason: 'E2ESeries', note: 'a series', type: 'Normal', action: 'Probe',
+    reportingController: 'kubeglass.dev/e2e', reportingInstance: 'e2e',
+    eventTime: micro(3600),
+    series: { count: 12, lastObservedTime: micro(600) },
+  });
+  await page.goto(`${proxy.url}#/o/configmaps/demo-shop/${CM}`);
+  const row = (reason) => page.getByTestId('object-event').filter({ hasText: reason });
+  await row('E2ESeries').waitFor({ timeout: 20000 });
+  await row('E2EOld').waitFor({ timeout: 20000 });
+  assert.equal(await row('E2ESeries').getByTestId('object-event-count').innerText(), '12', 'series.count');
+  assert.equal(await row('E2ESeries').getByTestId('object-event-age').innerText(), '10m', 'the last observation, not eventTime');
+  assert.equal(await row('E2EOld').getByTestId('object-event-count').innerText(), '7');
+  assert.equal(await row('E2EOld').getByTestId('object-event-age').innerText(), '3d', 'days, not 72h');
+  // The stream says the same.
+  await page.goto(`${proxy.url}#/events`);
+  await page.getByTestId('event-object-filter').fill(CM);
+  const streamRow = page.getByTestId('event-row').filter({ hasText: 'E2EOld' });
+  await streamRow.waitFor({ timeout: 20000 });
+  const cells = await streamRow.getByRole('cell').allInnerTexts();
+  assert.deepEqual([cells[0], cells[1], cells[5]], ['3d', '4d', '7'], `last seen, first seen, count: ${cells}`);
+  const series = await page.getByTestId('event-row').filter({ hasText: 'E2ESeries' }).getByRole('cell').allInnerTexts();
+  assert.deepEqual([series[0], series[5]], ['10m', '12'], `${series}`);
+});
+
+test('a deep link to a table lists the namespaces in the menu, and a namespace picked there is remembered', async () => {
+  const { page } = browser;
+  // A fresh tab that starts on a table, not on the overview.
+  await page.goto('about:blank');
+  await page.goto(`${proxy.url}#/r/pods`);
+  const choices = page.locator('[data-testid=namespace-choices] option');
+  assert.ok(await until(async () => {
+    const values = await choices.evaluateAll((os) => os.map((o) => o.value));
+    return values.includes('demo-shop') && values.includes('kube-system');
+  }, 20000), 'demo-shop and kube-system are choices');
+  const input = page.getByTestId('namespace-input');
+  await input.fill('demo-shop');
+  await input.press('Enter');
+  assert.ok(await until(async () => page.url().endsWith('#/r/pods?ns=demo-shop'), 10000), page.url());
+  await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
+  const keys = await page.getByTestId('resource-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-key')).filter(Boolean));
+  assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('demo-shop/')), `${keys}`);
+  // Remembered: a new visit opens in it, and the overview follows it.
+  await page.goto('about:blank');
+  await page.goto(proxy.url);
+  assert.equal(await page.getByTestId('namespace-input').inputValue(), 'demo-shop');
+  await page.locator('[data-testid=deployment-row]').first().waitFor({ timeout: 20000 });
+  const deployments = await page.locator('[data-testid=deployment-row]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-key')));
+  assert.ok(deployments.every((k) => k.startsWith('demo-shop/')), `${deployments}`);
+  assert.match(await page.getByTestId('nav-pods').getAttribute('href'), /ns=demo-shop$/);
+  // A name that cannot be a namespace says why and changes nothing.
+  await page.getByTestId('namespace-input').fill('Not/A Namespace');
+  await page.getByTestId('namespace-input').press('Enter');
+  await page.getByTestId('namespace-error').waitFor({ timeout: 5000 });
+  // Back to all namespaces.
+  await page.getByTestId('namespace-input').fill('');
+  await page.getByTestId('namespace-input').press('Enter');
+  assert.ok(await until(async () => (await page.getByTestId('nav-pods').getAttribute('href')) === '#/r/pods', 5000));
+});
+
+test('a failure to ask what one may do is said so, and is not "read-only"', async () => {
+  const { page } = browser;
+  // This proxy refuses SelfSubjectAccessReviews, so the page cannot ask.
+  const noReviews = await startProxy(PORT + 1, undefined,
+    { extra: [`--reject-paths=${REJECT_PATHS},^/apis/authorization\\.k8s\\.io/`] });
+  try {
+    await page.goto(`${noReviews.url}#/o/deployments.apps/demo-shop/frontend`);
+    const err = page.getByTestId('access-error');
+    await err.waitFor({ timeout: 20000 });
+    assert.match(await err.innerText(), /Could not ask the cluster what you may do here/);
+    assert.equal(await page.getByTestId('no-actions').count(), 0, 'not told it is read-only');
+    await page.getByTestId('condition').first().waitFor({ timeout: 20000 });
+  } finally {
+    await noReviews.stop();
+  }
+});
+
+test('a user who may read one namespace gets a working app: each panel says what it may not list, and the namespace it types works', async () => {
+  const { page } = browser;
+  const restricted = await startProxy(PORT + 2, process.env.RESTRICTED_KUBECONFIG);
+  try {
+    await page.goto(restricted.url);
+    // Forbidden, not "connecting" or "unreachable".
+    const banner = page.locator('[data-testid=connection-banner][data-problem=forbidden]');
+    await banner.waitFor({ timeout: 20000 });
+    assert.match(await page.getByTestId('nodes-problem').innerText(), /You cannot list nodes cluster-wide/);
+    assert.match(await page.getByTestId('namespaces-problem').innerText(), /You cannot list namespaces/);
+    assert.match(await page.getByTestId('deployments-problem').innerText(), /You cannot list deployments in all namespaces/);
+    assert.equal(await page.locator('[data-testid=connection-banner][data-problem=unreachable]').count(), 0);
+    await page.screenshot({ path: `${ARTIFACTS}/restricted-before.png` });
+    // The namespace it may read, typed (it cannot be listed).
+    await page.getByTestId('namespace-input').fill('demo-shop');
+    await page.getByTestId('namespace-input').press('Enter');
+    await page.locator('[data-testid=deployment-row][data-key="demo-shop/frontend"]').waitFor({ timeout: 20000 });
+    assert.ok(await until(async () => Number(await page.getByTestId('pod-count').innerText()) > 0, 20000), 'pods counted');
+    await page.getByTestId('event-row').first().waitFor({ timeout: 20000 });
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 10000 });
+    assert.equal(await page.getByTestId('deployments-problem').count(), 0);
+    assert.match(await page.getByTestId('nodes-problem').innerText(), /You cannot list nodes/, 'still said');
+    await page.screenshot({ path: `${ARTIFACTS}/restricted-after.png` });
+    // Remembered, and the tables follow it.
+    await page.goto('about:blank');
+    await page.goto(restricted.url);
+    await page.locator('[data-testid=deployment-row][data-key="demo-shop/frontend"]').waitFor({ timeout: 20000 });
+    await page.getByTestId('nav-pods').click();
+    await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
+    assert.match(page.url(), /#\/r\/pods\?ns=demo-shop$/);
+    assert.equal(await page.getByTestId('informer-error').count(), 0);
+  } finally {
+    await restricted.stop();
+  }
+});
+
+test('object pages and the overview fit the screen at 1024 and 1360 px: nothing runs off the right edge', async () => {
+  const { page } = browser;
+  // kubectl apply keeps a copy of the object in a long annotation.
+  apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: LONG, namespace: 'demo-shop',
+    labels: { app: 'e2e' }, annotations: { note: 'x'.repeat(400) } },
+  data: { big: 'y'.repeat(2000), line: `${'a-very-long-unbroken-value-'.repeat(20)}` } });
+  const pod = kubectl('-n', 'demo-shop', 'get', 'pods', '-o', 'jsonpath={.items[0].metadata.name}');
+  const pages = [
+    [`#/o/deployments.apps/demo-shop/frontend`, 'condition'],
+    [`#/o/pods/demo-shop/${pod}`, 'condition'],
+    [`#/o/configmaps/demo-shop/${LONG}`, 'annotations-chip'],
+    ['#/', 'deployment-row'],
+  ];
+  const offenders = () => page.evaluate(() => {
+    const w = document.documentElement.clientWidth;
+    const bad = [];
+    for (const el of document.querySelectorAll('body *')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.right <= w + 1) continue;
+      // Inside a box that scrolls or clips it within the screen, it does not run off it.
+      let p = el.parentElement;
+      let held = false;
+      while (p && p !== document.body) {
+        if (/(auto|scroll|hidden|clip)/.test(getComputedStyle(p).overflowX) && p.getBoundingClientRect().right <= w + 1) {
+          held = true;
+          break;
+        }
+        p = p.parentElement;
+      }
+      if (!held) bad.push(`<${el.tagName.toLowerCase()} class="${el.className}" data-testid="${el.dataset.testid ?? ''}"> right ${Math.round(r.right)} > ${w}`);
+    }
+    return { bad: bad.slice(0, 8), scrollWidth: document.documentElement.scrollWidth, width: w };
+  });
+  for (const width of [1024, 1360]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const [hash, ready] of pages) {
+      await page.goto(`${proxy.url}${hash}`);
+      await page.getByTestId(ready).first().waitFor({ timeout: 20000 });
+      if (hash.startsWith('#/o/')) await page.getByTestId('yaml').filter({ hasText: 'metadata:' }).waitFor({ timeout: 20000 });
+      const { bad, scrollWidth, width: w } = await offenders();
+      assert.deepEqual(bad, [], `${hash} at ${width}px`);
+      assert.ok(scrollWidth <= w, `${hash} at ${width}px: the page scrolls sideways (${scrollWidth} > ${w})`);
+    }
+    await page.screenshot({ path: `${ARTIFACTS}/object-${width}.png` });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
