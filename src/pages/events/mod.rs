@@ -1,5 +1,7 @@
 //! The live event stream (its own page, and the overview's last panel): newest first, filters, pause, a per-minute sparkline.
 
+mod filters;
+
 use std::sync::Arc;
 
 use kubeglass_client::cache::InformerOptions;
@@ -15,6 +17,7 @@ use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::events::{EventFilter, EventIndex, EventRow, per_minute};
 use crate::model::namespaces::scope_label;
 use crate::model::objects::split_api_version;
+use crate::pages::events::filters::EventFilters;
 use crate::route::Route;
 
 /// The `#/events` page: the stream of the app's namespace.
@@ -25,14 +28,6 @@ pub fn EventsPage() -> impl IntoView {
         let namespace = cluster.namespace.get();
         view! { <EventStream namespace/> }
     }
-}
-
-/// The choices of the event filter menus.
-#[derive(Clone, PartialEq)]
-struct Choices {
-    reasons: Vec<String>,
-    namespaces: Vec<String>,
-    kinds: Vec<String>,
 }
 
 /// Minutes the sparkline covers.
@@ -177,39 +172,6 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
         })
     };
     let on_scroll = move |ev: leptos::ev::Event| scroll.on_scroll(&ev);
-    // The choices of each menu: what the events hold now.
-    let choices = Memo::new(move |_| {
-        events.with(|ix| Choices {
-            reasons: ix.reasons().keys().cloned().collect(),
-            namespaces: ix.namespaces().keys().cloned().collect(),
-            kinds: ix.kinds().keys().cloned().collect(),
-        })
-    });
-    let menu = move |label: &'static str,
-                     testid: &'static str,
-                     pick: fn(&Choices) -> &Vec<String>,
-                     set: fn(&mut EventFilter, String),
-                     get: fn(&EventFilter) -> String| {
-        view! {
-            <select aria-label=label data-testid=testid
-                prop:value=move || filter.with(get)
-                on:change=move |ev| { let v = event_target_value(&ev); filter.update(|f| set(f, v)); }>
-                <option value="">{format!("All {}", label.to_lowercase())}</option>
-                {move || {
-                    let current = filter.with(get);
-                    let mut options = choices.with(|c| pick(c).clone());
-                    // Keep a chosen value listed even when its events have gone.
-                    if !current.is_empty() && !options.contains(&current) {
-                        options.push(current.clone());
-                    }
-                    options.into_iter().map(|o| {
-                        let selected = o == current;
-                        view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
-                    }).collect_view()
-                }}
-            </select>
-        }
-    };
     let discovered = kube.discovered;
     // The involved object's page, when discovery knows its kind.
     let object_href = move |e: &EventRow| {
@@ -265,23 +227,7 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
             </div>
             {problem}
             <div class="toolbar">
-                <select aria-label="Event type" data-testid="event-type-filter"
-                    on:change=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.type_ = v); }>
-                    <option value="">"All types"</option>
-                    <option value="Warning">"Warning"</option>
-                    <option value="Normal">"Normal"</option>
-                </select>
-                {menu("Reasons", "event-reason-filter", |c| &c.reasons, |f, v| f.reason = v, |f| f.reason.clone())}
-                {menu("Namespaces", "event-namespace-filter", |c| &c.namespaces, |f, v| f.namespace = v, |f| f.namespace.clone())}
-                {menu("Kinds", "event-kind-filter", |c| &c.kinds, |f, v| f.kind = v, |f| f.kind.clone())}
-                <input class="filter narrow" type="search" placeholder="Object name"
-                    aria-label="Involved object name" data-testid="event-object-filter"
-                    prop:value=move || filter.with(|f| f.object.clone())
-                    on:input=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.object = v); }/>
-                <input class="filter" type="search" placeholder="Text in reason, object, message, source"
-                    aria-label="Filter events" data-testid="event-filter"
-                    prop:value=move || filter.with(|f| f.text.clone())
-                    on:input=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.text = v); }/>
+                <EventFilters filter events/>
                 <button class="theme-toggle" data-testid="event-pause" on:click=toggle_pause>
                     {move || if paused.get() { "▶ Resume" } else { "⏸ Pause" }}
                 </button>
