@@ -115,6 +115,11 @@ test('--read-only: the proxy refuses every write, and the app shows a badge and 
     assert.match(await page.getByTestId('no-actions').innerText(), /read-only/);
     assert.equal(await page.getByTestId('object-actions').locator('button').count(), 0, 'no action buttons');
     await page.goto(urls[0]);
+    // The app opens in the context's namespace (the test kubeconfig names default).
+    assert.ok(await until(async () => (await page.getByTestId('namespace-input').inputValue()) === 'default', 10000),
+      'the context namespace');
+    await page.getByTestId('namespace-input').fill('demo-shop');
+    await page.getByTestId('namespace-input').press('Enter');
     await page.getByTestId('deployment-row').first().waitFor({ timeout: 20000 });
     assert.equal(await page.getByTestId('deployment-row').first().locator('button').count(), 0, 'none on the overview');
   } finally {

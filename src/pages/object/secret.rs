@@ -1,13 +1,12 @@
 //! A Secret's data: not fetched until the person confirms Reveal, then kept in this component's signal only, masked until clicked.
 
-use kubeglass_client::typed::SecretsApi;
 use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::components::dialog::confirm;
+use crate::kube::reads::reveal_secret;
 use crate::kube::use_kube;
-use crate::model::problem::Problem;
-use crate::model::secrets::{RevealedValue, revealed_values};
+use crate::model::secrets::RevealedValue;
 
 /// The "Data" section of a Secret's page.
 #[component]
@@ -16,7 +15,7 @@ pub fn SecretData(namespace: Option<String>, name: String) -> impl IntoView {
     // in this page's signal only, gone with the page.
     let revealed: RwSignal<Option<Result<Vec<RevealedValue>, String>>> = RwSignal::new(None);
     let unmasked: RwSignal<std::collections::BTreeSet<String>> = RwSignal::new(Default::default());
-    let api = StoredValue::new_local(SecretsApi::new(use_kube().client, namespace.as_deref()));
+    let kube = StoredValue::new_local(use_kube());
     let target = match &namespace {
         Some(ns) => format!("{ns}/{name}"),
         None => name.clone(),
@@ -28,14 +27,11 @@ pub fn SecretData(namespace: Option<String>, name: String) -> impl IntoView {
             )) {
                 return;
             }
-            let api = api.get_value();
-            let name = name.clone();
+            let (kube, ns, name) = (kube.get_value(), namespace.clone(), name.clone());
             spawn(async move {
-                let r = api
-                    .reveal(&name)
+                let r = reveal_secret(&kube, ns.as_deref(), &name)
                     .await
-                    .map(|s| revealed_values(s.data.as_ref()))
-                    .map_err(|e| Problem::from_error(&e).explain("read the Secret"));
+                    .map_err(|p| p.explain("read the Secret"));
                 let _ = revealed.try_set(Some(r));
             });
         };

@@ -3,7 +3,7 @@
 use kubeglass_client::discovery::ResourceInfo;
 use leptos::prelude::*;
 
-use super::Table;
+use super::state::Table;
 use crate::kube::watch::watch_problem;
 use crate::model::live_rows::More;
 use crate::model::namespaces::scope_label;

@@ -8,7 +8,7 @@
 use leptos::ev::{Event, KeyboardEvent};
 use leptos::prelude::*;
 
-use super::Table;
+use super::state::Table;
 use crate::components::keys::{modified, on_keys, typing};
 use crate::components::scroll::ScrollWindow;
 use crate::kube::cluster::Now;

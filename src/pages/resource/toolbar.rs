@@ -4,7 +4,7 @@ use kubeglass_client::discovery::ResourceInfo;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
-use super::{Table, compile_regex};
+use super::state::{Table, compile_regex};
 use crate::model::cells::RowFilter;
 use crate::route::{Route, navigate};
 

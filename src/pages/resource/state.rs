@@ -1,0 +1,134 @@
+//! A table's state, shared by its parts: the rows and their life-cycle, sort, filter, selection, wide columns, and the keys shown.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use kubeglass_client::cache::InformerSnapshot;
+use kubeglass_client::rest::table::TableColumn;
+use leptos::prelude::*;
+
+use crate::model::cells::Compiled;
+use crate::model::live_rows::{LiveRows, More};
+use crate::model::table::Sort;
+use crate::prefs;
+use crate::route::{Route, navigate};
+
+/// The keys a table shows, in order; equal when the generation is.
+#[derive(Clone)]
+pub struct Keys {
+    pub generation: u64,
+    /// The filtered keys; `None` when unfiltered: then they are the model's
+    /// own order, read in place (not copied on every change frame).
+    pub filtered: Option<Arc<Vec<String>>>,
+    /// How many keys there are.
+    pub len: usize,
+    /// How many of them are deleted rows still fading out.
+    pub leaving: usize,
+}
+
+impl PartialEq for Keys {
+    fn eq(&self, other: &Self) -> bool {
+        self.generation == other.generation
+    }
+}
+
+/// A case-insensitive JavaScript RegExp's test, or why `pattern` is not one.
+pub fn compile_regex(pattern: &str) -> Compiled {
+    use wasm_bindgen::JsCast;
+    let ctor = js_sys::Reflect::get(&js_sys::global(), &"RegExp".into())
+        .map_err(|_| "no RegExp".to_string())?;
+    let args = js_sys::Array::of2(&pattern.into(), &"i".into());
+    let re: js_sys::RegExp =
+        js_sys::Reflect::construct(ctor.unchecked_ref::<js_sys::Function>(), &args)
+            .map_err(|e| {
+                e.dyn_ref::<js_sys::Error>()
+                    .map(|e| String::from(e.message()))
+                    .unwrap_or_else(|| "invalid regular expression".into())
+            })?
+            .unchecked_into();
+    Ok(Box::new(move |text: &str| re.test(text)))
+}
+
+/// One table's state, shared by its parts (cheap to copy).
+#[derive(Clone, Copy)]
+pub struct Table {
+    pub rows: StoredValue<Rc<RefCell<LiveRows>>, LocalStorage>,
+    /// Counts row changes (each frame of changes, each expiry).
+    pub changes: RwSignal<u64>,
+    pub columns: RwSignal<Vec<TableColumn>>,
+    pub status: RwSignal<InformerSnapshot>,
+    pub preview: RwSignal<Option<More>>,
+    pub sort: RwSignal<Sort>,
+    pub filter: RwSignal<String>,
+    pub selected: RwSignal<usize>,
+    pub wide: RwSignal<bool>,
+    pub visible: Memo<Keys>,
+    /// The filter box (`/` focuses it).
+    pub filter_input: NodeRef<leptos::html::Input>,
+    pub resource: StoredValue<String>,
+}
+
+impl Table {
+    /// Reads the rows.
+    pub fn with_rows<T>(&self, f: impl FnOnce(&LiveRows) -> T) -> T {
+        self.rows.with_value(|r| f(&r.borrow()))
+    }
+
+    /// Keys `range` of what the table shows, in order.
+    pub fn keys_in(&self, range: std::ops::Range<usize>) -> Vec<String> {
+        self.visible.with(|k| match &k.filtered {
+            Some(keys) => keys.get(range).map(<[String]>::to_vec).unwrap_or_default(),
+            None => self.with_rows(|l| {
+                l.model()
+                    .order()
+                    .get(range)
+                    .map(<[String]>::to_vec)
+                    .unwrap_or_default()
+            }),
+        })
+    }
+
+    /// Opens the object page of the row `key`.
+    pub fn open(&self, key: &str) {
+        let (namespace, name) = match key.split_once('/') {
+            Some((ns, n)) => (Some(ns.to_string()), n.to_string()),
+            None => (None, key.to_string()),
+        };
+        navigate(&Route::Object {
+            resource: self.resource.get_value(),
+            namespace,
+            name,
+        });
+    }
+
+    /// True when kubectl has wide (`-o wide`) columns for it.
+    pub fn has_wide(&self) -> bool {
+        self.columns.with(|cs| cs.iter().any(|c| c.priority > 0))
+    }
+
+    /// Wide on or off, remembered; not sorted by a column that goes out of sight.
+    pub fn toggle_wide(&self) {
+        let on = !self.wide.get_untracked();
+        prefs::set_flag(prefs::WIDE, on);
+        let hidden = self.sort.with_untracked(|s| s.column).is_some_and(|i| {
+            self.columns
+                .with_untracked(|cs| cs.get(i).is_some_and(|c| c.priority > 0))
+        });
+        if !on && hidden {
+            self.sort.set(Sort::default());
+        }
+        self.wide.set(on);
+    }
+
+    /// The columns shown, with their index in the server's columns.
+    pub fn shown_columns(&self) -> Vec<(usize, TableColumn)> {
+        let wide = self.wide.get();
+        self.columns
+            .get()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, c)| wide || c.priority == 0)
+            .collect()
+    }
+}
