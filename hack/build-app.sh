@@ -20,7 +20,7 @@ else
   log "wasm-opt not found at $WASM_OPT (run make bootstrap); the wasm is not optimized"
 fi
 python3 "$HACK_DIR/csp.py" dist/index.html "$wasm" >/dev/null
-# No launcher session (src/state/session.rs): kubectl glass writes its own.
+# No launcher session (src/kube/session.rs): kubectl glass writes its own.
 echo null > dist/kubeglass-context.json
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)

@@ -57,7 +57,7 @@ fi
 
 step "native unit tests"
 cargo test -p kubeglass-client --quiet
-cargo test -p kubeglass --quiet   # the app's pure parts: routes, table model, YAML
+cargo test -p kubeglass --quiet   # the app's models (src/model/), routes, outcomes
 cargo test -p kubectl-glass --quiet
 
 step "build the app, and the kubectl-glass launcher with the app inside"

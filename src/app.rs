@@ -27,8 +27,6 @@ pub fn App() -> impl IntoView {
     let started = start();
     let kube = started.kube.clone();
     provide_kube(started.kube);
-    let session = SessionState::start();
-    provide_context(session);
     let remembered = prefs::get(prefs::NAMESPACE);
     let cluster = ClusterState::start(
         &kube,
@@ -36,19 +34,16 @@ pub fn App() -> impl IntoView {
         initial_namespace(remembered.as_deref(), None),
     );
     provide_context(cluster);
-    // The launcher's context namespace, once its file is read, unless the
-    // person chose one before.
-    Effect::new(move |_| {
-        if session.loaded.get() && remembered.is_none() {
-            let context = session
-                .session
-                .with_untracked(|s| s.as_ref().and_then(|s| s.namespace.clone()));
-            let ns = initial_namespace(None, context.as_deref());
-            if ns.is_some() {
-                cluster.namespace.set(ns);
-            }
+    // The launcher's context namespace, unless the person chose one before:
+    // decided when the session file is read, before any page is drawn.
+    let session = SessionState::start(move |s| {
+        let context = s.and_then(|s| s.namespace.as_deref());
+        let ns = initial_namespace(remembered.as_deref(), context);
+        if cluster.namespace.get_untracked() != ns {
+            cluster.namespace.set(ns);
         }
     });
+    provide_context(session);
     provide_context(Actions::start(&kube));
     let route = use_route();
     let nav =

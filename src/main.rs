@@ -1,7 +1,7 @@
 //! Kubeglass, a Kubernetes dashboard that is only a web page: this file mounts the app, or inside another page's frame one line saying why not.
 //!
-//! The layers: `pages` → `components` → `model` and `kube` (`actions`,
-//! `prefs` and `route` beside them); nothing imports back up.
+//! The layers: `pages` → `components` → `actions` → `kube` → `model`
+//! (`route` and `prefs` at the bottom); nothing imports back up.
 
 mod actions;
 mod app;

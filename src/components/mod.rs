@@ -1,4 +1,4 @@
-//! Small components shared by pages; each reads models and the cluster's signals, and holds no rule of its own.
+//! Small components shared by pages; each reads models and the cluster's signals, and leaves the rules to `model/`.
 
 pub mod banner;
 pub mod dialog;

@@ -18,7 +18,7 @@ pub fn NamespacePicker() -> impl IntoView {
     let route = use_route();
     let error: RwSignal<Option<String>> = RwSignal::new(None);
     let text = RwSignal::new(cluster.namespace.get_untracked().unwrap_or_default());
-    // The field follows the app's namespace when a link changes it.
+    // The field follows the app's namespace (the launcher's, decided at start).
     Effect::new(move |_| text.set(cluster.namespace.get().unwrap_or_default()));
     let apply = move |value: String| match typed_namespace(&value) {
         Err(e) => error.set(Some(e)),

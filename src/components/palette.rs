@@ -8,6 +8,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use crate::components::keys::{on_keys, typing};
+use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
 use crate::route::{Route, navigate};
 
@@ -55,6 +56,7 @@ fn suggestions(resources: &[ResourceInfo], q: &str) -> Vec<(String, String)> {
 #[component]
 pub fn Palette() -> impl IntoView {
     let kube = use_kube();
+    let cluster = expect_context::<ClusterState>();
     let discovered = kube.discovered;
     let open = RwSignal::new(false);
     let text = RwSignal::new(String::new());
@@ -83,7 +85,11 @@ pub fn Palette() -> impl IntoView {
             open.set(false);
             return;
         };
-        let namespace = words.next().map(str::to_string);
+        // A namespace typed after the name, else the app's (as k9s does).
+        let namespace = words
+            .next()
+            .map(str::to_string)
+            .or_else(|| cluster.namespace.get_untracked());
         if let Some(route) = builtin(&word) {
             open.set(false);
             navigate(&route);

@@ -17,8 +17,10 @@ pub struct SessionState {
 }
 
 impl SessionState {
-    /// Reads the file once, in the background.
-    pub fn start() -> Self {
+    /// Reads the file once, in the background; `read` sees what it found
+    /// before `loaded` is set, so what depends on it (the namespace the app
+    /// opens in) is decided before any page is drawn.
+    pub fn start(read: impl FnOnce(Option<&Session>) + 'static) -> Self {
         let state = Self {
             session: RwSignal::new(None),
             error: RwSignal::new(None),
@@ -33,6 +35,7 @@ impl SessionState {
                 Ok(None) => {}
                 Err(e) => state.error.set(Some(e)),
             }
+            state.session.with_untracked(|s| read(s.as_ref()));
             state.loaded.set(true);
         });
         state

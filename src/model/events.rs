@@ -1,4 +1,4 @@
-//! Kubernetes Events as the app shows them: one decoder for core/v1 and events.k8s.io shapes, the filter, the newest-first index and the per-minute counts.
+//! Kubernetes Events as the app shows them: one decoder (core/v1, events.k8s.io Events as core/v1 serves them), the filter, the newest-first index and the per-minute counts.
 //!
 //! The event stream, the overview and an object's page all read Events
 //! through [`EventRow::from_object`], so a count, a time or an involved
@@ -195,8 +195,8 @@ fn count(counts: &mut ValueCounts, value: &str, add: bool) {
 }
 
 impl EventRow {
-    /// Reads an Event, core/v1 or events.k8s.io-shaped (`eventTime`,
-    /// `series`), read as an untyped object (one object type fewer in the
+    /// Reads a core/v1 Event, events.k8s.io Events included as core/v1
+    /// serves them (`eventTime`, `series`, `count: 0`), read as an untyped object (one object type fewer in the
     /// wasm). Last seen is the newest of `lastTimestamp`,
     /// `series.lastObservedTime` and `eventTime`, then `firstTimestamp`, then
     /// the object's creation; the count is `count`, else `series.count`,

@@ -106,12 +106,14 @@ impl LiveRows {
         if self.preview.take().is_some() {
             self.model = TableModel::new();
         }
+        // The first delivery is the list; after it every change flashes,
+        // the first row of an empty table included.
+        let initial = !self.from_informer;
         self.from_informer = true;
         let new_columns = columns != self.model.columns();
         if new_columns {
             self.model.set_columns(columns.to_vec());
         }
-        let initial = self.model.is_empty();
         for (key, row) in changes {
             match row {
                 Some(r) => {
@@ -242,6 +244,14 @@ mod tests {
         // Deleting what was never shown changes nothing.
         l.apply(&columns(), [gone("never")], 110.0);
         assert_eq!(l.leaving_len(), 0);
+    }
+
+    #[test]
+    fn the_first_row_of_an_empty_table_flashes() {
+        let mut l = LiveRows::new();
+        l.apply(&columns(), [], 100.0);
+        l.apply(&columns(), [change("a")], 101.0);
+        assert_eq!(l.state("ns/a", 101.0), RowState::Flashing);
     }
 
     #[test]

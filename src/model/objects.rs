@@ -144,6 +144,19 @@ impl PodCounts {
     }
 }
 
+/// `value` escaped for a field selector, as apimachinery's
+/// `fields.EscapeValue` does (`\` `,` `=`), so a name cannot add terms.
+pub fn field_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if matches!(c, '\\' | ',' | '=') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// An `apiVersion` split into group and version (`apps/v1` → `apps`, `v1`;
 /// `v1` → ``, `v1`).
 pub fn split_api_version(api_version: &str) -> (&str, &str) {
@@ -444,6 +457,13 @@ mod tests {
         assert!(a.delete && a.patch && a.restart && !a.cordon && !a.scale);
         let a = KindActions::of(&info("", "nodes"));
         assert!(a.cordon && !a.restart);
+    }
+
+    #[test]
+    fn field_selector_values_cannot_add_terms() {
+        assert_eq!(field_value("web-1"), "web-1");
+        assert_eq!(field_value("x,metadata.name!=x"), "x\\,metadata.name!\\=x");
+        assert_eq!(field_value("a\\b"), "a\\\\b");
     }
 
     #[test]

@@ -45,6 +45,34 @@ pub struct Sort {
     pub descending: bool,
 }
 
+impl Sort {
+    /// The sort after a click on column `column` (None: the namespace
+    /// column, which sorts by key): the same column again flips the
+    /// direction, another column sorts by it ascending.
+    pub fn toggled(self, column: Option<usize>) -> Sort {
+        if self.column == column {
+            Sort {
+                column,
+                descending: !self.descending,
+            }
+        } else {
+            Sort {
+                column,
+                descending: false,
+            }
+        }
+    }
+
+    /// The arrow a column's header shows: ▲, ▼ or nothing.
+    pub fn arrow(self, column: Option<usize>) -> &'static str {
+        match (self.column == column, self.descending) {
+            (true, false) => " ▲",
+            (true, true) => " ▼",
+            _ => "",
+        }
+    }
+}
+
 /// True for the column kubectl calls `Age` (sorted by creation time).
 pub fn is_age(c: &TableColumn) -> bool {
     c.name.eq_ignore_ascii_case("age")
@@ -174,11 +202,6 @@ impl TableModel {
         self.order.len()
     }
 
-    /// True when there are no rows.
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
-    }
-
     /// The row under `key`.
     pub fn get(&self, key: &str) -> Option<Rc<TableRowObject>> {
         self.rows.get(key).cloned()
@@ -285,6 +308,19 @@ mod tests {
         m.set_sort(Sort::default());
         assert_eq!(names(&m), ["a", "c"]);
         assert_eq!(m.filtered(|r| row_text(r).contains("Pending")), ["ns/c"]);
+    }
+
+    #[test]
+    fn clicking_a_header_sorts_by_it_then_flips() {
+        let s = Sort::default().toggled(Some(2));
+        assert_eq!((s.column, s.descending), (Some(2), false));
+        assert_eq!(s.arrow(Some(2)), " ▲");
+        let s = s.toggled(Some(2));
+        assert!(s.descending);
+        assert_eq!(s.arrow(Some(2)), " ▼");
+        assert_eq!(s.arrow(Some(1)), "");
+        let s = s.toggled(None);
+        assert_eq!((s.column, s.descending), (None, false));
     }
 
     #[test]

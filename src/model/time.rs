@@ -40,12 +40,18 @@ pub fn parse_time(s: &str) -> Option<Seconds> {
         fraction = format!("0.{}", &f[..digits]).parse().ok()?;
         rest = &f[digits..];
     }
-    let offset = match rest {
-        "Z" | "z" => 0,
-        o if o.len() == 6 && matches!(&o[..1], "+" | "-") && &o[3..4] == ":" => {
-            let (oh, om) = (o[1..3].parse::<i64>().ok()?, o[4..6].parse::<i64>().ok()?);
-            let secs = oh * 3600 + om * 60;
-            if o.starts_with('-') { -secs } else { secs }
+    // Bytes, not string slices: a tail with a multi-byte character must be
+    // refused, not split mid-character.
+    let o = rest.as_bytes();
+    let digits = |a: u8, b: u8| {
+        (a.is_ascii_digit() && b.is_ascii_digit())
+            .then(|| i64::from(a - b'0') * 10 + i64::from(b - b'0'))
+    };
+    let offset = match o {
+        b"Z" | b"z" => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let secs = digits(*h1, *h2)? * 3600 + digits(*m1, *m2)? * 60;
+            if *sign == b'-' { -secs } else { secs }
         }
         _ => return None,
     };
@@ -60,8 +66,10 @@ pub fn parse_time(s: &str) -> Option<Seconds> {
     Some((days * 86_400 + h * 3600 + mi * 60 + se - offset) as f64 + fraction)
 }
 
-/// kubectl's short age of a span of `seconds`: `45s`, `12m`, `3h`, `5d`,
-/// `2y`; a negative span (a clock behind the server's) shows as `0s`.
+/// A short age of a span of `seconds` in kubectl's style (`45s`, `12m`,
+/// `3h`, `5d`, `2y`; whole units, seconds below two minutes, minutes below
+/// two hours, hours below two days); a negative span (a clock behind the
+/// server's) shows as `0s`.
 pub fn short_age(seconds: f64) -> String {
     let s = seconds.max(0.0) as u64;
     match s {
@@ -73,7 +81,7 @@ pub fn short_age(seconds: f64) -> String {
     }
 }
 
-/// How long before `now` the moment `then` was, as kubectl writes it.
+/// How long before `now` the moment `then` was, as [`short_age`] writes it.
 pub fn age(now: Seconds, then: Seconds) -> String {
     short_age(now - then)
 }
@@ -115,6 +123,12 @@ mod tests {
             "2026-11-30T10:00:00.Z",
             "2026-11-30 10:00:00Z",
             "+026-11-30T10:00:00Z",
+            // Multi-byte characters where a fraction or an offset goes.
+            "2026-11-30T10:00:00é1234",
+            "2026-11-30T10:00:00+1é00",
+            "2026-11-30T10:00:00.5é",
+            "2026-11-30T10:00:0é",
+            "2026-11-30T10:00:00+0a:00",
         ] {
             assert_eq!(parse_time(bad), None, "{bad}");
         }

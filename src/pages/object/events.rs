@@ -10,6 +10,7 @@ use crate::kube::cluster::Now;
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::events::{EventIndex, EventRow};
+use crate::model::objects::field_value;
 
 /// The Events whose involved object is this one (core/v1, by name and
 /// kind; a cluster-scoped object's are in `default`), newest first.
@@ -22,8 +23,9 @@ pub fn ObjectEvents(info: ResourceInfo, namespace: Option<String>, name: String)
     let watch = collection_path::<Event>(&kube, Some(&ns)).map(|path| {
         let mut o = InformerOptions::<DynamicObject>::new(path);
         o.reflector.field_selector = Some(format!(
-            "involvedObject.name={name},involvedObject.kind={}",
-            info.kind
+            "involvedObject.name={},involvedObject.kind={}",
+            field_value(&name),
+            field_value(&info.kind)
         ));
         kube.watch_frames("object-events", o, move |inf, keys| {
             let indexer = inf.indexer();

@@ -10,7 +10,7 @@ use crate::components::resolved::Resolved;
 use crate::kube::cluster::Now;
 use crate::kube::use_kube;
 use crate::kube::watch::watch_problem;
-use crate::model::objects::{created, with_type_meta};
+use crate::model::objects::{created, field_value, with_type_meta};
 use crate::model::secrets::is_secret;
 use crate::model::time::age;
 use crate::model::yaml::to_yaml;
@@ -53,7 +53,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let secret = is_secret(&info);
     let mut options = InformerOptions::<DynamicObject>::new(path);
     options.transform = None; // managedFields are folded in the YAML view, not dropped
-    options.reflector.field_selector = Some(format!("metadata.name={name}"));
+    options.reflector.field_selector = Some(format!("metadata.name={}", field_value(&name)));
     if secret {
         // A Secret's data is fetched only when the person asks (Reveal),
         // and `kubectl apply`'s copy of it in an annotation is never kept.
@@ -66,6 +66,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     };
     let object: RwSignal<Option<Value>> = RwSignal::new(None);
     let gone = RwSignal::new(false);
+    let missing = RwSignal::new(false);
     let (k, api_version, kind) = (key.clone(), info.api_version(), info.kind.clone());
     let watch = kube.watch_frames("object", options, move |inf, _| {
         let current = inf.indexer().borrow().get(&k);
@@ -74,7 +75,10 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                 object.set(Some(with_type_meta(&o, &api_version, &kind)));
                 gone.set(false);
             }
-            None => gone.set(inf.has_synced()),
+            // "deleted" only for an object that was shown; one that was
+            // never there is not found.
+            None if object.with_untracked(Option::is_some) => gone.set(inf.has_synced()),
+            None => missing.set(inf.has_synced()),
         }
     });
     let status = watch.status();
@@ -106,6 +110,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         Some(format!("created {} ago", age(now.get(), t)))
     };
     let title = format!("{} {key}", info.kind);
+    let (kind_name, name_shown) = (info.kind.clone(), key.clone());
     view! {
         <section class="panel object-page" data-testid="object-page">
             <div class="resource-head">
@@ -114,6 +119,11 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                 {move || gone.get().then(|| view! { <span class="badge status-bad" data-testid="object-gone">"deleted"</span> })}
             </div>
             {problem}
+            {move || missing.get().then(|| view! {
+                <p class="error-box" data-testid="object-missing" data-problem="not-found" role="alert">
+                    {format!("There is no {} called “{}” here.", kind_name.clone(), name_shown.clone())}
+                </p>
+            })}
             <ObjectActions info=info.clone() namespace=namespace.clone() name=name.clone() object/>
             <div class="two-col object-cols">
                 <div class="object-main">

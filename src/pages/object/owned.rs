@@ -8,8 +8,8 @@ use leptos::prelude::*;
 
 use crate::kube::cluster::Now;
 use crate::kube::use_kube;
-use crate::kube::watch::table_options;
-use crate::model::objects::{OwnedRow, children_of};
+use crate::kube::watch::{table_options, watch_problem};
+use crate::model::objects::{OwnedRow, children_of, field_value};
 use crate::model::time::age;
 use crate::route::Route;
 
@@ -55,7 +55,7 @@ fn Owned(
     let now = expect_context::<Now>().0;
     let mut options = if on_node {
         let mut o = table_options("/api/v1/pods");
-        o.reflector.field_selector = Some(format!("spec.nodeName={name}"));
+        o.reflector.field_selector = Some(format!("spec.nodeName={}", field_value(&name)));
         o
     } else {
         match child.collection_path(namespace.as_deref()) {
@@ -79,7 +79,14 @@ fn Owned(
         // Checked just above, so it cannot conflict.
         let _ = watch.add_index(OWNER_UID_INDEX, owner_uid_index());
     }
+    let status = watch.status();
     let watch = StoredValue::new_local(watch);
+    let doing = format!("list the {} it owns", child.plural);
+    let problem = move || {
+        status.with(watch_problem).map(|p| view! {
+            <p class="error-box" data-testid="owned-error" data-problem=p.word()>{p.explain(&doing)}</p>
+        })
+    };
     let rows = Memo::new(move |_| {
         tick.get();
         let uid = uid.get();
@@ -104,13 +111,15 @@ fn Owned(
     let qualified = child.qualified_name();
     let kind = child.kind.clone();
     view! {
+        {problem}
         <div class="table-scroll">
         <table class="grid" data-testid="owned">
             <tbody>
                 {move || {
                     let (synced, rows) = rows.get();
                     if rows.is_empty() {
-                        let text = if synced { "none" } else { "loading…" };
+                        let failed = status.with(|s| watch_problem(s).is_some());
+                        let text = if synced { "none" } else if failed { "—" } else { "loading…" };
                         return view! { <tr><td class="muted">{text}</td></tr> }.into_any();
                     }
                     rows.into_iter().map(|r| {

@@ -79,8 +79,14 @@ fn OverviewIn(namespace: Option<String>) -> impl IntoView {
             .unwrap_or_else(|| "—".into())
     };
     let pod_state = move || status.map_or("—", |s| s.with(|s| s.state_label()));
-    let in_namespace =
-        move |ns: &str| counts.with(|c| c.as_ref().map_or(0, |c| c.in_namespace(ns)));
+    // Pods are counted in the app's namespace only: others show "—".
+    let counted_ns = namespace.clone();
+    let in_namespace = move |ns: &str| -> Option<usize> {
+        if counted_ns.as_deref().is_some_and(|c| c != ns) {
+            return None;
+        }
+        counts.with(|c| c.as_ref().map(|c| c.in_namespace(ns)))
+    };
     view! {
         <section class="cards">
             <div class="card">

@@ -8,7 +8,7 @@ use crate::kube::watch::watch_problem;
 
 /// Every namespace (from the app-wide informer), or why they cannot be listed.
 #[component]
-pub fn NamespacesPanel(pods_in: Callback<String, usize>) -> impl IntoView {
+pub fn NamespacesPanel(pods_in: Callback<String, Option<usize>>) -> impl IntoView {
     let cluster = expect_context::<ClusterState>();
     let problem = move || cluster.namespaces_status.with(watch_problem);
     view! {
@@ -27,7 +27,7 @@ pub fn NamespacesPanel(pods_in: Callback<String, usize>) -> impl IntoView {
                         key=|row| (row.name.clone(), row.phase.clone())
                         children=move |row| {
                             let name = row.name.clone();
-                            let count = move || pods_in.run(name.clone());
+                            let count = move || pods_in.run(name.clone()).map_or_else(|| "—".to_string(), |n| n.to_string());
                             let phase_class = if row.phase == "Active" { "status-ok" } else { "status-warn" };
                             view! {
                                 <tr data-testid="namespace-row">

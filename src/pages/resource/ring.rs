@@ -14,7 +14,6 @@ use crate::components::scroll::ScrollWindow;
 use crate::kube::cluster::Now;
 use crate::model::cells::{cell_class, cell_text};
 use crate::model::live_rows::RowState;
-use crate::model::table::Sort;
 
 /// Height of one row in pixels (style/main.css `.vrow` agrees).
 const ROW_HEIGHT: f64 = 30.0;
@@ -47,26 +46,8 @@ pub fn Ring(table: Table, show_namespace: bool) -> impl IntoView {
     let scroll = ScrollWindow::new(600.0);
     let rows_shown = Memo::new(move |_| table.visible.with(|k| k.len));
     let rows_shown = move || rows_shown.get();
-    let sort_by = move |i: usize| {
-        table.sort.update(|s| {
-            if s.column == Some(i) {
-                s.descending = !s.descending;
-            } else {
-                *s = Sort {
-                    column: Some(i),
-                    descending: false,
-                };
-            }
-        })
-    };
-    let arrow = move |i: usize| {
-        let s = table.sort.get();
-        match (s.column == Some(i), s.descending) {
-            (true, false) => " ▲",
-            (true, true) => " ▼",
-            _ => "",
-        }
-    };
+    let sort_by = move |i: usize| table.sort.update(|s| *s = s.toggled(Some(i)));
+    let arrow = move |i: usize| table.sort.get().arrow(Some(i));
     // Only the rows in view (plus overscan) are in the DOM.
     let ring = NEXT_RING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     // The rows in the window, as data (the DOM rows read them).
@@ -180,11 +161,8 @@ pub fn Ring(table: Table, show_namespace: bool) -> impl IntoView {
             <div class="vrow vhead" role="row" aria-rowindex="1">
                 {show_namespace.then(|| view! {
                     <button class="vcell sortable ns" role="columnheader" data-testid="column-header"
-                        on:click=move |_| table.sort.update(|s| {
-                            if s.column.is_none() { s.descending = !s.descending } else { *s = Sort::default() }
-                        })>
-                        "Namespace" {move || match (table.sort.get().column, table.sort.get().descending) {
-                            (None, false) => " ▲", (None, true) => " ▼", _ => "" }}
+                        on:click=move |_| table.sort.update(|s| *s = s.toggled(None))>
+                        "Namespace" {move || table.sort.get().arrow(None)}
                     </button>
                 })}
                 <For
