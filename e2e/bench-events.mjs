@@ -11,8 +11,9 @@
 // a Warning, last seen over the past half hour), measures, and deletes the
 // namespace. BENCH_KEEP=1 keeps it and reuses it when it holds N events.
 // BENCH_FILTER=text types `text` into the stream's filter before the write
-// phase (every frame then filters all events).
-import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep } from './bench-lib.mjs';
+// phase (every frame then filters all events). BENCH_PROFILE=file takes a
+// CPU profile of the write phase and prints the functions that cost most.
+import { frameSummary, keepAliveClient, launchChromium, pool, profiled, recordFrames, sleep } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
@@ -102,7 +103,7 @@ const writer = (async () => {
   }
   await Promise.all(inflight);
 })();
-const [frames] = await Promise.all([recording, writer]);
+const [frames] = await profiled(page, () => Promise.all([recording, writer]));
 const rate = done / ((Date.now() - t) / 1000);
 console.log(`under ${rate.toFixed(0)} event writes/s: ${frameSummary(frames)}`);
 

@@ -77,3 +77,35 @@ export function recordFrames(page, ms) {
     return deltas.slice(1);
   }, ms);
 }
+
+/**
+ * With BENCH_PROFILE set, a CPU profile of `page` while `during` runs: the
+ * functions that took the most self time are printed (and the whole
+ * profile written to the file BENCH_PROFILE names, for DevTools).
+ */
+export async function profiled(page, during) {
+  const file = process.env.BENCH_PROFILE;
+  if (!file) return during();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  const result = await during();
+  const { profile } = await cdp.send('Profiler.stop');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(file, JSON.stringify(profile));
+  const self = new Map();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const dt = profile.timeDeltas;
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id).callFrame;
+    const name = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+    self.set(name, (self.get(name) ?? 0) + (dt[i] ?? 0) / 1000);
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  console.log(`CPU profile (${(total / 1000).toFixed(1)} s sampled, written to ${file}); most self time:`);
+  for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`  ${ms.toFixed(0).padStart(7)} ms  ${name}`);
+  }
+  return result;
+}

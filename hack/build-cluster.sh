@@ -13,6 +13,7 @@ for b in "${BINARIES[@]}"; do
   [[ -x "$CLUSTER_BIN/$b" ]] || missing+=("$b")
 done
 [[ -f "$CLUSTER_BIN/kwok-stages.yaml" ]] || missing+=(kwok-stages.yaml)
+[[ -f "$CLUSTER_BIN/kwok-crds.yaml" ]] || missing+=(kwok-crds.yaml)
 if ((${#missing[@]} == 0)); then
   log "control plane $KUBE_VERSION (etcd $ETCD_VERSION, kwok $KWOK_VERSION) cached in $CLUSTER_BIN"
   exit 0
@@ -69,6 +70,19 @@ if [[ ! -f "$CLUSTER_BIN/kwok-stages.yaml" ]]; then
     done
   } > "$CLUSTER_BIN/kwok-stages.yaml.tmp"
   mv "$CLUSTER_BIN/kwok-stages.yaml.tmp" "$CLUSTER_BIN/kwok-stages.yaml"
+fi
+
+# The CRDs of kwok's kubelet-API resources the cluster uses: Logs and
+# ClusterLogs, which tell kwok's server which file holds a container's log.
+if [[ ! -f "$CLUSTER_BIN/kwok-crds.yaml" ]]; then
+  kwok_src=$(cd "$HACK_DIR/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+  {
+    for f in kwok.x-k8s.io_logs.yaml kwok.x-k8s.io_clusterlogs.yaml; do
+      echo "---"
+      cat "$kwok_src/kustomize/crd/bases/$f"
+    done
+  } > "$CLUSTER_BIN/kwok-crds.yaml.tmp"
+  mv "$CLUSTER_BIN/kwok-crds.yaml.tmp" "$CLUSTER_BIN/kwok-crds.yaml"
 fi
 
 log "control plane ready in $CLUSTER_BIN"

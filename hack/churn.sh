@@ -15,7 +15,7 @@ kind: Pod
 metadata:
   name: flaky-worker
   namespace: demo-shop
-  labels: {app: flaky-worker, "pod-container-running-failed.stage.kwok.x-k8s.io": "true"}
+  labels: {app: flaky-worker, kubeglass.dev/logs: failing, "pod-container-running-failed.stage.kwok.x-k8s.io": "true"}
   annotations:
     "pod-container-running-failed.stage.kwok.x-k8s.io/reason": "Error"
     "pod-container-running-failed.stage.kwok.x-k8s.io/message": "model file /models/latest.bin not found"

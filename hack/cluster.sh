@@ -88,6 +88,28 @@ make_etcd_pki() {
   chmod 600 "$PKI"/*.key
 }
 
+# The kubelet API's certificates: kwok serves the simulated nodes' kubelet
+# API (logs, and later metrics) on 127.0.0.1:$KWOK_PORT, with a serving
+# certificate from the project's CA for that address, and the apiserver
+# presents its kubelet client certificate and checks the serving one. This
+# is the path `kubectl logs` takes on a real cluster: apiserver -> the
+# node's InternalIP and kubelet port.
+make_kubelet_pki() {
+  [[ -f "$PKI/apiserver-kubelet-client.crt" ]] && return
+  log "creating the kubelet API's serving and client certificates in $PKI"
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=kwok-kubelet" \
+    -keyout "$PKI/kubelet-server.key" -out "$PKI/kubelet-server.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$PKI/kubelet-server.ext"
+  openssl x509 -req -in "$PKI/kubelet-server.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$PKI/kubelet-server.ext" -out "$PKI/kubelet-server.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/O=system:masters/CN=kube-apiserver-kubelet-client" \
+    -keyout "$PKI/apiserver-kubelet-client.key" -out "$PKI/apiserver-kubelet-client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$PKI/apiserver-kubelet-client.ext"
+  openssl x509 -req -in "$PKI/apiserver-kubelet-client.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$PKI/apiserver-kubelet-client.ext" -out "$PKI/apiserver-kubelet-client.crt" 2>/dev/null
+  chmod 600 "$PKI"/*.key
+}
+
 etcd_healthy() {
   curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/etcd-client.crt" --key "$PKI/etcd-client.key" \
     "https://127.0.0.1:$ETCD_PORT/health" >/dev/null
@@ -122,6 +144,7 @@ up() {
   mkdir -p "$CLUSTER_DIR" "$PIDS" "$LOGS"
   make_pki
   make_etcd_pki
+  make_kubelet_pki
   local t0=$SECONDS
 
   # Client and peer ports over TLS, and only for clients with a certificate
@@ -163,6 +186,10 @@ up() {
     --event-ttl 1h \
     --endpoint-reconciler-type none \
     --watch-cache-sizes podtemplates#0 \
+    --kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" \
+    --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
+    --kubelet-certificate-authority "$PKI/ca.crt" \
+    --kubelet-preferred-address-types InternalIP \
     --v 1
   local deadline=$((SECONDS + 120))
   until apiserver_ready; do
@@ -195,13 +222,20 @@ up() {
     --bind-address 127.0.0.1 --secure-port 0 \
     --leader-elect=false \
     --v 1
+  # kwok's kubelet API reads which file holds each container's log from Logs
+  # objects (hack/demo-logs.py writes both); the nodes advertise 127.0.0.1
+  # and kwok's port, so the apiserver reaches it as it reaches a kubelet.
+  kc apply -f "$CLUSTER_BIN/kwok-crds.yaml" >/dev/null
+  kc wait --for=condition=Established crd/logs.kwok.x-k8s.io crd/clusterlogs.kwok.x-k8s.io --timeout=60s >/dev/null
   start kwok "$CLUSTER_BIN/kwok" \
     --kubeconfig "$CLUSTER_DIR/kwok.kubeconfig" \
     --config "$CLUSTER_BIN/kwok-stages.yaml" \
     --manage-all-nodes=false \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
-    --node-ip 10.0.0.1 --cidr 10.0.0.1/24 \
+    --node-ip 127.0.0.1 --node-port "$KWOK_PORT" --cidr 10.0.0.1/24 \
     --node-lease-duration-seconds 40 \
+    --enable-crds Logs,ClusterLogs \
+    --tls-cert-file "$PKI/kubelet-server.crt" --tls-private-key-file "$PKI/kubelet-server.key" \
     --server-address "127.0.0.1:$KWOK_PORT"
   sleep 0.5
   for c in kube-controller-manager kube-scheduler kwok; do check_running "$c"; done
@@ -233,7 +267,7 @@ EOF
 
 down() {
   [[ -d "$PIDS" ]] || return 0
-  local order=(kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
+  local order=(demo-logs kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
   for name in "${order[@]}"; do
     local f="$PIDS/$name"
     [[ -f "$f" ]] || continue
@@ -249,7 +283,7 @@ down() {
 }
 
 status() {
-  for name in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
+  for name in etcd kube-apiserver kube-controller-manager kube-scheduler kwok demo-logs; do
     local f="$PIDS/$name"
     if [[ -f "$f" ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
       echo "$name: running (pid $(cat "$f"))"

@@ -11,3 +11,13 @@ kc wait --for=condition=Established crd/databases.demo.kubeglass.dev --timeout=6
 kc apply -f "$HACK_DIR/demo/workload.yaml" >/dev/null
 kc apply -f "$HACK_DIR/demo/databases.yaml" >/dev/null
 log "demo workload applied: $(kc get nodes --no-headers | wc -l) nodes, $(kc get databases -A --no-headers | wc -l) databases"
+
+# The containers' logs: hack/demo-logs.py writes them for pods labelled
+# kubeglass.dev/logs and tells kwok's kubelet API where they are.
+mkdir -p "$CLUSTER_DIR/pids" "$CLUSTER_DIR/logs"
+pidfile="$CLUSTER_DIR/pids/demo-logs"
+if ! { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }; then
+  python3 "$HACK_DIR/demo-logs.py" --kubectl "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" \
+    --dir "$CLUSTER_DIR/pod-logs" >>"$CLUSTER_DIR/logs/demo-logs.log" 2>&1 &
+  echo $! >"$pidfile"
+fi
