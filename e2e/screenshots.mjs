@@ -11,6 +11,7 @@ const views = [
   ['object', '#/o/deployments.apps/demo-shop/frontend', 'owned-link'],
   ['api', '#/api', 'api-resource'],
   ['events', '#/events', 'event-row'],
+  ['logs', '#/logs/demo-shop/deployments.apps/cart?ts=1', 'log-line'],
   ['xray', '#/xray', 'xray-informer'],
 ];
 const browser = await chromium.launch({

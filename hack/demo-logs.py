@@ -16,6 +16,7 @@ Profiles (the label's value):
   ansi     levels in ANSI colour, and lines that look like HTML
   burst    100,000 numbered lines at start, then one line per second
   failing  a crash in the previous container's log, a short current one
+  quiet    only the first line (benchmarks write the rest themselves)
 
 Runs until killed; started by hack/demo-workload.sh, stopped by
 hack/cluster.sh down.
@@ -112,6 +113,8 @@ class Pods:
         with self.lock:
             pods = list(self.live.items())
         for (_ns, name), p in pods:
+            if p["profile"] == "quiet":
+                continue
             p["n"] += 1
             for c, path in p["files"].items():
                 if p["profile"] == "ansi":

@@ -14,6 +14,7 @@ use crate::kube::start::start;
 use crate::model::namespaces::initial_namespace;
 use crate::pages::api::ApiTree;
 use crate::pages::events::EventsPage;
+use crate::pages::logs::LogsPage;
 use crate::pages::object::ObjectPage;
 use crate::pages::overview::Overview;
 use crate::pages::resource::ResourcePage;
@@ -46,6 +47,8 @@ pub fn App() -> impl IntoView {
     provide_context(session);
     provide_context(Actions::start(&kube));
     let route = use_route();
+    // The page to draw: a log view's options change it in place.
+    let page = Memo::new(move |_| route.get().page());
     let nav =
         move |target: fn(Option<&str>) -> Route, label: &'static str, testid: &'static str| {
             let href = move || target(cluster.namespace.get().as_deref()).href();
@@ -94,7 +97,7 @@ pub fn App() -> impl IntoView {
         <main class="content">
             {move || if !session.loaded.get() {
                 view! { <p class="muted" data-testid="session-loading">"Starting…"</p> }.into_any()
-            } else { match route.get() {
+            } else { match page.get() {
                 Route::Overview => view! { <Overview/> }.into_any(),
                 Route::Resource { resource, namespace, labels, fields } => view! {
                     <ResourcePage resource namespace labels fields/>
@@ -102,6 +105,10 @@ pub fn App() -> impl IntoView {
                 .into_any(),
                 Route::Object { resource, namespace, name } => view! {
                     <ObjectPage resource namespace name/>
+                }
+                .into_any(),
+                Route::Logs { namespace, target, .. } => view! {
+                    <LogsPage namespace target/>
                 }
                 .into_any(),
                 Route::Api => view! { <ApiTree/> }.into_any(),

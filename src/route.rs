@@ -5,6 +5,8 @@
 use kubeglass_client::names::{percent_decode, validate_name, validate_namespace};
 use leptos::prelude::*;
 
+use crate::model::logs::LogOptions;
+
 /// The API's base path for a page at `pathname`: the parent of the app's
 /// `ui/` folder. The capability URL `/<token>/ui/` gives `/<token>`; a plain
 /// `kubectl proxy --www-prefix=/ui/` gives `""` (the origin's root).
@@ -40,6 +42,17 @@ pub enum Route {
         /// Its name.
         name: String,
     },
+    /// Logs: one pod's (`#/logs/<ns>/<pod>`), or the merged logs of a
+    /// workload's pods (`#/logs/<ns>/<resource>/<name>`), with the options
+    /// in the query.
+    Logs {
+        /// The namespace.
+        namespace: String,
+        /// A pod, or a workload.
+        target: LogTarget,
+        /// Container, tail, since, previous, timestamps, wrap, follow, filter.
+        options: LogOptions,
+    },
     /// The API discovery tree.
     Api,
     /// The event stream.
@@ -51,6 +64,28 @@ pub enum Route {
         /// What is wrong, for a person.
         reason: String,
     },
+}
+
+/// Whose logs a log view shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogTarget {
+    /// One pod.
+    Pod(String),
+    /// Every pod of a workload (`deployments.apps`, `jobs.batch`, …).
+    Workload {
+        /// The workload's resource.
+        resource: String,
+        /// Its name.
+        name: String,
+    },
+}
+
+impl LogTarget {
+    fn name(&self) -> &str {
+        match self {
+            LogTarget::Pod(n) | LogTarget::Workload { name: n, .. } => n,
+        }
+    }
 }
 
 /// Percent-encodes everything but unreserved characters.
@@ -111,6 +146,27 @@ impl Route {
                     ),
                 };
             }
+            [l, ns, pod] if l == "logs" => Route::Logs {
+                namespace: ns.clone(),
+                target: LogTarget::Pod(pod.clone()),
+                options: LogOptions::from_query(param),
+            },
+            [l, ns, resource, name] if l == "logs" => Route::Logs {
+                namespace: ns.clone(),
+                target: LogTarget::Workload {
+                    resource: resource.clone(),
+                    name: name.clone(),
+                },
+                options: LogOptions::from_query(param),
+            },
+            [l, ..] if l == "logs" => {
+                return Route::Invalid {
+                    reason: format!(
+                        "“{}” is not a log link (#/logs/<namespace>/<pod> or #/logs/<namespace>/<resource>/<name>)",
+                        parts.join("/")
+                    ),
+                };
+            }
             [a] if a == "api" => Route::Api,
             [e] if e == "events" => Route::Events,
             [x] if x == "xray" => Route::Xray,
@@ -129,6 +185,9 @@ impl Route {
             Route::Object {
                 namespace, name, ..
             } => (namespace.as_deref(), Some(name.as_str())),
+            Route::Logs {
+                namespace, target, ..
+            } => (Some(namespace.as_str()), Some(target.name())),
             _ => return Ok(()),
         };
         if let Some(ns) = namespace {
@@ -182,6 +241,31 @@ impl Route {
                 Some(ns) => format!("#/o/{}/{}/{}", encode(resource), encode(ns), encode(name)),
                 None => format!("#/o/{}/{}", encode(resource), encode(name)),
             },
+            Route::Logs {
+                namespace,
+                target,
+                options,
+            } => {
+                let path = match target {
+                    LogTarget::Pod(pod) => format!("#/logs/{}/{}", encode(namespace), encode(pod)),
+                    LogTarget::Workload { resource, name } => format!(
+                        "#/logs/{}/{}/{}",
+                        encode(namespace),
+                        encode(resource),
+                        encode(name)
+                    ),
+                };
+                let q: Vec<String> = options
+                    .to_query()
+                    .into_iter()
+                    .map(|(k, v)| format!("{k}={}", encode(&v)))
+                    .collect();
+                if q.is_empty() {
+                    path
+                } else {
+                    format!("{path}?{}", q.join("&"))
+                }
+            }
             Route::Api => "#/api".into(),
             Route::Events => "#/events".into(),
             Route::Xray => "#/xray".into(),
@@ -219,6 +303,29 @@ pub fn navigate(route: &Route) {
     let _ = window().location().set_hash(&route.href());
 }
 
+/// Shows `route` in place of the current one (no new history entry: a
+/// view's options changing, not a new view).
+pub fn replace(route: &Route) {
+    let _ = window().location().replace(&route.href());
+}
+
+impl Route {
+    /// The route with what a page changes in place left out: the page to
+    /// draw. A log view's options change the view, not the page.
+    pub fn page(&self) -> Route {
+        match self {
+            Route::Logs {
+                namespace, target, ..
+            } => Route::Logs {
+                namespace: namespace.clone(),
+                target: target.clone(),
+                options: LogOptions::default(),
+            },
+            r => r.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,6 +354,24 @@ mod tests {
                 namespace: Some("ns".into()),
                 name: "web-1".into(),
             },
+            Route::Logs {
+                namespace: "demo-shop".into(),
+                target: LogTarget::Pod("web-1".into()),
+                options: LogOptions::default(),
+            },
+            Route::Logs {
+                namespace: "demo-shop".into(),
+                target: LogTarget::Workload {
+                    resource: "deployments.apps".into(),
+                    name: "frontend".into(),
+                },
+                options: LogOptions {
+                    container: Some("web".into()),
+                    filter: "/GET \\/(cart|x)/ & more".into(),
+                    tail: crate::model::logs::Tail::All,
+                    ..LogOptions::default()
+                },
+            },
         ] {
             assert_eq!(Route::parse(&r.href()), r);
         }
@@ -269,6 +394,9 @@ mod tests {
             ("#/o/namespaces/..", "path step"),
             ("#/r/pods?ns=Prod%20Shop", "DNS-1123"),
             ("#/o/pods/prod/secrets/db/x", "cannot contain '/'"),
+            ("#/logs/demo-shop/..", "path step"),
+            ("#/logs/demo%2Fshop/web", "DNS-1123"),
+            ("#/logs/demo-shop/pods/web/x", "not a log link"),
         ];
         for (hash, why) in cases {
             match Route::parse(hash) {

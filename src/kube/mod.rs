@@ -18,6 +18,7 @@ use crate::model::time::Seconds;
 
 pub mod access;
 pub mod cluster;
+pub mod logs;
 pub mod reads;
 pub mod session;
 pub mod start;

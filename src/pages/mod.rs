@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod events;
+pub mod logs;
 pub mod object;
 pub mod overview;
 pub mod resource;

@@ -207,6 +207,28 @@ pub fn Xray() -> impl IntoView {
                             </table>
                         }
                     }}
+                    <h3>"Log streams"</h3>
+                    {move || {
+                        now.track();
+                        let streams = crate::kube::logs::log_streams();
+                        if streams.is_empty() {
+                            return view! { <p class="muted" data-testid="xray-logs">"No log opened yet."</p> }.into_any();
+                        }
+                        view! {
+                            <table class="grid" data-testid="xray-logs">
+                                <thead><tr><th>"Pod"</th><th>"Container"</th><th>"Over"</th><th class="num">"Lines"</th><th>"State"</th></tr></thead>
+                                <tbody>
+                                    {streams.into_iter().map(|s| view! {
+                                        <tr data-testid="xray-log-stream">
+                                            <td class="name">{s.pod}</td><td>{s.container}</td><td>{s.over}</td>
+                                            <td class="num">{s.lines}</td>
+                                            <td>{match (s.open, s.follow) { (true, true) => "following", (true, false) => "reading", (false, _) => "closed" }}</td>
+                                        </tr>
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }}
                     <h3>"Discovery cache"</h3>
                     <p data-testid="xray-discovery">{discovery_age}</p>
                 </div>

@@ -1,7 +1,8 @@
-//! Watches over WebSocket, so they do not hold one of the browser's six HTTP/1.1 connections.
+//! Watches and followed logs over WebSocket, so they do not hold one of the browser's six HTTP/1.1 connections.
 //!
 //! kubectl proxy passes `Upgrade: websocket` through and the apiserver sends
-//! each watch event as one text message (docs/kubectl-proxy.md). A browser
+//! each watch event as one text message, and a followed log as binary
+//! messages of up to 2 KiB cut anywhere (docs/kubectl-proxy.md). A browser
 //! WebSocket cannot set headers, so only watches with the default `Accept`
 //! (plain JSON) go this way; metadata-only and Table watches, which need an
 //! `Accept` header, use fetch streams. When the socket cannot be opened the
@@ -45,7 +46,16 @@ impl Drop for SocketGuard {
     }
 }
 
-/// Sends watches over WebSocket and everything else with fetch.
+/// How a socket's messages map onto the byte stream the client reads.
+#[derive(Debug, Clone, Copy)]
+enum Framing {
+    /// A watch: each message is one JSON event (a newline is added).
+    EventPerMessage,
+    /// A log: messages are pieces of one byte stream.
+    Bytes,
+}
+
+/// Sends watches and followed logs over WebSocket, and everything else with fetch.
 #[derive(Debug, Clone)]
 pub struct WebSocketTransport {
     fetch: FetchTransport,
@@ -53,6 +63,8 @@ pub struct WebSocketTransport {
     ws_base: String,
     /// Set once a socket failed to open: later watches go straight to fetch.
     disabled: Rc<Cell<bool>>,
+    /// The same for followed logs (a server may take one and not the other).
+    logs_disabled: Rc<Cell<bool>>,
 }
 
 impl WebSocketTransport {
@@ -85,6 +97,7 @@ impl WebSocketTransport {
             fetch,
             ws_base,
             disabled: Rc::default(),
+            logs_disabled: Rc::default(),
         }
     }
 
@@ -93,27 +106,54 @@ impl WebSocketTransport {
         !self.disabled.get()
     }
 
+    /// True while followed logs still try WebSocket first.
+    pub fn log_websockets_enabled(&self) -> bool {
+        !self.logs_disabled.get()
+    }
+
     /// The fetch transport used for everything but plain JSON watches.
     pub fn fetch(&self) -> &FetchTransport {
         &self.fetch
     }
 
-    fn wants_socket(&self, request: &Request) -> bool {
-        let is_watch = request
-            .uri()
-            .query()
-            .is_some_and(|q| q.split('&').any(|p| p == "watch=true" || p == "watch=1"));
+    fn wants_socket(&self, request: &Request) -> Option<Framing> {
+        if request.method() != http::Method::GET {
+            return None;
+        }
+        let has = |param: &str| {
+            request
+                .uri()
+                .query()
+                .is_some_and(|q| q.split('&').any(|p| p == param))
+        };
         let plain_json = request
             .headers()
             .get(http::header::ACCEPT)
             .and_then(|v| v.to_str().ok())
             .is_none_or(|a| a.trim() == "application/json" || a.trim() == "*/*");
-        is_watch && plain_json && request.method() == http::Method::GET && !self.disabled.get()
+        if (has("watch=true") || has("watch=1")) && plain_json {
+            return (!self.disabled.get()).then_some(Framing::EventPerMessage);
+        }
+        // A pod's followed log (`…/pods/<name>/log?follow=true`).
+        let is_log =
+            request.uri().path().ends_with("/log") && request.uri().path().contains("/pods/");
+        (is_log
+            && has("follow=true")
+            && request.headers().get(http::header::ACCEPT).is_none()
+            && !self.logs_disabled.get())
+        .then_some(Framing::Bytes)
     }
 
-    async fn open(&self, request: &Request) -> Result<ByteStream, ()> {
+    async fn open(&self, request: &Request, framing: Framing) -> Result<ByteStream, ()> {
         let url = format!("{}{}", self.ws_base, request.uri());
-        let socket = WebSocket::new(&url).map_err(|_| ())?;
+        let socket = match framing {
+            Framing::EventPerMessage => WebSocket::new(&url),
+            // The apiserver answers a log socket with a subprotocol header
+            // even when none was asked for, which browsers refuse; asking
+            // for `binary.k8s.io` gets the raw bytes.
+            Framing::Bytes => WebSocket::new_with_str(&url, "binary.k8s.io"),
+        }
+        .map_err(|_| ())?;
         socket.set_binary_type(BinaryType::Arraybuffer);
         let (tx, rx) = mpsc::unbounded::<Result<Vec<u8>, TransportError>>();
         let (open_tx, open_rx) = oneshot::channel::<bool>();
@@ -129,8 +169,13 @@ impl WebSocketTransport {
             } else {
                 return;
             };
-            // One message is one event; the line decoder wants a newline.
-            bytes.push(b'\n');
+            match framing {
+                // One message is one event; the line decoder wants a newline.
+                Framing::EventPerMessage => bytes.push(b'\n'),
+                // The server's first message is an empty one (a ping).
+                Framing::Bytes if bytes.is_empty() => return,
+                Framing::Bytes => {}
+            }
             let _ = msg_tx.unbounded_send(Ok(bytes));
         });
         let close_tx = tx.clone();
@@ -198,9 +243,9 @@ impl Transport for WebSocketTransport {
         request: Request,
     ) -> LocalBoxFuture<'_, Result<http::Response<ByteStream>, TransportError>> {
         async move {
-            let mut socket_failed = false;
-            if self.wants_socket(&request) {
-                match self.open(&request).await {
+            let mut socket_failed = None;
+            if let Some(framing) = self.wants_socket(&request) {
+                match self.open(&request, framing).await {
                     Ok(body) => {
                         return http::Response::builder()
                             .status(200)
@@ -208,13 +253,17 @@ impl Transport for WebSocketTransport {
                             .map_err(|e| TransportError::Read(e.to_string()));
                     }
                     // Ask again with fetch: it reports why (or works where sockets do not).
-                    Err(()) => socket_failed = true,
+                    Err(()) => socket_failed = Some(framing),
                 }
             }
             let answer = self.fetch.stream(request).await;
-            if socket_failed && answer.as_ref().is_ok_and(|r| r.status().is_success()) {
-                // The server accepts the watch but not over WebSocket: stop trying.
-                self.disabled.set(true);
+            if answer.as_ref().is_ok_and(|r| r.status().is_success()) {
+                // The server accepts the request but not over WebSocket: stop trying.
+                match socket_failed {
+                    Some(Framing::EventPerMessage) => self.disabled.set(true),
+                    Some(Framing::Bytes) => self.logs_disabled.set(true),
+                    None => {}
+                }
             }
             answer
         }

@@ -16,12 +16,14 @@ use crate::model::time::age;
 use crate::model::yaml::to_yaml;
 
 mod actions;
+mod containers;
 mod events;
 mod meta;
 mod owned;
 mod secret;
 
 use actions::ObjectActions;
+use containers::{PodContainers, WorkloadLogsLink, has_workload_logs};
 use events::ObjectEvents;
 use meta::{Chips, Conditions, Owners};
 use owned::OwnedSection;
@@ -110,6 +112,15 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         Some(format!("created {} ago", age(now.get(), t)))
     };
     let title = format!("{} {key}", info.kind);
+    let is_pod = info.group.is_empty() && info.plural == "pods";
+    let workload_logs = has_workload_logs(&info.group, &info.plural)
+        .then(|| namespace.clone())
+        .flatten()
+        .map(|ns| view! { <WorkloadLogsLink resource=info.qualified_name() namespace=ns name=name.clone()/> });
+    let pod_section = is_pod
+        .then(|| namespace.clone())
+        .flatten()
+        .map(|ns| view! { <PodContainers object namespace=ns name=name.clone()/> });
     let (kind_name, name_shown) = (info.kind.clone(), key.clone());
     view! {
         <section class="panel object-page" data-testid="object-page">
@@ -125,8 +136,10 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                 </p>
             })}
             <ObjectActions info=info.clone() namespace=namespace.clone() name=name.clone() object/>
+            {workload_logs}
             <div class="two-col object-cols">
                 <div class="object-main">
+                    {pod_section}
                     <h3>"Labels"</h3>
                     <Chips object field="labels"/>
                     <h3>"Annotations"</h3>

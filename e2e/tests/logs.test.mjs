@@ -1,0 +1,207 @@
+// Logs, through the real path: the apiserver asks kwok's kubelet API (the
+// nodes' address and port, the apiserver's kubelet client certificate) for
+// the files hack/demo-logs.py writes, and the app reads them through
+// kubectl proxy. Each test compares with `kubectl logs` or checks what a
+// person sees.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+
+const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 30;
+const SUFFIX = `${Date.now() % 1000000}`;
+const POD = `e2e-logs-${SUFFIX}`;
+// hack/demo-logs.py keeps each container's log under the cluster's folder.
+const CLUSTER_DIR = dirname(process.env.ETCD_PKI);
+const logFile = (ns, pod, container) => join(CLUSTER_DIR, 'pod-logs', ns, pod, `${container}.log`);
+let proxy;
+let browser;
+
+const lines = async (page) => page.getByTestId('log-line').evaluateAll((els) => els.map((e) => e.querySelector('.log-text').textContent));
+const kubectlLines = (...args) => execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG,
+  '-n', 'demo-shop', 'logs', POD, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n').filter((l) => l !== '');
+
+before(async () => {
+  const manifest = {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { name: POD, namespace: 'demo-shop', labels: { 'kubeglass.dev/logs': 'failing', e2e: 'logs' } },
+    spec: {
+      initContainers: [{ name: 'setup', image: 'registry.example/e2e/setup:1' }],
+      containers: [{ name: 'worker', image: 'registry.example/e2e/worker:1', ports: [{ containerPort: 9090, name: 'metrics' }],
+        resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } },
+      { name: 'sidecar', image: 'registry.example/e2e/sidecar:1' }],
+    },
+  };
+  execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'], { input: JSON.stringify(manifest) });
+  // kwok runs it, and the log writer has written a few lines of each container.
+  const ready = await until(() => {
+    try {
+      return kubectlLines('-c', 'worker').length >= 4 && kubectlLines('-c', 'sidecar').length >= 2;
+    } catch { return false; }
+  }, 60000, 250);
+  assert.ok(ready, `${POD} has no log after 60 s`);
+  proxy = await startProxy(PORT);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await proxy?.stop();
+  try { kubectl('-n', 'demo-shop', 'delete', 'pod', POD, '--wait=false', '--ignore-not-found'); } catch { /* best effort */ }
+  try { kubectl('-n', 'demo-shop', 'scale', 'deployment/frontend', '--replicas=3'); } catch { /* best effort */ }
+});
+
+test('a pod page lists its containers and opens their logs', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/o/pods/demo-shop/${POD}`);
+  const rows = page.getByTestId('container-row');
+  await until(async () => (await rows.count()) === 3);
+  assert.deepEqual(await rows.evaluateAll((r) => r.map((e) => e.dataset.container)), ['setup', 'worker', 'sidecar']);
+  assert.match(await page.getByTestId('pod-node').innerText(), /^kwok-node-\d$/);
+  assert.equal(await page.getByTestId('pod-qos').innerText(), 'Burstable');
+  const worker = rows.filter({ hasText: 'worker' });
+  assert.match(await worker.innerText(), /9090\/TCP metrics/);
+  assert.match(await worker.innerText(), /requests cpu 10m, memory 16Mi · limits memory 32Mi/);
+  await worker.getByTestId('container-logs').click();
+  await page.getByTestId('log-line').first().waitFor();
+  assert.match(page.url(), new RegExp(`#/logs/demo-shop/${POD}\\?c=worker$`));
+  assert.match(await page.getByTestId('log-title').innerText(), new RegExp(`container worker of pod ${POD}`));
+});
+
+test('the log view shows what kubectl logs shows, for tail, previous, container and since', async () => {
+  const { page } = browser;
+  // The last 5 lines, read once: a run of kubectl's last lines read just after.
+  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker&tail=5&follow=0`);
+  await until(async () => (await lines(page)).length === 5);
+  const shown = await lines(page);
+  assert.equal(shown.length, 5);
+  const theirs = kubectlLines('-c', 'worker', '--tail', '30');
+  const at = theirs.indexOf(shown[0]);
+  assert.ok(at >= 0, `"${shown[0]}" is not in kubectl's last lines`);
+  assert.deepEqual(theirs.slice(at, at + 5), shown, 'the same five lines in the same order');
+  // The previous container's log, which does not change: equal.
+  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker&previous=1`);
+  const previous = kubectlLines('-c', 'worker', '--previous');
+  assert.ok(previous.some((l) => l.includes('FileNotFoundError')), 'the writer wrote a previous log');
+  await until(async () => (await lines(page)).length === previous.length);
+  assert.deepEqual(await lines(page), previous);
+  // Another container.
+  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=sidecar&tail=3&follow=0`);
+  await until(async () => (await lines(page)).length === 3);
+  for (const l of await lines(page)) assert.match(l, /^sidecar: /);
+  // Since: only lines of the last 3 seconds, none of the start.
+  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker&since=3&follow=0&ts=1`);
+  const loaded = Date.now();
+  await until(async () => (await lines(page)).length > 0);
+  const stamps = await page.locator('[data-testid=log-line] .log-ts').allInnerTexts();
+  assert.ok(stamps.length > 0 && stamps.length <= 5, `${stamps.length} lines in 3 s at one a second`);
+  for (const s of stamps) assert.ok(Date.parse(s) >= loaded - 6000, `${s} is older than 3 s (and slack)`);
+  assert.ok(!(await lines(page)).some((l) => l.startsWith('starting worker')), 'the first line is older');
+});
+
+test('a line written after the view opened appears', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker`);
+  await page.getByTestId('log-line').first().waitFor();
+  const marker = `e2e-late-line-${SUFFIX}`;
+  const written = Date.now();
+  appendFileSync(logFile('demo-shop', POD, 'worker'), `${new Date().toISOString()} stdout F ${marker}\n`);
+  await page.getByTestId('log-line').filter({ hasText: marker }).waitFor({ timeout: 15000 });
+  console.log(`# a new line appeared ${Date.now() - written} ms after it was written`);
+  // It arrived over WebSocket, and the X-ray page lists the stream.
+  await page.evaluate(() => { location.hash = '#/xray'; });
+  const row = page.getByTestId('xray-log-stream').filter({ hasText: `demo-shop/${POD}` }).first();
+  await row.waitFor();
+  assert.match(await row.innerText(), /worker\s+WebSocket/);
+});
+
+test('the filter hides lines that do not match and marks the matches', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker`);
+  await until(async () => (await lines(page)).length >= 4);
+  assert.ok((await lines(page)).some((l) => l.startsWith('starting worker')));
+  await page.getByTestId('log-filter').fill('/attempt [0-9]+/');
+  await until(async () => !(await lines(page)).some((l) => l.startsWith('starting')));
+  const shown = await lines(page);
+  assert.ok(shown.length > 0);
+  for (const l of shown) assert.match(l, /attempt \d+/);
+  const marks = await page.locator('[data-testid=log-line] .log-match').allInnerTexts();
+  assert.ok(marks.length >= shown.length && marks.every((m) => /^attempt \d+$/.test(m)), `marked: ${marks.slice(0, 3)}`);
+  assert.match(page.url(), /q=%2Fattempt/);
+  await page.getByTestId('log-filter').fill('/(/');
+  await page.getByTestId('log-filter-error').waitFor();
+  assert.equal((await lines(page)).length, 0);
+});
+
+test('pausing holds new lines back and resuming shows them', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker`);
+  await until(async () => (await lines(page)).length >= 4);
+  await page.getByTestId('log-pause').click();
+  const count = () => page.getByTestId('log-count').innerText();
+  const before = await count();
+  const held = page.getByTestId('log-paused-new');
+  await until(async () => /paused: \d+ lines? arrived/.test(await held.innerText()), 15000);
+  const waiting = Number(/(\d+) lines? arrived/.exec(await held.innerText())[1]);
+  assert.ok(waiting >= 1);
+  assert.equal(await count(), before, 'nothing new is shown while paused');
+  await page.getByTestId('log-pause').click();
+  const after = Number.parseInt(await count(), 10);
+  assert.ok(after >= Number.parseInt(before, 10) + waiting, `${before} then ${after} after ${waiting} arrived`);
+});
+
+test('ANSI colours and HTML in a line render as text', async () => {
+  const { page } = browser;
+  const pod = kubectl('-n', 'demo-shop', 'get', 'pods', '-l', 'app=cart', '-o', 'jsonpath={.items[0].metadata.name}');
+  await page.goto(`${proxy.url}#/logs/demo-shop/${pod}`);
+  const line = page.getByTestId('log-line').filter({ hasText: 'onerror' }).first();
+  await line.waitFor();
+  const text = await line.locator('.log-text').textContent();
+  assert.match(text, /^(INFO|WARN|ERROR) api request \d+ <b>bold\?<\/b> <img src=x onerror=alert\(1\)>$/);
+  assert.doesNotMatch(text, /\x1b|\[3\dm/);
+  const body = page.getByTestId('log-body');
+  assert.equal(await body.locator('img, b').count(), 0, 'no element was made from a line');
+  const level = line.locator('.log-text span').first();
+  assert.match(await level.getAttribute('class'), /ansi-fg-[123]/);
+  assert.notEqual(await level.evaluate((e) => getComputedStyle(e).color), await line.evaluate((e) => getComputedStyle(e).color));
+});
+
+test("a workload's merged view tags its pods' lines, and a pod created by scaling up joins", async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/logs/demo-shop/deployments.apps/frontend`);
+  const sources = async () => new Set(await page.getByTestId('log-source').allInnerTexts());
+  await until(async () => (await sources()).size >= 2, 20000);
+  assert.ok((await sources()).size >= 2, 'lines of at least two pods');
+  const before = new Set(kubectl('-n', 'demo-shop', 'get', 'pods', '-l', 'app=frontend', '-o', 'name').split('\n').filter(Boolean));
+  kubectl('-n', 'demo-shop', 'scale', 'deployment/frontend', '--replicas=4');
+  const joined = page.getByTestId('log-line').filter({ hasText: /— pod .* joined —/ });
+  await joined.first().waitFor({ timeout: 30000 });
+  const newPod = kubectl('-n', 'demo-shop', 'get', 'pods', '-l', 'app=frontend', '-o', 'name').split('\n').filter(Boolean)
+    .find((p) => !before.has(p)).replace('pod/', '');
+  const short = newPod.split('-').pop(); // after the name and the template hash
+  assert.match(await joined.first().innerText(), new RegExp(short));
+  await until(async () => (await sources()).has(short), 20000);
+  assert.ok((await sources()).has(short), `lines of the new pod ${short}`);
+  kubectl('-n', 'demo-shop', 'scale', 'deployment/frontend', '--replicas=3');
+  await page.getByTestId('log-line').filter({ hasText: /— pod .* left —/ }).first().waitFor({ timeout: 30000 });
+});
+
+test('someone who may not read a namespace is told so', async () => {
+  const { page } = browser;
+  const restricted = await startProxy(PORT + 2, process.env.RESTRICTED_KUBECONFIG);
+  try {
+    await page.goto(`${restricted.url}#/logs/demo-data/postgres-0`);
+    const problem = page.getByTestId('log-problem');
+    await problem.waitFor();
+    assert.equal(await problem.getAttribute('data-problem'), 'forbidden');
+    assert.match(await problem.innerText(), /You cannot/);
+    // Where the account may read (view in demo-shop), the log shows.
+    await page.goto(`${restricted.url}#/logs/demo-shop/${POD}?c=worker`);
+    await page.getByTestId('log-line').first().waitFor();
+    assert.equal(await page.getByTestId('log-problem').count(), 0);
+  } finally {
+    await restricted.stop();
+  }
+});

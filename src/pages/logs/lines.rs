@@ -1,0 +1,218 @@
+//! The lines of a log view: only those in view are in the DOM, each drawn as text with ANSI colours as classes, filter matches marked, kept at the bottom while following.
+
+use leptos::prelude::*;
+
+use crate::components::scroll::ScrollWindow;
+use crate::model::logs::{Finder, LogLine, LogRing, finder, pieces, strip_ansi};
+use crate::pages::logs::state::LogState;
+
+/// Height of one line, px (`.log-line` in style/main.css).
+const LINE: f64 = 18.0;
+/// Height of the list before it is first measured, px.
+const VIEWPORT: f64 = 600.0;
+/// Lines kept in the DOM above and below the visible ones.
+const OVERSCAN: usize = 20;
+/// Lines drawn when wrapping (rows then have no fixed height to
+/// virtualize by): the last ones that pass the filter.
+pub const WRAPPED_LINES: usize = 2_000;
+
+/// A case-insensitive JavaScript RegExp finding every match, or why
+/// `pattern` is not one.
+fn compile_finder(pattern: &str) -> Result<Finder, String> {
+    use wasm_bindgen::JsCast;
+    let ctor = js_sys::Reflect::get(&js_sys::global(), &"RegExp".into())
+        .map_err(|_| "no RegExp".to_string())?;
+    let args = js_sys::Array::of2(&pattern.into(), &"gi".into());
+    let re: js_sys::RegExp =
+        js_sys::Reflect::construct(ctor.unchecked_ref::<js_sys::Function>(), &args)
+            .map_err(|e| {
+                e.dyn_ref::<js_sys::Error>()
+                    .map(|e| String::from(e.message()))
+                    .unwrap_or_else(|| "invalid regular expression".into())
+            })?
+            .unchecked_into();
+    Ok(Box::new(move |hay: &str| {
+        re.set_last_index(0);
+        let mut found = Vec::new();
+        // Offsets in UTF-16 units, turned into byte offsets.
+        let units: Vec<usize> = hay
+            .char_indices()
+            .flat_map(|(b, c)| std::iter::repeat_n(b, c.len_utf16()))
+            .chain(std::iter::once(hay.len()))
+            .collect();
+        while let Some(m) = re.exec(hay) {
+            let start = js_sys::Reflect::get(&m, &"index".into())
+                .ok()
+                .and_then(|i| i.as_f64())
+                .unwrap_or(0.0) as usize;
+            let len = m.get(0).as_string().map_or(0, |s| s.encode_utf16().count());
+            if len == 0 {
+                re.set_last_index(re.last_index() + 1);
+                if start >= units.len() - 1 {
+                    break;
+                }
+                continue;
+            }
+            if let (Some(a), Some(b)) = (units.get(start), units.get(start + len)) {
+                found.push((*a, *b));
+            }
+            if found.len() > 1_000 {
+                break;
+            }
+        }
+        found
+    }))
+}
+
+/// The filter box's text, compiled: None for no filter.
+fn current_finder(text: &str) -> Option<Result<Finder, String>> {
+    finder(text, compile_finder)
+}
+
+/// The indexes of the lines to show: every line, or those the filter finds.
+fn shown(ring: &LogRing, find: &Option<Result<Finder, String>>) -> Option<Vec<usize>> {
+    match find {
+        None => None,
+        Some(Err(_)) => Some(Vec::new()),
+        Some(Ok(f)) => Some(
+            ring.iter()
+                .enumerate()
+                .filter(|(_, l)| l.marker || !f(&strip_ansi(&l.text).0).is_empty())
+                .map(|(i, _)| i)
+                .collect(),
+        ),
+    }
+}
+
+/// The list of lines.
+#[component]
+pub fn LogLines(state: LogState) -> impl IntoView {
+    let options = state.options;
+    let filter_text = Memo::new(move |_| options.with(|o| o.filter.clone()));
+    let find = Memo::new(move |_| filter_text.with(|t| current_finder(t).map(|r| r.map(|_| ()))));
+    // Indexes passing the filter, recomputed when lines or the filter change.
+    let indexes = Memo::new(move |_| {
+        let f = filter_text.with(|t| current_finder(t));
+        state.ring.with(|r| shown(r, &f))
+    });
+    let len = move || {
+        indexes.with(|ix| match ix {
+            Some(v) => v.len(),
+            None => state.ring.with(LogRing::len),
+        })
+    };
+    let wrap = Memo::new(move |_| options.with(|o| o.wrap));
+    let timestamps = Memo::new(move |_| options.with(|o| o.timestamps));
+    let scroll = ScrollWindow::new(VIEWPORT);
+    let span = Memo::new(move |_| {
+        if wrap.get() {
+            let n = len();
+            (n.saturating_sub(WRAPPED_LINES), WRAPPED_LINES)
+        } else {
+            scroll.rows(len(), LINE, OVERSCAN)
+        }
+    });
+    let body = NodeRef::<leptos::html::Div>::new();
+    // At the bottom: new lines keep it there. Scrolled up: it stays put.
+    // Only the person scrolls up (the view itself scrolls down), so moving
+    // up lets go of the bottom, and reaching it again holds it.
+    let stick = RwSignal::new(true);
+    let last_top = StoredValue::new(0i32);
+    let on_scroll = move |ev: leptos::ev::Event| {
+        scroll.on_scroll(&ev);
+        if let Some(el) = body.get_untracked() {
+            let top = el.scroll_top();
+            let bottom = el.scroll_height() - top - el.client_height();
+            if f64::from(bottom) < LINE * 2.0 {
+                stick.set(true);
+            } else if top < last_top.get_value() {
+                stick.set(false);
+            }
+            last_top.set_value(top);
+        }
+    };
+    Effect::new(move |_| {
+        len();
+        wrap.track();
+        if stick.get_untracked() {
+            // After the frame's DOM changes, so the new height is there.
+            request_animation_frame(move || {
+                if let Some(el) = body.get_untracked() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            });
+        }
+    });
+    let names = state.names;
+    let window = move || {
+        let (first, count) = span.get();
+        let f = filter_text.with(|t| current_finder(t));
+        let ts = timestamps.get();
+        let many = names.with(|n| n.len() > 1);
+        let lines: Vec<(usize, LogLine)> = state.ring.with(|r| {
+            indexes.with(|ix| match ix {
+                Some(v) => v
+                    .iter()
+                    .skip(first)
+                    .take(count)
+                    .filter_map(|i| r.get(*i).map(|l| (*i, l.clone())))
+                    .collect(),
+                None => (first..(first + count).min(r.len()))
+                    .filter_map(|i| r.get(i).map(|l| (i, l.clone())))
+                    .collect(),
+            })
+        });
+        lines
+            .into_iter()
+            .map(|(_, l)| {
+                let (plain, styles) = strip_ansi(&l.text);
+                let matches = match &f {
+                    Some(Ok(f)) if !l.marker => f(&plain),
+                    _ => Vec::new(),
+                };
+                let drawn = pieces(&plain, &styles, &matches)
+                    .into_iter()
+                    .map(|p| view! { <span class=p.class>{p.text}</span> })
+                    .collect_view();
+                let stamp = ts.then(|| {
+                    l.stamp.as_deref().map(|s| view! { <span class="log-ts">{s.to_string()}</span> })
+                });
+                let source = many.then(|| {
+                    let name = names.with_untracked(|n| n.get(l.source as usize).cloned().unwrap_or_default());
+                    let class = format!("log-src log-src-{}", l.source % 8);
+                    view! { <span class=class data-testid="log-source">{name}</span> }
+                });
+                let class = if l.marker { "log-line log-marker" } else { "log-line" };
+                view! { <div class=class data-testid="log-line">{stamp}{source}<span class="log-text">{drawn}</span></div> }
+            })
+            .collect_view()
+    };
+    let bad_pattern = move || {
+        find.get().and_then(Result::err).map(|e| view! {
+            <p class="error-box" data-testid="log-filter-error">{format!("The pattern does not compile: {e}")}</p>
+        })
+    };
+    let empty = move || {
+        state
+            .ring
+            .with(LogRing::is_empty)
+            .then(|| view! { <p class="muted small" data-testid="log-empty">"No lines yet."</p> })
+    };
+    view! {
+        {bad_pattern}
+        {empty}
+        <div class="log-body" class:log-wrap=move || wrap.get() node_ref=body on:scroll=on_scroll
+            data-testid="log-body" tabindex="0" aria-label="Log lines, oldest first">
+            {move || if wrap.get() {
+                view! { <div class="log-rows">{window}</div> }.into_any()
+            } else {
+                view! {
+                    <div class="log-rows" style:height=move || format!("{}px", len() as f64 * LINE)
+                        style:padding-top=move || format!("{}px", span.get().0 as f64 * LINE)>
+                        {window}
+                    </div>
+                }.into_any()
+            }}
+        </div>
+    }
+}

@@ -1,0 +1,224 @@
+//! Logs, live: one pod's (`#/logs/<ns>/<pod>`), with its containers to pick from and a clear word when it cannot be read.
+
+mod lines;
+mod state;
+mod toolbar;
+mod workload;
+
+use kubeglass_client::cache::InformerOptions;
+use kubeglass_client::kube_core::DynamicObject;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::components::resolved::Resolved;
+use crate::kube::logs::{LogStream, StreamState, open_log};
+use crate::kube::use_kube;
+use crate::kube::watch::watch_problem;
+use crate::model::objects::field_value;
+use crate::model::pods::{PodView, State};
+use crate::model::problem::Problem;
+use crate::route::{LogTarget, Route};
+
+use lines::LogLines;
+use state::LogState;
+use toolbar::LogToolbar;
+use workload::WorkloadLogs;
+
+/// The page for `#/logs/…`.
+#[component]
+pub fn LogsPage(namespace: String, target: LogTarget) -> impl IntoView {
+    match target {
+        LogTarget::Pod(pod) => view! { <PodLogs namespace pod/> }.into_any(),
+        LogTarget::Workload { resource, name } => view! {
+            <Resolved name=resource.clone() verbs=&["get", "list", "watch"] let:info>
+                <WorkloadLogs info namespace=namespace.clone() name=name.clone()/>
+            </Resolved>
+        }
+        .into_any(),
+    }
+}
+
+/// Words for a stream that could not be read.
+pub fn stream_problem(p: &Problem, what: &str) -> String {
+    match p {
+        Problem::Forbidden(_) => format!(
+            "You cannot read the logs of {what}: your account is not allowed to (pods/log)."
+        ),
+        Problem::NotFound(_) => format!("{what} is gone: the cluster has no such pod now."),
+        Problem::Invalid(d)
+            if d.contains("waiting to start") || d.contains("ContainerCreating") =>
+        {
+            format!("{what} has not started yet, so it has no log.")
+        }
+        Problem::Invalid(d) if d.contains("previous terminated container") => {
+            format!("{what} has no previous container: it has not restarted.")
+        }
+        p => p.explain(&format!("read the logs of {what}")),
+    }
+}
+
+/// One pod's logs.
+#[component]
+fn PodLogs(namespace: String, pod: String) -> impl IntoView {
+    let kube = use_kube();
+    let state = LogState::new(namespace.clone(), LogTarget::Pod(pod.clone()));
+    // The pod itself, live: its containers and their states.
+    let object: RwSignal<Option<Value>> = RwSignal::new(None);
+    let missing = RwSignal::new(false);
+    let mut options =
+        InformerOptions::<DynamicObject>::new(format!("/api/v1/namespaces/{namespace}/pods"));
+    options.reflector.field_selector = Some(format!("metadata.name={}", field_value(&pod)));
+    let key = format!("{namespace}/{pod}");
+    let watch = kube.watch_frames("log-pod", options, move |inf, _| {
+        match inf.indexer().borrow().get(&key) {
+            Some(o) => {
+                object.set(serde_json::to_value(o.as_ref()).ok());
+                missing.set(false);
+            }
+            None => missing.set(inf.has_synced()),
+        }
+    });
+    let status = watch.status();
+    let _watch = StoredValue::new_local(watch);
+    let view_of = Memo::new(move |_| {
+        object.with(|o| {
+            o.as_ref().map(|o| {
+                (
+                    PodView::from_value(o),
+                    PodView::default_container(o, &PodView::from_value(o)),
+                )
+            })
+        })
+    });
+    let chosen = Memo::new(move |_| {
+        state
+            .options
+            .with(|o| o.container.clone())
+            .or_else(|| view_of.with(|v| v.as_ref().and_then(|(_, d)| d.clone())))
+    });
+    let container_state = Memo::new(move |_| {
+        let c = chosen.get()?;
+        view_of.with(|v| {
+            v.as_ref().and_then(|(v, _)| {
+                v.containers
+                    .iter()
+                    .find(|x| x.name == c)
+                    .map(|x| x.state.clone())
+            })
+        })
+    });
+    // What the stream depends on: a change opens a new one.
+    let query = Memo::new(move |_| {
+        let o = state.options.get();
+        let c = chosen.get();
+        // Not yet known (the pod has not loaded): try; waiting: wait.
+        let ready = o.previous || container_state.with(|s| s.as_ref().is_none_or(State::has_run));
+        (
+            c,
+            o.previous,
+            o.since_seconds,
+            o.since_time,
+            o.tail,
+            o.follow,
+            ready,
+        )
+    });
+    let stream: StoredValue<Option<LogStream>, LocalStorage> = StoredValue::new_local(None);
+    let (ns, p) = (namespace.clone(), pod.clone());
+    Effect::new(move |_| {
+        let (container, ..) = query.get();
+        let ready = query.with(|q| q.6);
+        stream.set_value(None);
+        state.reset();
+        let Some(container) = container else { return };
+        state.names.set(vec![container.clone()]);
+        if !ready {
+            return;
+        }
+        let params = state.options.with_untracked(|o| o.params(&container));
+        let s = open_log(&kube, &ns, &p, params, 0, state.feed(), move |s| {
+            state.set_state(0, s)
+        });
+        stream.set_value(Some(s));
+    });
+    let containers = Signal::derive(move || {
+        view_of.with(|v| {
+            v.as_ref()
+                .map(|(v, _)| {
+                    v.containers
+                        .iter()
+                        .map(|c| (c.name.clone(), c.kind.word()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    });
+    let pod_name = StoredValue::new(pod.clone());
+    let what = move || {
+        format!(
+            "container {} of pod {}",
+            chosen.get().unwrap_or_default(),
+            pod_name.get_value()
+        )
+    };
+    let (missing_pod, missing_ns) = (pod.clone(), namespace.clone());
+    let message = move || {
+        if let Some(p) = status
+            .with(watch_problem)
+            .filter(|p| matches!(p, Problem::Forbidden(_)))
+        {
+            return Some((
+                p.word(),
+                format!("{} {}", p.explain("read this pod"), p.detail()),
+            ));
+        }
+        if missing.get() && object.with(Option::is_none) {
+            return Some((
+                "not-found",
+                format!(
+                    "There is no pod “{missing_pod}” in {missing_ns} now (deleted, or never there)."
+                ),
+            ));
+        }
+        if missing.get() {
+            return Some((
+                "gone",
+                "The pod is gone; the lines loaded stay.".to_string(),
+            ));
+        }
+        match state.states.with(|s| s.get(&0).cloned()) {
+            Some(StreamState::Failed(p)) => Some((p.word(), format!("{} {}", stream_problem(&p, &what()), p.detail()))),
+            None if !query.with(|q| q.6) => container_state.get().map(|s| ("waiting", format!("{} has not started yet ({}), so it has no log; it opens when the container starts.", what(), s.describe(0.0)))),
+            _ => None,
+        }
+    };
+    let ended = move || match state.states.with(|s| s.get(&0).cloned()) {
+        Some(StreamState::Ended) if state.options.with(|o| o.follow && !o.previous) => {
+            Some("The log ended: the container stopped.")
+        }
+        Some(StreamState::Ended) => Some("Loaded; not following."),
+        Some(StreamState::Opening) => Some("Opening the log…"),
+        _ => None,
+    };
+    let back = Route::Object {
+        resource: "pods".into(),
+        namespace: Some(namespace.clone()),
+        name: pod.clone(),
+    }
+    .link();
+    let file = format!("{namespace}_{pod}.log");
+    view! {
+        <section class="panel log-page" data-testid="log-page">
+            <div class="resource-head">
+                <h2 data-testid="log-title">"Logs · " {move || what()}</h2>
+                {back.map(|href| view! { <a class="muted small" href=href>"pod page"</a> })}
+            </div>
+            {move || message().map(|(word, text)| view! {
+                <p class="error-box" data-testid="log-problem" data-problem=word role="alert">{text}</p>
+            })}
+            <LogToolbar state containers chosen=chosen.into() file/>
+            {move || ended().map(|t| view! { <p class="muted small" data-testid="log-ended">{t}</p> })}
+            <LogLines state/>
+        </section>
+    }
+}

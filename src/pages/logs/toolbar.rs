@@ -1,0 +1,177 @@
+//! The log view's controls: container, previous, since, tail, timestamps, wrap, follow, filter, pause, download and copy; and the line counts.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::model::logs::{DEFAULT_TAIL, LogRing, Tail, download_text};
+use crate::pages::logs::state::LogState;
+
+/// `sinceSeconds` choices.
+const SINCE: [(&str, i64); 7] = [
+    ("all time", 0),
+    ("1 minute", 60),
+    ("5 minutes", 300),
+    ("15 minutes", 900),
+    ("1 hour", 3_600),
+    ("6 hours", 21_600),
+    ("24 hours", 86_400),
+];
+/// `tailLines` choices (0: all).
+const TAILS: [i64; 5] = [100, 1_000, DEFAULT_TAIL, 20_000, 0];
+
+fn download(name: &str, text: &str) {
+    let parts = js_sys::Array::of1(&text.into());
+    let bag = web_sys::BlobPropertyBag::new();
+    bag.set_type("text/plain;charset=utf-8");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Some(a) = document()
+        .create_element("a")
+        .ok()
+        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// The controls. `containers` are the choices (name, init/app/ephemeral);
+/// `file` names a download.
+#[component]
+pub fn LogToolbar(
+    state: LogState,
+    containers: Signal<Vec<(String, &'static str)>>,
+    chosen: Signal<Option<String>>,
+    file: String,
+) -> impl IntoView {
+    let o = state.options;
+    let check = move |label: &'static str,
+                      testid: &'static str,
+                      get: fn(&crate::model::logs::LogOptions) -> bool,
+                      set: fn(&mut crate::model::logs::LogOptions, bool)| {
+        view! {
+            <label class="check">
+                <input type="checkbox" data-testid=testid prop:checked=move || o.with(get)
+                    on:change=move |ev| { let on = event_target_checked(&ev); state.set_options(|x| set(x, on)); }/>
+                {label}
+            </label>
+        }
+    };
+    let on_container = move |ev: leptos::ev::Event| {
+        let c = event_target_value(&ev);
+        state.set_options(|x| x.container = (!c.is_empty()).then_some(c));
+    };
+    let on_since = move |ev: leptos::ev::Event| {
+        let s: i64 = event_target_value(&ev).parse().unwrap_or(0);
+        state.set_options(|x| {
+            x.since_seconds = (s > 0).then_some(s);
+            x.since_time = None;
+        });
+    };
+    let on_tail = move |ev: leptos::ev::Event| {
+        let n: i64 = event_target_value(&ev).parse().unwrap_or(DEFAULT_TAIL);
+        state.set_options(|x| x.tail = if n == 0 { Tail::All } else { Tail::Lines(n) });
+    };
+    let on_filter = move |ev: leptos::ev::Event| {
+        let q = event_target_value(&ev);
+        state.set_options(|x| x.filter = q);
+    };
+    let tail_value = move || match o.with(|x| x.tail) {
+        Tail::All => "0".to_string(),
+        Tail::Lines(n) => n.to_string(),
+    };
+    let limited = move || matches!(o.with(|x| x.tail), Tail::Lines(_));
+    let file_name = StoredValue::new(file);
+    let save = move |_| {
+        let ts = o.with_untracked(|x| x.timestamps);
+        let text = state
+            .names
+            .with_untracked(|n| state.ring.with_untracked(|r| download_text(r, ts, n)));
+        download(&file_name.get_value(), &text);
+    };
+    let copy = move |_| {
+        let ts = o.with_untracked(|x| x.timestamps);
+        let text = state
+            .names
+            .with_untracked(|n| state.ring.with_untracked(|r| download_text(r, ts, n)));
+        let _ = window().navigator().clipboard().write_text(&text);
+    };
+    let counts = move || {
+        state.ring.with(|r: &LogRing| {
+            let mut s = match r.len() {
+                1 => "1 line".to_string(),
+                n => format!("{n} lines"),
+            };
+            if r.dropped() > 0 {
+                s.push_str(&format!(
+                    " · {} oldest dropped (the view keeps {})",
+                    r.dropped(),
+                    r.cap()
+                ));
+            }
+            s
+        })
+    };
+    view! {
+        <div class="toolbar log-toolbar">
+            <label class="field">"Container "
+                <select data-testid="log-container" on:change=on_container>
+                    {move || {
+                        let current = chosen.get();
+                        containers.get().into_iter().map(|(name, kind)| {
+                            let selected = current.as_deref() == Some(name.as_str());
+                            let label = if kind == "app" { name.clone() } else { format!("{name} ({kind})") };
+                            view! { <option value=name selected=selected>{label}</option> }
+                        }).collect_view()
+                    }}
+                </select>
+            </label>
+            <label class="field">"Since "
+                <select data-testid="log-since" on:change=on_since
+                    prop:value=move || o.with(|x| x.since_seconds.unwrap_or(0)).to_string()>
+                    {SINCE.iter().map(|(label, s)| view! { <option value=s.to_string()>{*label}</option> }).collect_view()}
+                </select>
+            </label>
+            <label class="field">"Last "
+                <select data-testid="log-tail" on:change=on_tail prop:value=tail_value>
+                    {TAILS.iter().map(|n| {
+                        let label = if *n == 0 { "all lines".to_string() } else { format!("{n} lines") };
+                        view! { <option value=n.to_string()>{label}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            {move || limited().then(|| view! {
+                <button data-testid="log-load-all" on:click=move |_| state.set_options(|x| x.tail = Tail::All)>"Load all"</button>
+            })}
+            {check("previous", "log-previous", |x| x.previous, |x, on| x.previous = on)}
+            {check("timestamps", "log-timestamps", |x| x.timestamps, |x, on| x.timestamps = on)}
+            {check("wrap", "log-wrap", |x| x.wrap, |x, on| x.wrap = on)}
+            {check("follow", "log-follow", |x| x.follow, |x, on| x.follow = on)}
+            <input class="filter" type="search" placeholder="filter: text or /regex/" data-testid="log-filter"
+                prop:value=move || o.with(|x| x.filter.clone()) on:input=on_filter/>
+            <button data-testid="log-pause" on:click=move |_| state.toggle_pause()>
+                {move || if state.paused.get() { "▶ Resume" } else { "⏸ Pause" }}
+            </button>
+            <button data-testid="log-download" on:click=save>"Download"</button>
+            <button data-testid="log-copy" on:click=copy>"Copy"</button>
+        </div>
+        <p class="muted small log-counts" role="status">
+            <span data-testid="log-count">{counts}</span>
+            {move || state.paused.get().then(|| view! {
+                <span class="event-paused-new" data-testid="log-paused-new">
+                    {move || match state.pending.with(Vec::len) {
+                        0 => " · paused: nothing new yet".to_string(),
+                        1 => " · paused: 1 line arrived".to_string(),
+                        n => format!(" · paused: {n} lines arrived"),
+                    }}
+                </span>
+            })}
+        </p>
+    }
+}

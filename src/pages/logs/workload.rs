@@ -1,0 +1,346 @@
+//! A workload's merged logs: every pod it owns (a Deployment's through its ReplicaSets), found by the owner-UID index, each line tagged with a short pod name; pods join and leave as they come and go, up to a cap of streams.
+
+use std::collections::BTreeMap;
+
+use kubeglass_client::cache::InformerOptions;
+use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
+use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::kube_core::DynamicObject;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::kube::logs::{LogStream, StreamState, open_log};
+use crate::kube::use_kube;
+use crate::kube::watch::watch_problem;
+use crate::model::logs::{LogLine, short_pod_name};
+use crate::model::objects::field_value;
+use crate::model::pods::{PodView, State};
+use crate::model::problem::Problem;
+use crate::pages::logs::lines::LogLines;
+use crate::pages::logs::state::LogState;
+use crate::pages::logs::stream_problem;
+use crate::pages::logs::toolbar::LogToolbar;
+use crate::route::LogTarget;
+
+/// Streams a merged view opens at most over WebSocket (each costs the
+/// apiserver and the node a connection), and over fetch, where each holds
+/// one of the browser's six HTTP/1.1 connections (the design allows four
+/// long-lived ones, and watches need some).
+const CAP_WEBSOCKET: usize = 8;
+const CAP_FETCH: usize = 2;
+
+/// A pod of the workload, as the merge needs it.
+#[derive(Debug, Clone, PartialEq)]
+struct Member {
+    name: String,
+    hash: Option<String>,
+    uid: String,
+    container: Option<String>,
+    containers: Vec<(String, &'static str)>,
+    has_run: bool,
+}
+
+fn member(pod: &Value, container: Option<&str>) -> Member {
+    let view = PodView::from_value(pod);
+    let chosen = container
+        .filter(|c| view.containers.iter().any(|x| x.name == *c))
+        .map(str::to_string)
+        .or_else(|| PodView::default_container(pod, &view));
+    let has_run = view
+        .containers
+        .iter()
+        .find(|c| Some(&c.name) == chosen.as_ref())
+        .is_some_and(|c| {
+            c.state.has_run() || !matches!(c.state, State::Waiting(_) | State::Unknown)
+        });
+    let text = |p: &str| {
+        pod.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    Member {
+        name: text("/metadata/name"),
+        hash: pod
+            .pointer("/metadata/labels/pod-template-hash")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        uid: text("/metadata/uid"),
+        containers: view
+            .containers
+            .iter()
+            .map(|c| (c.name.clone(), c.kind.word()))
+            .collect(),
+        container: chosen,
+        has_run,
+    }
+}
+
+/// The merged logs of workload `name` of kind `info`.
+#[component]
+pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl IntoView {
+    let kube = use_kube();
+    let state = LogState::new(
+        namespace.clone(),
+        LogTarget::Workload {
+            resource: info.qualified_name(),
+            name: name.clone(),
+        },
+    );
+    let tick = RwSignal::new(0u64);
+    let bump = move |_: &_, _| tick.update(|t| *t += 1);
+    // The workload (for its UID), its ReplicaSets (a Deployment's pods are
+    // theirs), and the namespace's pods, by owner UID.
+    let mut own = match info.collection_path(Some(&namespace)) {
+        Ok(p) => InformerOptions::<DynamicObject>::new(p),
+        Err(e) => {
+            return view! { <p class="error-box" data-testid="route-error">{e.to_string()}</p> }
+                .into_any();
+        }
+    };
+    own.reflector.field_selector = Some(format!("metadata.name={}", field_value(&name)));
+    let owner = kube.watch_frames("log-workload", own, bump);
+    let via_replicasets = info.group == "apps" && info.plural == "deployments";
+    let indexed = |path: String| {
+        let mut o = InformerOptions::<DynamicObject>::new(path);
+        o.indexers.push((OWNER_UID_INDEX.into(), owner_uid_index()));
+        o
+    };
+    let sets = via_replicasets.then(|| {
+        kube.watch_frames(
+            "log-replicasets",
+            indexed(format!("/apis/apps/v1/namespaces/{namespace}/replicasets")),
+            bump,
+        )
+    });
+    let pods = kube.watch_frames(
+        "log-pods",
+        indexed(format!("/api/v1/namespaces/{namespace}/pods")),
+        bump,
+    );
+    for w in [Some(&pods), sets.as_ref()].into_iter().flatten() {
+        if !w
+            .indexer()
+            .borrow()
+            .index_names()
+            .iter()
+            .any(|n| n == OWNER_UID_INDEX)
+        {
+            let _ = w.add_index(OWNER_UID_INDEX, owner_uid_index());
+        }
+    }
+    let status = pods.status();
+    let owner_status = owner.status();
+    let key = format!("{namespace}/{name}");
+    let watches = StoredValue::new_local((owner, sets, pods));
+    let members = Memo::new(move |_| {
+        tick.get();
+        let container = state.options.with(|o| o.container.clone());
+        watches.with_value(|(owner, sets, pods)| {
+            let uid = owner
+                .indexer()
+                .borrow()
+                .get(&key)
+                .and_then(|o| o.metadata.uid.clone())?;
+            let owners: Vec<String> = match sets {
+                Some(sets) => sets
+                    .indexer()
+                    .borrow()
+                    .by_index(OWNER_UID_INDEX, &uid)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|rs| rs.metadata.uid.clone())
+                    .collect(),
+                None => vec![uid],
+            };
+            let indexer = pods.indexer();
+            let indexer = indexer.borrow();
+            let mut found: Vec<Member> = owners
+                .iter()
+                .flat_map(|u| indexer.by_index(OWNER_UID_INDEX, u).unwrap_or_default())
+                .filter(|p| p.metadata.deletion_timestamp.is_none())
+                .filter_map(|p| serde_json::to_value(p.as_ref()).ok())
+                .map(|p| member(&p, container.as_deref()))
+                .collect();
+            found.sort_by(|a, b| a.name.cmp(&b.name));
+            Some(found)
+        })
+    });
+    // The streams, by pod UID; a source number per pod for this query.
+    let streams: StoredValue<BTreeMap<String, (u16, Option<LogStream>)>, LocalStorage> =
+        StoredValue::new_local(BTreeMap::new());
+    let skipped: RwSignal<Vec<String>> = RwSignal::new(Vec::new());
+    let sockets = StoredValue::new_local(kube.websockets.clone());
+    let cap = move || {
+        if sockets.with_value(|s| s.log_websockets_enabled()) {
+            CAP_WEBSOCKET
+        } else {
+            CAP_FETCH
+        }
+    };
+    let cap_shown = cap;
+    let query = Memo::new(move |_| {
+        let o = state.options.get();
+        (
+            o.container,
+            o.previous,
+            o.since_seconds,
+            o.since_time,
+            o.tail,
+            o.follow,
+        )
+    });
+    let feed = StoredValue::new_local(state.feed());
+    let owner_name = name.clone();
+    let ns = namespace.clone();
+    // A new query starts over; then pods join and leave.
+    Effect::new(move |last: Option<Option<_>>| {
+        let q = query.get();
+        let changed = last.flatten().as_ref() != Some(&q);
+        if changed {
+            streams.update_value(BTreeMap::clear);
+            state.reset();
+            state.names.set(Vec::new());
+        }
+        let now = members.get()?;
+        // The pods there when the query started: their tail; later ones: all.
+        let first = changed || streams.with_value(BTreeMap::is_empty);
+        let live: Vec<String> = now.iter().map(|m| m.uid.clone()).collect();
+        // Pods that went away leave the stream with a line saying so.
+        let gone: Vec<(String, u16)> = streams.with_value(|s| {
+            s.iter()
+                .filter(|(uid, _)| !live.contains(uid))
+                .map(|(uid, (src, _))| (uid.clone(), *src))
+                .collect()
+        });
+        for (uid, src) in gone {
+            streams.update_value(|s| {
+                s.remove(&uid);
+            });
+            let who = state
+                .names
+                .with_untracked(|n| n.get(src as usize).cloned().unwrap_or_default());
+            feed.with_value(|f| f.mark(LogLine::marker(src, None, format!("— pod {who} left —"))));
+            state.set_state(src, StreamState::Ended);
+        }
+        let mut over = Vec::new();
+        for m in &now {
+            let open = streams.with_value(|s| s.get(&m.uid).is_some_and(|(_, st)| st.is_some()));
+            if open || !(m.has_run || state.options.with_untracked(|o| o.previous)) {
+                continue;
+            }
+            let Some(container) = m.container.clone() else {
+                continue;
+            };
+            let open_count =
+                streams.with_value(|s| s.values().filter(|(_, st)| st.is_some()).count());
+            if open_count >= cap() {
+                over.push(m.name.clone());
+                continue;
+            }
+            let src = streams
+                .with_value(|s| s.get(&m.uid).map(|(src, _)| *src))
+                .unwrap_or_else(|| {
+                    let n = state.names.with_untracked(Vec::len) as u16;
+                    state.names.update(|v| {
+                        v.push(short_pod_name(&m.name, &owner_name, m.hash.as_deref()))
+                    });
+                    n
+                });
+            let mut params = state.options.with_untracked(|o| o.params(&container));
+            if !first {
+                // A pod that joins later: all of its (new) log.
+                params.tail_lines = None;
+                params.since_seconds = None;
+                params.since_time = None;
+                let who = short_pod_name(&m.name, &owner_name, m.hash.as_deref());
+                feed.with_value(|f| {
+                    f.mark(LogLine::marker(src, None, format!("— pod {who} joined —")))
+                });
+            }
+            let s = feed.with_value(|f| {
+                open_log(&kube, &ns, &m.name, params, src, f.clone(), move |s| {
+                    state.set_state(src, s)
+                })
+            });
+            streams.update_value(|st| {
+                st.insert(m.uid.clone(), (src, Some(s)));
+            });
+        }
+        skipped.set(over);
+        Some(q)
+    });
+    let containers = Signal::derive(move || {
+        members.with(|m| {
+            m.as_ref()
+                .and_then(|m| m.first().map(|m| m.containers.clone()))
+                .unwrap_or_default()
+        })
+    });
+    let chosen = Signal::derive(move || {
+        state.options.with(|o| o.container.clone()).or_else(|| {
+            members.with(|m| {
+                m.as_ref()
+                    .and_then(|m| m.first().and_then(|m| m.container.clone()))
+            })
+        })
+    });
+    let title = format!("{} {name}", info.kind);
+    let doing = format!("list the pods of {} {name}", info.kind);
+    let message = move || {
+        if let Some(p) = owner_status
+            .with(watch_problem)
+            .or_else(|| status.with(watch_problem))
+        {
+            return Some((p.word(), format!("{} {}", p.explain(&doing), p.detail())));
+        }
+        let failed: Vec<String> = state.states.with(|s| {
+            s.iter()
+                .filter_map(|(src, st)| match st {
+                    StreamState::Failed(p @ Problem::Forbidden(_)) => {
+                        Some(stream_problem(p, "these pods"))
+                    }
+                    StreamState::Failed(p) => {
+                        let who = state
+                            .names
+                            .with(|n| n.get(*src as usize).cloned().unwrap_or_default());
+                        Some(stream_problem(p, &format!("pod {who}")))
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        (!failed.is_empty()).then(|| ("failed", failed.join(" ")))
+    };
+    let following = move || {
+        let n = streams.with_value(|s| s.values().filter(|(_, st)| st.is_some()).count());
+        let total = members.with(|m| m.as_ref().map_or(0, Vec::len));
+        let names = state.names.get();
+        let mut text = format!("{n} of {total} pods: {}", names.join(", "));
+        let cap = cap_shown();
+        skipped.with(|s| {
+            if !s.is_empty() {
+                text.push_str(&format!(
+                    " · not followed (at most {cap} streams at once): {}",
+                    s.join(", ")
+                ));
+            }
+        });
+        text
+    };
+    let file = format!("{namespace}_{name}.log");
+    view! {
+        <section class="panel log-page" data-testid="log-page">
+            <div class="resource-head">
+                <h2 data-testid="log-title">"Logs · " {title}</h2>
+                <span class="muted small" data-testid="log-members">{following}</span>
+            </div>
+            {move || message().map(|(word, text)| view! {
+                <p class="error-box" data-testid="log-problem" data-problem=word role="alert">{text}</p>
+            })}
+            <LogToolbar state containers chosen file/>
+            <LogLines state/>
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,118 @@
+//! A pod's page: node, IPs and QoS class at the top, and a row per init, app and ephemeral container with its state, restarts, last termination, ports, resources and a link to its logs; a workload's page: a link to its pods' merged logs.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::kube::cluster::Now;
+use crate::model::logs::LogOptions;
+use crate::model::pods::PodView;
+use crate::route::{LogTarget, Route};
+
+/// The pod's facts and containers.
+#[component]
+pub fn PodContainers(
+    object: RwSignal<Option<Value>>,
+    namespace: String,
+    name: String,
+) -> impl IntoView {
+    let now = expect_context::<Now>().0;
+    let pod = Memo::new(move |_| object.with(|o| o.as_ref().map(PodView::from_value)));
+    let logs = move |container: Option<String>| {
+        Route::Logs {
+            namespace: namespace.clone(),
+            target: LogTarget::Pod(name.clone()),
+            options: LogOptions {
+                container,
+                ..LogOptions::default()
+            },
+        }
+        .link()
+    };
+    let all_logs = logs(None);
+    let facts = move || {
+        pod.get().map(|p| {
+            let ips = if p.ips.is_empty() { "—".to_string() } else { p.ips.join(", ") };
+            view! {
+                <dl class="facts" data-testid="pod-facts">
+                    <dt>"Node"</dt><dd data-testid="pod-node">{if p.node.is_empty() { "not scheduled".to_string() } else { p.node.clone() }}</dd>
+                    <dt>"Pod IPs"</dt><dd data-testid="pod-ips">{ips}</dd>
+                    <dt>"Host IP"</dt><dd>{if p.host_ip.is_empty() { "—".to_string() } else { p.host_ip.clone() }}</dd>
+                    <dt>"QoS class"</dt><dd data-testid="pod-qos">{if p.qos.is_empty() { "—".to_string() } else { p.qos.clone() }}</dd>
+                    <dt>"Phase"</dt><dd>{p.phase.clone()}</dd>
+                </dl>
+            }
+        })
+    };
+    let rows = move || {
+        let t = now.get();
+        pod.get().map(|p| {
+            p.containers
+                .into_iter()
+                .map(|c| {
+                    let href = logs(Some(c.name.clone()));
+                    let last = if c.last == crate::model::pods::State::Unknown { "—".to_string() } else { c.last.describe(t) };
+                    let resources = {
+                        let mut parts = Vec::new();
+                        if !c.requests.is_empty() {
+                            parts.push(format!("requests {}", c.requests.join(", ")));
+                        }
+                        if !c.limits.is_empty() {
+                            parts.push(format!("limits {}", c.limits.join(", ")));
+                        }
+                        if parts.is_empty() { "—".to_string() } else { parts.join(" · ") }
+                    };
+                    view! {
+                        <tr data-testid="container-row" data-container=c.name.clone()>
+                            <td class="name">{c.name.clone()}<span class="muted small">{format!(" {}", c.kind.word())}</span></td>
+                            <td class="small" title=c.image.clone()>{c.image.clone()}</td>
+                            <td class=c.state.class() data-testid="container-state">{c.state.describe(t)}</td>
+                            <td>{if c.ready { "ready" } else { "not ready" }}</td>
+                            <td class="num" data-testid="container-restarts">{c.restarts}</td>
+                            <td class="small">{last}</td>
+                            <td class="small">{if c.ports.is_empty() { "—".to_string() } else { c.ports.join(", ") }}</td>
+                            <td class="small">{resources}</td>
+                            <td>{href.map(|h| view! { <a href=h data-testid="container-logs">"Logs"</a> })}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <h3>"Pod"</h3>
+        {facts}
+        <h3>"Containers " {all_logs.map(|h| view! { <a class="small" href=h data-testid="pod-logs">"logs"</a> })}</h3>
+        <div class="table-scroll">
+            <table class="grid" data-testid="containers">
+                <thead><tr>
+                    <th>"Name"</th><th>"Image"</th><th>"State"</th><th>"Ready"</th><th class="num">"Restarts"</th>
+                    <th>"Last termination"</th><th>"Ports"</th><th>"Resources"</th><th></th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Kinds whose pods' logs merge into one view.
+pub fn has_workload_logs(group: &str, plural: &str) -> bool {
+    matches!(
+        (group, plural),
+        (
+            "apps",
+            "deployments" | "replicasets" | "statefulsets" | "daemonsets"
+        ) | ("batch", "jobs")
+    )
+}
+
+/// The link to a workload's merged logs.
+#[component]
+pub fn WorkloadLogsLink(resource: String, namespace: String, name: String) -> impl IntoView {
+    Route::Logs {
+        namespace,
+        target: LogTarget::Workload { resource, name },
+        options: LogOptions::default(),
+    }
+    .link()
+    .map(|href| view! { <a class="button-link" href=href data-testid="workload-logs">"Logs of its pods"</a> })
+}
