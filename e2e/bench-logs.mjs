@@ -9,12 +9,14 @@
 //
 // Needs KUBECTL, KUBECONFIG and KUBEGLASS_CLUSTER_DIR (the cluster whose
 // hack/demo-logs.py writes the logs; `hack/cluster.sh env` prints them).
+// BENCH_PROFILE=file takes a CPU profile of the load (page load to every
+// line held) and prints the functions that cost most.
 // It creates namespace bench-logs with one pod (profile "quiet": the
 // writer writes only its first line) and deletes it at the end.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { frameSummary, launchChromium, recordFrames, sleep } from './bench-lib.mjs';
+import { frameSummary, launchChromium, profiled, recordFrames, sleep } from './bench-lib.mjs';
 
 const [base, countArg = '200000'] = process.argv.slice(2);
 if (!base) throw new Error('usage: node e2e/bench-logs.mjs <api base> [lines]');
@@ -35,7 +37,13 @@ execFileSync(env('KUBECTL'), ['--kubeconfig', env('KUBECONFIG'), 'apply', '-f', 
     spec: { containers: [{ name: 'app', image: 'registry.example/bench/logs:1' }] },
   }),
 });
-for (let i = 0; !(existsSync(file) && kubectl('-n', NS, 'logs', POD).includes('starting')); i++) {
+const served = () => {
+  try {
+    return existsSync(file) && execFileSync(env('KUBECTL'), ['--kubeconfig', env('KUBECONFIG'), '-n', NS, 'logs', POD],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).includes('starting');
+  } catch { return false; } // kwok has not read the Logs object yet
+};
+for (let i = 0; !served(); i++) {
   if (i > 240) throw new Error(`no log for ${NS}/${POD} after 60 s`);
   await sleep(250);
 }
@@ -64,13 +72,16 @@ console.log(`kubectl logs --timestamps > /dev/null: ${floor.join(', ')} ms`);
 const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
 const t1 = Date.now();
-await page.goto(`${base}/ui/#/logs/${NS}/${POD}?tail=all`);
-await page.getByTestId('log-line').first().waitFor({ timeout: 120000 });
-const first = Date.now() - t1;
-await page.waitForFunction((want) => {
-  const n = Number.parseInt(document.querySelector('[data-testid=log-count]')?.textContent ?? '', 10);
-  return n >= want;
-}, total, { timeout: 300000, polling: 50 });
+let first;
+await profiled(page, async () => {
+  await page.goto(`${base}/ui/#/logs/${NS}/${POD}?tail=all`);
+  await page.getByTestId('log-line').first().waitFor({ timeout: 120000 });
+  first = Date.now() - t1;
+  await page.waitForFunction((want) => {
+    const n = Number.parseInt(document.querySelector('[data-testid=log-count]')?.textContent ?? '', 10);
+    return n >= want;
+  }, total, { timeout: 300000, polling: 50 });
+});
 const all = Date.now() - t1;
 console.log(`page load to first line ${first} ms, to all ${total} lines ${all} ms`);
 await page.waitForTimeout(1000);
