@@ -32,6 +32,12 @@ impl ScrollWindow {
         self.top.set(0.0);
     }
 
+    /// The last rows of `len`, as when scrolled to the end (the height is
+    /// tracked, the scroll position is not).
+    pub fn rows_at_end(self, len: usize, row_height: f64, overscan: usize) -> (usize, usize) {
+        rows_in_view(f64::MAX, self.height.get(), row_height, overscan, len)
+    }
+
     /// The first row to draw and how many, for `len` rows (tracked).
     pub fn rows(self, len: usize, row_height: f64, overscan: usize) -> (usize, usize) {
         rows_in_view(self.top.get(), self.height.get(), row_height, overscan, len)
@@ -70,6 +76,8 @@ mod tests {
         assert_eq!(rows_in_view(30.0 * 990.0, 300.0, 30.0, 5, 1000), (985, 20));
         // The list shrank under the old position: still its last rows.
         assert_eq!(rows_in_view(30.0 * 990.0, 300.0, 30.0, 5, 40), (25, 20));
+        // Held at the end, however far the list has grown.
+        assert_eq!(rows_in_view(f64::MAX, 300.0, 30.0, 5, 1000), (985, 20));
         // Fewer rows than fit.
         assert_eq!(rows_in_view(30.0 * 990.0, 300.0, 30.0, 5, 8), (0, 20));
     }

@@ -5,6 +5,7 @@ pub mod connection;
 pub mod events;
 pub mod labels;
 pub mod live_rows;
+pub mod log_merge;
 pub mod logs;
 pub mod namespaces;
 pub mod objects;

@@ -92,6 +92,13 @@ pub fn Xray() -> impl IntoView {
         }
     };
     let websockets_on = kube.with_value(|k| k.websockets.websockets_enabled());
+    let memory = move || {
+        now.track();
+        format!(
+            "{:.1} MiB of WebAssembly memory: the most this tab has needed (it grows and never shrinks), besides the JavaScript heap.",
+            kubeglass_web::wasm_memory_bytes() as f64 / 1_048_576.0
+        )
+    };
 
     view! {
         <section class="panel xray" data-testid="xray-page">
@@ -231,6 +238,8 @@ pub fn Xray() -> impl IntoView {
                     }}
                     <h3>"Discovery cache"</h3>
                     <p data-testid="xray-discovery">{discovery_age}</p>
+                    <h3>"Memory"</h3>
+                    <p data-testid="xray-memory">{memory}</p>
                 </div>
                 <div>
                     <h3>"Requests by verb and code"</h3>

@@ -55,6 +55,16 @@ pub async fn fetch_beside_page(relative: &str) -> Result<Option<String>, String>
     Ok(text.as_string())
 }
 
+/// The size of this module's WebAssembly memory, in bytes: the most it
+/// has needed so far (wasm memory grows and never shrinks).
+pub fn wasm_memory_bytes() -> u64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+        .map_or(0, |b| b.byte_length() as u64)
+}
+
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
 }

@@ -84,6 +84,14 @@ fn shown(ring: &LogRing, find: &Option<Result<Finder, String>>) -> Option<Vec<us
     }
 }
 
+/// How many lines are shown, read untracked.
+fn len_untracked(state: LogState, indexes: Memo<Option<Vec<usize>>>) -> usize {
+    indexes.with_untracked(|ix| match ix {
+        Some(v) => v.len(),
+        None => state.ring.with_untracked(LogRing::len),
+    })
+}
+
 /// The list of lines.
 #[component]
 pub fn LogLines(state: LogState) -> impl IntoView {
@@ -104,25 +112,38 @@ pub fn LogLines(state: LogState) -> impl IntoView {
     let wrap = Memo::new(move |_| options.with(|o| o.wrap));
     let timestamps = Memo::new(move |_| options.with(|o| o.timestamps));
     let scroll = ScrollWindow::new(VIEWPORT);
+    // At the bottom: new lines keep it there. Scrolled up: it stays put.
+    // Only the person scrolls up (the view itself scrolls down), so moving
+    // up lets go of the bottom, and reaching it again holds it.
+    let stick = RwSignal::new(true);
     let span = Memo::new(move |_| {
         if wrap.get() {
             let n = len();
             (n.saturating_sub(WRAPPED_LINES), WRAPPED_LINES)
+        } else if stick.get() {
+            // The last lines, drawn in the frame they arrive in rather than
+            // after the scroll that follows them.
+            scroll.rows_at_end(len(), LINE, OVERSCAN)
         } else {
             scroll.rows(len(), LINE, OVERSCAN)
         }
     });
     let body = NodeRef::<leptos::html::Div>::new();
-    // At the bottom: new lines keep it there. Scrolled up: it stays put.
-    // Only the person scrolls up (the view itself scrolls down), so moving
-    // up lets go of the bottom, and reaching it again holds it.
-    let stick = RwSignal::new(true);
+    // The content's height: known from the line count unless wrapped, so
+    // following reads no layout.
+    let content_height = move |el: &leptos::web_sys::HtmlElement| {
+        if wrap.get_untracked() {
+            el.scroll_height()
+        } else {
+            (len_untracked(state, indexes) as f64 * LINE) as i32
+        }
+    };
     let last_top = StoredValue::new(0i32);
     let on_scroll = move |ev: leptos::ev::Event| {
         scroll.on_scroll(&ev);
         if let Some(el) = body.get_untracked() {
             let top = el.scroll_top();
-            let bottom = el.scroll_height() - top - el.client_height();
+            let bottom = content_height(&el) - top - el.client_height();
             if f64::from(bottom) < LINE * 2.0 {
                 stick.set(true);
             } else if top < last_top.get_value() {
@@ -138,7 +159,7 @@ pub fn LogLines(state: LogState) -> impl IntoView {
             // After the frame's DOM changes, so the new height is there.
             request_animation_frame(move || {
                 if let Some(el) = body.get_untracked() {
-                    el.set_scroll_top(el.scroll_height());
+                    el.set_scroll_top(content_height(&el));
                 }
             });
         }

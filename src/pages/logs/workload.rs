@@ -7,14 +7,13 @@ use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
-use serde_json::Value;
 
 use crate::kube::logs::{LogStream, StreamState, open_log};
 use crate::kube::use_kube;
 use crate::kube::watch::watch_problem;
-use crate::model::logs::{LogLine, short_pod_name};
+use crate::model::log_merge::{Member, Merge};
+use crate::model::logs::LogLine;
 use crate::model::objects::field_value;
-use crate::model::pods::{PodView, State};
 use crate::model::problem::Problem;
 use crate::pages::logs::lines::LogLines;
 use crate::pages::logs::state::LogState;
@@ -28,53 +27,6 @@ use crate::route::LogTarget;
 /// long-lived ones, and watches need some).
 const CAP_WEBSOCKET: usize = 8;
 const CAP_FETCH: usize = 2;
-
-/// A pod of the workload, as the merge needs it.
-#[derive(Debug, Clone, PartialEq)]
-struct Member {
-    name: String,
-    hash: Option<String>,
-    uid: String,
-    container: Option<String>,
-    containers: Vec<(String, &'static str)>,
-    has_run: bool,
-}
-
-fn member(pod: &Value, container: Option<&str>) -> Member {
-    let view = PodView::from_value(pod);
-    let chosen = container
-        .filter(|c| view.containers.iter().any(|x| x.name == *c))
-        .map(str::to_string)
-        .or_else(|| PodView::default_container(pod, &view));
-    let has_run = view
-        .containers
-        .iter()
-        .find(|c| Some(&c.name) == chosen.as_ref())
-        .is_some_and(|c| {
-            c.state.has_run() || !matches!(c.state, State::Waiting(_) | State::Unknown)
-        });
-    let text = |p: &str| {
-        pod.pointer(p)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    Member {
-        name: text("/metadata/name"),
-        hash: pod
-            .pointer("/metadata/labels/pod-template-hash")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        uid: text("/metadata/uid"),
-        containers: view
-            .containers
-            .iter()
-            .map(|c| (c.name.clone(), c.kind.word()))
-            .collect(),
-        container: chosen,
-        has_run,
-    }
-}
 
 /// The merged logs of workload `name` of kind `info`.
 #[component]
@@ -160,14 +112,15 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
                 .flat_map(|u| indexer.by_index(OWNER_UID_INDEX, u).unwrap_or_default())
                 .filter(|p| p.metadata.deletion_timestamp.is_none())
                 .filter_map(|p| serde_json::to_value(p.as_ref()).ok())
-                .map(|p| member(&p, container.as_deref()))
+                .map(|p| Member::from_pod(&p, container.as_deref()))
                 .collect();
             found.sort_by(|a, b| a.name.cmp(&b.name));
             Some(found)
         })
     });
-    // The streams, by pod UID; a source number per pod for this query.
-    let streams: StoredValue<BTreeMap<String, (u16, Option<LogStream>)>, LocalStorage> =
+    // The plan (which pods, their sources and names) and the open streams.
+    let merge = StoredValue::new_local(Merge::new(name.clone()));
+    let streams: StoredValue<BTreeMap<String, LogStream>, LocalStorage> =
         StoredValue::new_local(BTreeMap::new());
     let skipped: RwSignal<Vec<String>> = RwSignal::new(Vec::new());
     let sockets = StoredValue::new_local(kube.websockets.clone());
@@ -178,7 +131,6 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
             CAP_FETCH
         }
     };
-    let cap_shown = cap;
     let query = Memo::new(move |_| {
         let o = state.options.get();
         (
@@ -196,78 +148,47 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
     // A new query starts over; then pods join and leave.
     Effect::new(move |last: Option<Option<_>>| {
         let q = query.get();
-        let changed = last.flatten().as_ref() != Some(&q);
-        if changed {
+        if last.flatten().as_ref() != Some(&q) {
             streams.update_value(BTreeMap::clear);
+            merge.set_value(Merge::new(owner_name.clone()));
             state.reset();
-            state.names.set(Vec::new());
         }
         let now = members.get()?;
-        // The pods there when the query started: their tail; later ones: all.
-        let first = changed || streams.with_value(BTreeMap::is_empty);
-        let live: Vec<String> = now.iter().map(|m| m.uid.clone()).collect();
-        // Pods that went away leave the stream with a line saying so.
-        let gone: Vec<(String, u16)> = streams.with_value(|s| {
-            s.iter()
-                .filter(|(uid, _)| !live.contains(uid))
-                .map(|(uid, (src, _))| (uid.clone(), *src))
-                .collect()
-        });
-        for (uid, src) in gone {
+        let previous = state.options.with_untracked(|o| o.previous);
+        let plan = merge.try_update_value(|m| m.plan(&now, cap(), previous))?;
+        let names = merge.with_value(|m| m.names().to_vec());
+        let name_of = |src: u16| names.get(src as usize).cloned().unwrap_or_default();
+        for (uid, src) in plan.left {
             streams.update_value(|s| {
                 s.remove(&uid);
             });
-            let who = state
-                .names
-                .with_untracked(|n| n.get(src as usize).cloned().unwrap_or_default());
-            feed.with_value(|f| f.mark(LogLine::marker(src, None, format!("— pod {who} left —"))));
+            let text = format!("— pod {} left —", name_of(src));
+            feed.with_value(|f| f.mark(LogLine::marker(src, None, text)));
             state.set_state(src, StreamState::Ended);
         }
-        let mut over = Vec::new();
-        for m in &now {
-            let open = streams.with_value(|s| s.get(&m.uid).is_some_and(|(_, st)| st.is_some()));
-            if open || !(m.has_run || state.options.with_untracked(|o| o.previous)) {
-                continue;
-            }
-            let Some(container) = m.container.clone() else {
-                continue;
-            };
-            let open_count =
-                streams.with_value(|s| s.values().filter(|(_, st)| st.is_some()).count());
-            if open_count >= cap() {
-                over.push(m.name.clone());
-                continue;
-            }
-            let src = streams
-                .with_value(|s| s.get(&m.uid).map(|(src, _)| *src))
-                .unwrap_or_else(|| {
-                    let n = state.names.with_untracked(Vec::len) as u16;
-                    state.names.update(|v| {
-                        v.push(short_pod_name(&m.name, &owner_name, m.hash.as_deref()))
-                    });
-                    n
-                });
-            let mut params = state.options.with_untracked(|o| o.params(&container));
-            if !first {
-                // A pod that joins later: all of its (new) log.
+        if state.names.with_untracked(|n| *n != names) {
+            state.names.set(names.clone());
+        }
+        for o in plan.open {
+            let mut params = state.options.with_untracked(|opt| opt.params(&o.container));
+            if o.joined {
                 params.tail_lines = None;
                 params.since_seconds = None;
                 params.since_time = None;
-                let who = short_pod_name(&m.name, &owner_name, m.hash.as_deref());
-                feed.with_value(|f| {
-                    f.mark(LogLine::marker(src, None, format!("— pod {who} joined —")))
-                });
+                let text = format!("— pod {} joined —", name_of(o.source));
+                feed.with_value(|f| f.mark(LogLine::marker(o.source, None, text)));
             }
+            let src = o.source;
             let s = feed.with_value(|f| {
-                open_log(&kube, &ns, &m.name, params, src, f.clone(), move |s| {
+                open_log(&kube, &ns, &o.pod, params, src, f.clone(), move |s| {
                     state.set_state(src, s)
                 })
             });
             streams.update_value(|st| {
-                st.insert(m.uid.clone(), (src, Some(s)));
+                st.insert(o.uid, s);
             });
         }
-        skipped.set(over);
+        skipped.set(plan.over);
         Some(q)
     });
     let containers = Signal::derive(move || {
@@ -313,20 +234,10 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
         (!failed.is_empty()).then(|| ("failed", failed.join(" ")))
     };
     let following = move || {
-        let n = streams.with_value(|s| s.values().filter(|(_, st)| st.is_some()).count());
+        state.names.track();
+        state.states.track();
         let total = members.with(|m| m.as_ref().map_or(0, Vec::len));
-        let names = state.names.get();
-        let mut text = format!("{n} of {total} pods: {}", names.join(", "));
-        let cap = cap_shown();
-        skipped.with(|s| {
-            if !s.is_empty() {
-                text.push_str(&format!(
-                    " · not followed (at most {cap} streams at once): {}",
-                    s.join(", ")
-                ));
-            }
-        });
-        text
+        skipped.with(|over| merge.with_value(|m| m.summary(total, cap(), over)))
     };
     let file = format!("{namespace}_{name}.log");
     view! {
