@@ -577,9 +577,11 @@ where
     async fn list(&mut self, from: &ListFrom) -> Result<(), Error> {
         let mut params = self.list_params();
         // Paging as client-go's reflector does (list() and its pager):
-        // - rv=0 pages at 500; a watch cache answers in one piece whatever
-        //   the limit, so an answer that came back in pages means the
-        //   resource has no watch cache, and later lists page too.
+        // - rv=0 pages at 500; client-go takes an answer that came back in
+        //   pages to mean the resource has no watch cache (older watch
+        //   caches answer in one piece whatever the limit), and later lists
+        //   page too. Kubernetes 1.37's watch cache pages rv=0 lists itself,
+        //   so there every list pages, as client-go's do.
         // - rv=X (not "" or "0") with a limit would be an Exact read from
         //   etcd at that old revision, answering with the old version; with
         //   no limit the watch cache answers "not older than X". So paging is
