@@ -205,3 +205,32 @@ test('someone who may not read a namespace is told so', async () => {
     await restricted.stop();
   }
 });
+
+test('someone who may read a pod but not its log (pods/log) is told so', async () => {
+  const { page } = browser;
+  // In demo-batch the restricted user may read pods, and nothing else.
+  const rbac = [
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'e2e-pods-only', namespace: 'demo-batch' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'e2e-pods-only', namespace: 'demo-batch' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'e2e-pods-only' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'viewer' }] },
+  ];
+  execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'],
+    { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rbac }) });
+  const restricted = await startProxy(PORT + 3, process.env.RESTRICTED_KUBECONFIG);
+  try {
+    const pod = kubectl('-n', 'demo-batch', 'get', 'pods', '-l', 'app=importer', '-o', 'jsonpath={.items[0].metadata.name}');
+    assert.ok(pod, 'the importer has a pod');
+    await page.goto(`${restricted.url}#/logs/demo-batch/${pod}`);
+    const problem = page.getByTestId('log-problem');
+    await problem.waitFor();
+    assert.equal(await problem.getAttribute('data-problem'), 'forbidden');
+    assert.match(await problem.innerText(), new RegExp(`You cannot read the logs of container \\S+ of pod ${pod}: your account is not allowed to \\(pods/log\\)`));
+    // The pod itself was readable: its containers are offered.
+    assert.ok((await page.getByTestId('log-container').locator('option').count()) >= 1);
+  } finally {
+    await restricted.stop();
+    kubectl('-n', 'demo-batch', 'delete', 'rolebinding,role', 'e2e-pods-only', '--ignore-not-found');
+  }
+});
