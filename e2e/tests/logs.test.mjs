@@ -188,6 +188,30 @@ test("a workload's merged view tags its pods' lines, and a pod created by scalin
   await page.getByTestId('log-line').filter({ hasText: /— pod .* left —/ }).first().waitFor({ timeout: 30000 });
 });
 
+test('the view keeps at most the lines asked for and says how many it dropped', async () => {
+  const { page } = browser;
+  // The importer wrote a burst of 100,000 lines.
+  const pod = kubectl('-n', 'demo-batch', 'get', 'pods', '-l', 'app=importer', '-o', 'jsonpath={.items[0].metadata.name}');
+  const total = execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, '-n', 'demo-batch', 'logs', pod],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).split('\n').filter((l) => l !== '').length;
+  assert.ok(total > 20000, `the burst is there (${total} lines)`);
+  await page.goto(`${proxy.url}#/logs/demo-batch/${pod}?tail=all&keep=10000`);
+  const count = page.getByTestId('log-count');
+  // It writes a line a second after the burst, so the view may hold more
+  // than kubectl counted a moment ago, never fewer.
+  const held = /^10000 lines · (\d+) oldest dropped \(the view keeps 10000\)$/;
+  assert.ok(await until(async () => {
+    const m = held.exec(await count.innerText());
+    return m && Number(m[1]) >= total - 10000;
+  }, 60000), `kept 10000 of at least ${total}: ${await count.innerText()}`);
+  // The newest lines are the ones kept.
+  const last = kubectl('-n', 'demo-batch', 'logs', pod, '--tail', '1').trim();
+  assert.ok(await until(async () => (await lines(page)).includes(last)), `the last line (${last}) is shown`);
+  // A larger cap from the menu goes into the URL.
+  await page.getByTestId('log-keep').selectOption('50000');
+  assert.ok(await until(async () => page.url().includes('keep=50000')), page.url());
+});
+
 test('someone who may not read a namespace is told so', async () => {
   const { page } = browser;
   const restricted = await startProxy(PORT + 2, process.env.RESTRICTED_KUBECONFIG);

@@ -9,8 +9,11 @@ use crate::model::time::{Seconds, parse_time};
 
 /// Lines asked for when the person has not chosen (`tailLines`).
 pub const DEFAULT_TAIL: i64 = 5_000;
-/// Lines the view keeps before it drops the oldest.
+/// Lines the view keeps before it drops the oldest, unless asked (`keep=`).
 pub const DEFAULT_CAP: usize = 250_000;
+/// The choices of lines kept, the default among them; a `keep=` outside
+/// the first and last is brought inside.
+pub const KEEP_CHOICES: [usize; 4] = [10_000, 50_000, DEFAULT_CAP, 1_000_000];
 
 /// How much of the log to ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +45,8 @@ pub struct LogOptions {
     pub follow: bool,
     /// Text or `/regex/` the shown lines must match.
     pub filter: String,
+    /// Lines kept before the oldest are dropped.
+    pub keep: usize,
 }
 
 impl Default for LogOptions {
@@ -56,6 +61,7 @@ impl Default for LogOptions {
             wrap: false,
             follow: true,
             filter: String::new(),
+            keep: DEFAULT_CAP,
         }
     }
 }
@@ -88,6 +94,9 @@ impl LogOptions {
             wrap: flag("wrap", d.wrap),
             follow: flag("follow", d.follow),
             filter: get("q").unwrap_or_default(),
+            keep: positive("keep").map_or(d.keep, |n| {
+                (n as usize).clamp(KEEP_CHOICES[0], KEEP_CHOICES[KEEP_CHOICES.len() - 1])
+            }),
         }
     }
 
@@ -123,6 +132,9 @@ impl LogOptions {
         }
         if !self.filter.is_empty() {
             q.push(("q", self.filter.clone()));
+        }
+        if self.keep != d.keep {
+            q.push(("keep", self.keep.to_string()));
         }
         q
     }
@@ -286,6 +298,15 @@ impl LogRing {
     /// Lines held.
     pub fn len(&self) -> usize {
         self.lines.len()
+    }
+
+    /// Keeps at most `cap` lines from now on, dropping the oldest over it.
+    pub fn set_cap(&mut self, cap: usize) {
+        self.cap = cap.max(1);
+        while self.lines.len() > self.cap {
+            self.lines.pop_front();
+            self.dropped += 1;
+        }
     }
 
     /// True when no line is held.
@@ -666,6 +687,7 @@ mod tests {
             wrap: true,
             follow: false,
             filter: "/err(or)?/".into(),
+            keep: 50_000,
         };
         let q = o.to_query();
         assert_eq!(LogOptions::from_query(query(&q)), o);
@@ -685,8 +707,14 @@ mod tests {
             ("since", "abc".to_string()),
             ("sinceTime", "yesterday".to_string()),
             ("follow", "maybe".to_string()),
+            ("keep", "lots".to_string()),
         ];
         assert_eq!(LogOptions::from_query(query(&q)), LogOptions::default());
+        // A cap outside the choices is brought inside them.
+        let keep = |v: &str| LogOptions::from_query(query(&[("keep", v.to_string())])).keep;
+        assert_eq!(keep("5"), KEEP_CHOICES[0]);
+        assert_eq!(keep("999999999"), 1_000_000);
+        assert_eq!(keep("123456"), 123_456);
     }
 
     #[test]
@@ -751,6 +779,11 @@ mod tests {
         r.push(at(0, "04", "a4"));
         assert_eq!((r.len(), r.dropped()), (4, 1));
         assert_eq!(&*r.get(0).expect("present").text, "b2");
+        // A smaller cap drops the oldest at once, and counts them.
+        let mut smaller = r.clone();
+        smaller.set_cap(2);
+        assert_eq!((smaller.len(), smaller.dropped()), (2, 3));
+        assert_eq!(&*smaller.get(0).expect("present").text, "no time");
         // Equal times keep their arrival order.
         let mut r = LogRing::new(10);
         r.push(at(0, "05", "first"));

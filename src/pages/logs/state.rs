@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use leptos::prelude::*;
 
 use crate::kube::logs::{LogFeed, StreamState};
-use crate::model::logs::{DEFAULT_CAP, LogLine, LogOptions, LogRing};
+use crate::model::logs::{LogLine, LogOptions, LogRing};
 use crate::route::{LogTarget, Route, replace, use_route};
 
 /// Signals of one log view (all `Copy`).
@@ -35,8 +35,16 @@ impl LogState {
             Route::Logs { options, .. } => options,
             _ => LogOptions::default(),
         });
+        let ring = RwSignal::new(LogRing::new(options.with_untracked(|o| o.keep)));
+        // A new cap applies at once: a smaller one drops the oldest lines.
+        Effect::new(move |_| {
+            let keep = options.with(|o| o.keep);
+            if ring.with_untracked(LogRing::cap) != keep {
+                ring.update(|r| r.set_cap(keep));
+            }
+        });
         Self {
-            ring: RwSignal::new(LogRing::new(DEFAULT_CAP)),
+            ring,
             pending: RwSignal::new(Vec::new()),
             paused: RwSignal::new(false),
             states: RwSignal::new(BTreeMap::new()),

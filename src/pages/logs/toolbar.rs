@@ -1,9 +1,9 @@
-//! The log view's controls: container, previous, since, tail, timestamps, wrap, follow, filter, pause, download and copy; and the line counts.
+//! The log view's controls: container, previous, since, tail, lines kept, timestamps, wrap, follow, filter, pause, download and copy; and the line counts.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::model::logs::{DEFAULT_TAIL, LogRing, Tail, download_text};
+use crate::model::logs::{DEFAULT_TAIL, KEEP_CHOICES, LogRing, Tail, download_text};
 use crate::pages::logs::state::LogState;
 
 /// `sinceSeconds` choices.
@@ -78,6 +78,11 @@ pub fn LogToolbar(
         let n: i64 = event_target_value(&ev).parse().unwrap_or(DEFAULT_TAIL);
         state.set_options(|x| x.tail = if n == 0 { Tail::All } else { Tail::Lines(n) });
     };
+    let on_keep = move |ev: leptos::ev::Event| {
+        if let Ok(n) = event_target_value(&ev).parse::<usize>() {
+            state.set_options(|x| x.keep = n);
+        }
+    };
     let on_filter = move |ev: leptos::ev::Event| {
         let q = event_target_value(&ev);
         state.set_options(|x| x.filter = q);
@@ -144,6 +149,23 @@ pub fn LogToolbar(
                         let label = if *n == 0 { "all lines".to_string() } else { format!("{n} lines") };
                         view! { <option value=n.to_string()>{label}</option> }
                     }).collect_view()}
+                </select>
+            </label>
+            <label class="field" title="Lines the view holds; past this the oldest are dropped">"Keep "
+                <select data-testid="log-keep" on:change=on_keep
+                    prop:value=move || o.with(|x| x.keep).to_string()>
+                    {move || {
+                        // The URL may ask for a number between the choices.
+                        let keep = o.with(|x| x.keep);
+                        let mut choices = KEEP_CHOICES.to_vec();
+                        if !choices.contains(&keep) {
+                            choices.push(keep);
+                            choices.sort_unstable();
+                        }
+                        choices.into_iter().map(|n| view! {
+                            <option value=n.to_string() selected=n == keep>{format!("{n} lines")}</option>
+                        }).collect_view()
+                    }}
                 </select>
             </label>
             {move || limited().then(|| view! {
