@@ -1,6 +1,7 @@
 // Takes the screenshots in docs/screenshots/ (light and dark) from a running
 // app: `node e2e/screenshots.mjs http://127.0.0.1:8001/ui/ docs/screenshots`
-// after `make demo`. Uses Debian's Chromium, like the tests.
+// after `make demo`. Uses Debian's Chromium, like the tests. SHOTS=logs,pods
+// takes only those.
 import { chromium } from 'playwright-core';
 
 const [base = 'http://127.0.0.1:8001/ui/', out = 'docs/screenshots'] = process.argv.slice(2);
@@ -24,7 +25,8 @@ for (const scheme of ['light', 'dark']) {
   // X-ray shows what the overview left running: visit it first.
   await page.goto(`${base}#/`);
   await page.getByTestId('event-row').first().waitFor({ timeout: 30000 });
-  for (const [name, hash, ready] of views) {
+  const only = process.env.SHOTS?.split(',');
+  for (const [name, hash, ready] of views.filter(([n]) => !only || only.includes(n))) {
     await page.goto(`${base}${hash}`);
     await page.getByTestId(ready).first().waitFor({ timeout: 30000 });
     await page.waitForTimeout(1200);
@@ -32,6 +34,7 @@ for (const scheme of ['light', 'dark']) {
     await page.screenshot({ path: `${out}/${name}${suffix}.png` });
     console.log(`${out}/${name}${suffix}.png`);
   }
+  if (only && !only.includes('palette')) { await page.close(); continue; }
   await page.keyboard.press(':');
   await page.getByTestId('palette-input').fill('d');
   await page.waitForTimeout(300);
