@@ -17,10 +17,6 @@ use leptos::prelude::*;
 use crate::kube::Kube;
 use crate::model::problem::Problem;
 
-/// The page size of the app's informers' lists (client-go's
-/// `WatchListPageSize`; its default is 500).
-const LIST_PAGE: u32 = 5_000;
-
 /// A view's hold on a shared informer with its handler: dropping it removes
 /// the handler and, if no other view holds the informer, stops its watch.
 /// Its status is a signal, refreshed after each frame and each clock tick.
@@ -78,8 +74,6 @@ impl Kube {
     where
         K: kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned + Clone + 'static,
     {
-        let mut options = options;
-        options.reflector.page_size = LIST_PAGE;
         let informer = self.factory.informer(options);
         let inf = (*informer).clone();
         let status = RwSignal::new(inf.snapshot());
