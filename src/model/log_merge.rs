@@ -92,6 +92,8 @@ pub struct Merge {
     owner: String,
     /// Pods followed now, by UID, with their source.
     open: BTreeMap<String, u16>,
+    /// Every pod seen in this query, by name, with its source.
+    sources: BTreeMap<String, u16>,
     names: Vec<String>,
     started: bool,
 }
@@ -135,13 +137,17 @@ impl Merge {
                 plan.over.push(m.name.clone());
                 continue;
             }
-            let short = short_pod_name(&m.name, &self.owner, m.hash.as_deref());
-            // A pod that left and came back (same UID) keeps its source.
-            let source = match self.names.iter().position(|n| *n == short) {
-                Some(i) => i as u16,
+            // A pod made again under the same name (a StatefulSet's) keeps
+            // its source; pods whose short names happen to match do not
+            // share one.
+            let source = match self.sources.get(&m.name) {
+                Some(s) => *s,
                 None => {
-                    self.names.push(short);
-                    (self.names.len() - 1) as u16
+                    let s = self.names.len() as u16;
+                    self.names
+                        .push(short_pod_name(&m.name, &self.owner, m.hash.as_deref()));
+                    self.sources.insert(m.name.clone(), s);
+                    s
                 }
             };
             self.open.insert(m.uid.clone(), source);
@@ -296,6 +302,29 @@ mod tests {
         assert_eq!(plan.open[0].pod, "web-7d9f-p2");
         assert!(plan.open[0].joined);
         assert_eq!(plan.over, ["web-7d9f-p3"]);
+    }
+
+    #[test]
+    fn a_pod_made_again_keeps_its_source_and_lookalikes_get_their_own() {
+        let mut merge = Merge::new("db");
+        merge.plan(&[running("db-0", "u1")], 8, false);
+        // db-0 is deleted and made again with a new UID.
+        let plan = merge.plan(&[running("db-0", "u2")], 8, false);
+        assert_eq!(plan.left, vec![("u1".to_string(), 0)]);
+        assert_eq!(plan.open[0].source, 0);
+        // Two ReplicaSets' pods with the same random suffix: same short
+        // name, two sources.
+        let mut merge = Merge::new("web");
+        let a = Member::from_pod(&pod("web-7d9f-x1", "u1", json!({"running": {}})), None);
+        let mut b = a.clone();
+        b.name = "web-8e0a-x1".into();
+        b.hash = Some("8e0a".into());
+        b.uid = "u2".into();
+        let plan = merge.plan(&[a, b], 8, false);
+        assert_eq!(
+            plan.open.iter().map(|o| o.source).collect::<Vec<_>>(),
+            [0, 1]
+        );
     }
 
     #[test]
