@@ -10,9 +10,35 @@ use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::kube::Kube;
+use crate::model::problem::Problem;
 
 /// The outcome of the last action, for a person to read.
-pub type Outcome = Result<String, String>;
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// It was done: "Scaled shop/web to 3".
+    Done(String),
+    /// The cluster (or the way to it) refused or failed: what was being
+    /// done ("scale shop/web") and the kind of failure, so forbidden, not
+    /// found, unreachable and invalid each get their own words.
+    Failed {
+        /// What could not be done, as a verb phrase.
+        doing: String,
+        /// Why, typed.
+        problem: Problem,
+    },
+    /// A mistake in what the person typed; nothing was sent.
+    Mistake(String),
+}
+
+impl Outcome {
+    /// The sentence a banner shows.
+    pub fn text(&self) -> String {
+        match self {
+            Outcome::Done(t) | Outcome::Mistake(t) => t.clone(),
+            Outcome::Failed { doing, problem } => problem.explain(doing),
+        }
+    }
+}
 
 /// The action queue and the last outcome; provided as context.
 #[derive(Clone, Copy)]
@@ -22,26 +48,38 @@ pub struct Actions {
     queue: StoredValue<Option<ActionQueue>, LocalStorage>,
 }
 
-/// What `action` came to, in words: "Scaled shop/web to 3", or the error
-/// naming its target.
+/// What `action` came to: "Scaled shop/web to 3", or that "scale shop/web"
+/// failed and why.
 pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
     let target = match &action.namespace {
         Some(ns) => format!("{ns}/{}", action.name),
         None => action.name.clone(),
     };
-    match (result, &action.kind) {
-        (ActionResult::Failed { error }, _) => Err(format!("{target}: {error}")),
-        (ActionResult::Done { .. }, ActionKind::Scale(n)) => Ok(format!("Scaled {target} to {n}")),
-        (ActionResult::Done { .. }, ActionKind::Delete) => Ok(format!("Deleted {target}")),
+    let done = match (result, &action.kind) {
+        (ActionResult::Failed { error }, kind) => {
+            let doing = match kind {
+                ActionKind::Scale(n) => format!("scale {target} to {n}"),
+                ActionKind::Delete => format!("delete {target}"),
+                ActionKind::RestartRollout => format!("restart the rollout of {target}"),
+                ActionKind::Cordon(true) => format!("cordon {target}"),
+                ActionKind::Cordon(false) => format!("uncordon {target}"),
+                ActionKind::Labels(_) => format!("set the labels of {target}"),
+            };
+            return Outcome::Failed {
+                doing,
+                problem: Problem::from_error(error),
+            };
+        }
+        (ActionResult::Done { .. }, ActionKind::Scale(n)) => format!("Scaled {target} to {n}"),
+        (ActionResult::Done { .. }, ActionKind::Delete) => format!("Deleted {target}"),
         (ActionResult::Done { .. }, ActionKind::RestartRollout) => {
-            Ok(format!("Restarted the rollout of {target}"))
+            format!("Restarted the rollout of {target}")
         }
-        (ActionResult::Done { .. }, ActionKind::Cordon(true)) => Ok(format!("Cordoned {target}")),
-        (ActionResult::Done { .. }, ActionKind::Cordon(false)) => {
-            Ok(format!("Uncordoned {target}"))
-        }
-        (ActionResult::Done { .. }, ActionKind::Labels(_)) => Ok(format!("Labels of {target} set")),
-    }
+        (ActionResult::Done { .. }, ActionKind::Cordon(true)) => format!("Cordoned {target}"),
+        (ActionResult::Done { .. }, ActionKind::Cordon(false)) => format!("Uncordoned {target}"),
+        (ActionResult::Done { .. }, ActionKind::Labels(_)) => format!("Labels of {target} set"),
+    };
+    Outcome::Done(done)
 }
 
 /// Deployments as the action queue addresses them.
@@ -120,13 +158,15 @@ impl Actions {
 
     /// Shows a mistake in what the person typed where outcomes show.
     pub fn mistake(&self, text: String) {
-        self.last.set(Some(Err(text)));
+        self.last.set(Some(Outcome::Mistake(text)));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kubeglass_client::rest::{ApiError, Error};
+    use kubeglass_client::transport::TransportError;
 
     fn action(ns: Option<&str>, kind: ActionKind) -> Action {
         Action {
@@ -142,18 +182,63 @@ mod tests {
         let done = ActionResult::Done { attempts: 1 };
         assert_eq!(
             outcome_text(&action(Some("shop"), ActionKind::Scale(3)), &done),
-            Ok("Scaled shop/web to 3".into())
+            Outcome::Done("Scaled shop/web to 3".into())
         );
         assert_eq!(
-            outcome_text(&action(None, ActionKind::Cordon(true)), &done),
-            Ok("Cordoned web".into())
+            outcome_text(&action(None, ActionKind::Cordon(true)), &done).text(),
+            "Cordoned web"
         );
-        let failed = ActionResult::Failed {
-            error: "deployments.apps \"web\" is forbidden".into(),
+    }
+
+    #[test]
+    fn a_failed_action_says_which_kind_of_failure_it_was() {
+        let api = |code: u16, message: &str| {
+            ActionResult::Failed {
+            error: Error::Api(Box::new(ApiError::from_response(
+                code,
+                serde_json::json!({"kind": "Status", "status": "Failure", "code": code, "message": message})
+                    .to_string()
+                    .as_bytes(),
+                None,
+            ))),
+        }
         };
+        let forbidden = outcome_text(
+            &action(Some("shop"), ActionKind::Delete),
+            &api(403, "deployments.apps \"web\" is forbidden"),
+        );
+        let Outcome::Failed { doing, problem } = &forbidden else {
+            panic!("{forbidden:?}")
+        };
+        assert_eq!(doing, "delete shop/web");
+        assert_eq!(problem.word(), "forbidden");
         assert_eq!(
-            outcome_text(&action(Some("shop"), ActionKind::Delete), &failed),
-            Err("shop/web: deployments.apps \"web\" is forbidden".into())
+            forbidden.text(),
+            "You cannot delete shop/web: your account is not allowed to."
+        );
+        let gone = outcome_text(
+            &action(Some("shop"), ActionKind::Scale(2)),
+            &api(404, "deployments.apps \"web\" not found"),
+        );
+        assert!(
+            gone.text()
+                .starts_with("Could not scale shop/web to 2: the server has no such thing"),
+            "{gone:?}"
+        );
+        let down = outcome_text(
+            &action(None, ActionKind::Cordon(false)),
+            &ActionResult::Failed {
+                error: Error::Transport(TransportError::Connect("refused".into())),
+            },
+        );
+        assert!(down.text().contains("uncordon web") && down.text().contains("cannot be reached"));
+        let bad = outcome_text(
+            &action(Some("shop"), ActionKind::Labels(vec![])),
+            &api(422, "metadata.labels: Invalid value"),
+        );
+        assert!(
+            bad.text()
+                .contains("set the labels of shop/web: the request is not valid")
         );
     }
 }

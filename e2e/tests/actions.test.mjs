@@ -1,7 +1,9 @@
 // Scaling from the UI: the Deployment changes, and the Event kubeglass
-// records shows both in `kubectl get events` and in the app's event stream.
+// records shows both in `kubectl get events` and in the app's event stream; the
+// other actions, a declined one, and one the cluster refuses.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 1;
@@ -158,4 +160,69 @@ test('cordon and uncordon a node from the UI', async () => {
   await row.getByTestId('cordon').click();
   assert.ok(await until(async () => unschedulable() !== 'true', 15000, 200), 'uncordoned');
   assert.ok(await kubeglassEvent('default', 'kwok-node-5', 'Uncordoned'), 'Uncordoned event');
+});
+
+test('an action the cluster refuses says it was forbidden, with the server\'s words, and changes nothing', async () => {
+  const { page } = browser;
+  const suffix = Date.now() % 100000;
+  const ns = `e2e-locked-${suffix}`;
+  const name = 'frozen';
+  const policy = `kubeglass-e2e-locked-${suffix}`;
+  const message = `e2e: ${ns} is locked`;
+  const apply = (obj) => execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'],
+    { input: JSON.stringify(obj), encoding: 'utf8' });
+  kubectl('create', 'namespace', ns);
+  kubectl('label', 'namespace', ns, `kubeglass-e2e-locked=${suffix}`);
+  kubectl('-n', ns, 'create', 'deployment', name, '--image=registry.example/e2e:1', '--replicas=1');
+  // A real admission policy refuses every change to Deployments in this
+  // namespace with 403 Forbidden (reason Forbidden; the default is Invalid).
+  apply({
+    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: policy },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['UPDATE', 'DELETE'], resources: ['deployments', 'deployments/scale'] }] },
+      validations: [{ expression: 'false', message, reason: 'Forbidden' }],
+    },
+  });
+  apply({
+    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name: policy },
+    spec: {
+      policyName: policy, validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { 'kubeglass-e2e-locked': String(suffix) } } },
+    },
+  });
+  try {
+    // The policy takes effect once the apiserver has loaded it: wait until
+    // a server-side dry run is refused.
+    const refused = () => {
+      try {
+        execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, '-n', ns, 'scale', 'deployment', name,
+          '--replicas=3', '--dry-run=server'], { stdio: 'pipe' });
+        return false;
+      } catch (e) {
+        return String(e.stderr).includes(message);
+      }
+    };
+    assert.ok(await until(async () => refused(), 20000, 250), 'the policy refuses a dry-run scale');
+    dialog.mode = 'accept';
+    await page.goto(proxy.url);
+    const row = page.locator(`[data-testid=deployment-row][data-key="${ns}/${name}"]`);
+    await row.waitFor({ timeout: 20000 });
+    await row.getByTestId('scale-up').click();
+    const banner = page.getByTestId('action-result');
+    await banner.filter({ hasText: `You cannot scale ${ns}/${name} to 2` }).waitFor({ timeout: 15000 });
+    assert.equal(await banner.getAttribute('data-problem'), 'forbidden');
+    assert.match(await banner.getByTestId('action-detail').innerText(), new RegExp(message));
+    assert.equal(kubectl('-n', ns, 'get', 'deployment', name, '-o', 'jsonpath={.spec.replicas}'), '1', 'nothing changed');
+    assert.ok(await until(async () => {
+      const items = JSON.parse(kubectl('-n', ns, 'get', 'events', '--field-selector', 'reason=ActionFailed', '-o', 'json')).items;
+      return items.some((e) => e.type === 'Warning' && e.reportingComponent === 'kubeglass');
+    }, 15000, 200), 'a Warning ActionFailed Event is recorded');
+  } finally {
+    kubectl('delete', 'validatingadmissionpolicybinding', policy, '--ignore-not-found');
+    kubectl('delete', 'validatingadmissionpolicy', policy, '--ignore-not-found');
+    kubectl('delete', 'namespace', ns, '--wait=false');
+  }
 });

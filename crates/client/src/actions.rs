@@ -57,7 +57,7 @@ pub struct Action {
 }
 
 /// How an action ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum ActionResult {
     /// Done after this many attempts.
     Done {
@@ -66,8 +66,9 @@ pub enum ActionResult {
     },
     /// Failed for good (forbidden, not found, invalid, or out of attempts).
     Failed {
-        /// What went wrong, for a person.
-        error: String,
+        /// What went wrong, typed, so a view can tell forbidden from not
+        /// found from unreachable.
+        error: Error,
     },
 }
 
@@ -206,14 +207,13 @@ impl ActionQueue {
             Err(e) => {
                 self.queue.forget(&id);
                 self.pending.borrow_mut().remove(&id);
-                let error = e.to_string();
                 self.recorder.event(
                     &reference(&action, None),
                     EventType::Warning,
                     "ActionFailed",
-                    &format!("kubeglass could not {:?}: {error}", action.kind),
+                    &format!("kubeglass could not {:?}: {e}", action.kind),
                 );
-                self.finish(&action, ActionResult::Failed { error });
+                self.finish(&action, ActionResult::Failed { error: e });
             }
         }
     }
