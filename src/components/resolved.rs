@@ -1,23 +1,11 @@
 //! Resolve a resource name through discovery, then draw what needs it; on the way, "Resolving…" or the reason it cannot be.
 
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::use_kube;
-use crate::model::problem::Problem;
-
-/// Why a name did not resolve to something the page can use.
-#[derive(Debug, Clone, PartialEq)]
-enum Unresolved {
-    /// Discovery could not be read.
-    Failed(Problem),
-    /// The server has no such resource.
-    Unknown,
-    /// It exists, without the verbs the page needs.
-    Cannot(String),
-}
+use crate::kube::{load, use_kube};
+use crate::model::resolve::Unresolved;
 
 /// Resolves `name` the way kubectl does; when it names a resource that
 /// supports every verb in `verbs`, draws `children` with it.
@@ -32,30 +20,8 @@ where
     V: IntoView + 'static,
 {
     let kube = use_kube();
-    let info: RwSignal<Option<Result<ResourceInfo, Unresolved>>> = RwSignal::new(None);
     let query = name.clone();
-    spawn(async move {
-        let r = match kube.resolve(&query).await {
-            Ok(Some(i)) if verbs.iter().all(|v| i.supports(v)) => Ok(i),
-            Ok(Some(i)) => Err(Unresolved::Cannot(format!(
-                "{} cannot be {}",
-                i.qualified_name(),
-                verbs
-                    .iter()
-                    .map(|v| match *v {
-                        "list" => "listed",
-                        "watch" => "watched",
-                        "get" => "read",
-                        other => other,
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            ))),
-            Ok(None) => Err(Unresolved::Unknown),
-            Err(p) => Err(Unresolved::Failed(p)),
-        };
-        let _ = info.try_set(Some(r));
-    });
+    let info = load(async move { kube.resolve_for(&query, verbs).await });
     move || {
         match info.get() {
         None => view! { <p class="muted">"Resolving " {name.clone()} "…"</p> }.into_any(),

@@ -14,6 +14,7 @@ use kubeglass_web::{ConnectionCounts, WebSocketTransport, spawn};
 use leptos::prelude::*;
 
 use crate::model::problem::Problem;
+use crate::model::resolve::{Unresolved, usable};
 use crate::model::time::Seconds;
 
 pub mod access;
@@ -129,10 +130,33 @@ impl Kube {
             .map_err(|e| Problem::from_error(&e))
     }
 
+    /// [`Kube::resolve`], judged against the verbs a page needs.
+    pub async fn resolve_for(
+        &self,
+        name: &str,
+        verbs: &[&str],
+    ) -> Result<ResourceInfo, Unresolved> {
+        usable(self.resolve(name).await, verbs)
+    }
+
     /// How old the cached discovery is.
     pub fn discovery_age(&self) -> Option<Duration> {
         self.discovery.cached().map(|(_, age)| age)
     }
+}
+
+/// Starts a one-off request of this layer for a view and returns the signal
+/// its answer lands in (`None` until then); a view gone by then is left
+/// alone. With [`Kube::watch_frames`] for watches, the one way a view asks
+/// the cluster for something.
+pub fn load<T: Send + Sync + 'static>(
+    request: impl std::future::Future<Output = T> + 'static,
+) -> RwSignal<Option<T>> {
+    let answer = RwSignal::new(None);
+    spawn(async move {
+        let _ = answer.try_set(Some(request.await));
+    });
+    answer
 }
 
 /// Provides `kube` to the components below (as a local stored value: the

@@ -11,6 +11,7 @@ pub mod namespaces;
 pub mod objects;
 pub mod pods;
 pub mod problem;
+pub mod resolve;
 pub mod secrets;
 pub mod session;
 pub mod table;

@@ -2,7 +2,6 @@
 
 use kubeglass_client::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_web::spawn;
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -11,7 +10,7 @@ use crate::components::dialog::{ask_label_changes, confirm, prompt};
 use crate::components::outcome::ActionOutcome;
 use crate::kube::access::{Allowed, allowed_actions};
 use crate::kube::session::SessionState;
-use crate::kube::use_kube;
+use crate::kube::{load, use_kube};
 use crate::model::objects::KindActions;
 
 /// What the page knows of the person's rights.
@@ -34,16 +33,13 @@ pub fn ObjectActions(
     object: RwSignal<Option<Value>>,
 ) -> impl IntoView {
     let actions = expect_context::<Actions>();
-    let rights = RwSignal::new(Rights::Asking);
-    if expect_context::<SessionState>().read_only() {
-        rights.set(Rights::ReadOnlySession);
+    let rights: Signal<Rights> = if expect_context::<SessionState>().read_only() {
+        Signal::stored(Rights::ReadOnlySession)
     } else {
         let (kube, info, ns, name) = (use_kube(), info.clone(), namespace.clone(), name.clone());
-        spawn(async move {
-            let a = allowed_actions(&kube, &info, ns.as_deref(), &name).await;
-            let _ = rights.try_set(Rights::Known(a));
-        });
-    }
+        let asked = load(async move { allowed_actions(&kube, &info, ns.as_deref(), &name).await });
+        Signal::derive(move || asked.get().map_or(Rights::Asking, Rights::Known))
+    };
     let kind = KindActions::of(&info);
     let target = match &namespace {
         Some(ns) => format!("{ns}/{name}"),

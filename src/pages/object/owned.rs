@@ -3,12 +3,11 @@
 use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::rest::table::TableRowObject;
-use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::kube::cluster::Now;
-use crate::kube::use_kube;
 use crate::kube::watch::{table_options, watch_problem};
+use crate::kube::{load, use_kube};
 use crate::model::objects::{OwnedRow, children_of, field_value};
 use crate::model::time::age;
 use crate::route::Route;
@@ -23,13 +22,11 @@ pub fn OwnedSection(
     uid: Memo<Option<String>>,
 ) -> impl IntoView {
     let children = children_of(&info)?;
-    let found: RwSignal<Option<ResourceInfo>> = RwSignal::new(None);
     let kube = use_kube();
-    spawn(async move {
-        if let Ok(Some(i)) = kube.resolve(children.resource).await {
-            let _ = found.try_set(Some(i));
-        }
-    });
+    let resource = children.resource;
+    // A child kind the server does not serve (or discovery failing) leaves
+    // the section empty: the object's own page is what was asked for.
+    let found = load(async move { kube.resolve(resource).await.ok().flatten() });
     let heading = if children.on_node {
         "Pods on this node"
     } else {
@@ -37,7 +34,7 @@ pub fn OwnedSection(
     };
     Some(view! {
         <h3>{heading}</h3>
-        {move || found.get().map(|child| view! {
+        {move || found.get().flatten().map(|child| view! {
             <Owned child on_node=children.on_node namespace=namespace.clone() name=name.clone() uid/>
         })}
     })
