@@ -163,10 +163,10 @@ pub fn Xray() -> impl IntoView {
             </table>
             </div>
             <h3>"Work queues"</h3>
-            <p class="muted small">"The action queue is rate-limited (client-go's controller limiter); each view's frame queue collects changed keys and applies them once per animation frame — “work” is how long a frame's apply took."</p>
+            <p class="muted small">"The action queue is rate-limited (client-go's controller limiter); each view's frame queue collects changed keys and applies them once per animation frame — “work” is how long a frame's apply took, and its mean is per key (client-go's workqueue_work_duration), so one large first batch weighs as much as its keys: the slowest frame is the per-frame figure."</p>
             <div class="scroll-x">
             <table class="grid compact" data-testid="xray-queues">
-                <thead><tr><th>"Queue"</th><th>"Kind"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Frames"</th><th class="num">"Largest batch"</th><th class="num">"Mean wait"</th><th class="num">"Mean work"</th><th class="num">"Slowest"</th></tr></thead>
+                <thead><tr><th>"Queue"</th><th>"Kind"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Frames"</th><th class="num">"Largest batch"</th><th class="num">"Mean wait"</th><th class="num">"Mean work per key"</th><th class="num">"Slowest"</th></tr></thead>
                 <tbody>
                     {move || {
                         now.track();
