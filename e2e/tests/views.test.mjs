@@ -273,7 +273,12 @@ test('the event stream page shows a Warning from a real controller, filters, pau
   execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'create', '-f', '-'], { input: JSON.stringify(manifest) });
   // The event reached the page (it counts the events that pass the filter
   // and arrived while paused) and is not shown until resumed.
-  await pausedNew.filter({ hasText: 'paused: 1 event arrived' }).waitFor({ timeout: 15000 });
+  await pausedNew.filter({ hasText: 'paused: 1 event arrived' }).waitFor({ timeout: 15000 }).catch(async (e) => {
+    // What the stream held and said, to tell a stalled watch from a miscount.
+    const said = await page.getByTestId('events-per-minute').innerText().catch(() => '?');
+    const problem = await page.getByTestId('events-problem').innerText({ timeout: 500 }).catch(() => 'none');
+    throw new Error(`${e.message}\n  paused line: ${await pausedNew.innerText().catch(() => '?')}; stream: ${said}; problem: ${problem}`);
+  });
   assert.equal(await page.getByTestId('event-row').count(), 0, 'not shown while paused');
   await page.getByTestId('event-pause').click();
   await page.getByTestId('event-row').filter({ hasText: reason }).waitFor({ timeout: 10000 });
