@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use kubeglass_client::cache::object_key;
-use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::discovery::{Discovery, ResourceInfo};
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
 use serde_json::Value;
@@ -161,6 +161,19 @@ pub fn field_value(value: &str) -> String {
 /// `v1` → ``, `v1`).
 pub fn split_api_version(api_version: &str) -> (&str, &str) {
     api_version.rsplit_once('/').unwrap_or(("", api_version))
+}
+
+/// The resource an `apiVersion` and `kind` name (an owner reference, an
+/// Event's involved object) as discovery maps them; an `apiVersion` with no
+/// version (an Event may carry only `kind`) matches any served version.
+pub fn resource_of<'a>(
+    discovery: &'a Discovery,
+    api_version: &str,
+    kind: &str,
+) -> Option<&'a ResourceInfo> {
+    let (group, version) = split_api_version(api_version);
+    let version = (!version.is_empty()).then_some(version);
+    discovery.mapper().resource_for_kind(group, version, kind)
 }
 
 /// An object as JSON with its `apiVersion` and `kind` put back (listed
@@ -441,6 +454,32 @@ mod tests {
             "singular": "", "kind": "K", "namespaced": true, "verbs": ["delete", "patch"],
             "short_names": [], "categories": [], "subresources": [], "preferred": true}))
         .expect("resource info")
+    }
+
+    #[test]
+    fn an_api_version_and_kind_map_to_their_resource_with_or_without_a_version() {
+        let mut i = info("apps", "deployments");
+        i.kind = "Deployment".into();
+        let d: Discovery = serde_json::from_value(json!({
+            "groups": [], "resources": [i], "aggregated": true
+        }))
+        .expect("discovery");
+        let name = |v: &str, k: &str| resource_of(&d, v, k).map(|r| r.qualified_name());
+        assert_eq!(
+            name("apps/v1", "Deployment").as_deref(),
+            Some("deployments.apps")
+        );
+        assert_eq!(
+            name("apps/", "Deployment").as_deref(),
+            Some("deployments.apps"),
+            "no version: any"
+        );
+        assert_eq!(
+            name("apps/v2", "Deployment"),
+            None,
+            "a version the server does not serve"
+        );
+        assert_eq!(name("v1", "Deployment"), None, "another group");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::events::{EventFilter, EventIndex, EventRow, per_minute};
 use crate::model::namespaces::scope_label;
-use crate::model::objects::split_api_version;
+use crate::model::objects::resource_of;
 use crate::pages::events::filters::EventFilters;
 use crate::route::Route;
 
@@ -176,11 +176,7 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
     // The involved object's page, when discovery knows its kind.
     let object_href = move |e: &EventRow| {
         let d = discovered.get().and_then(Result::ok)?;
-        let (group, version) = split_api_version(&e.involved.api_version);
-        let version = (!version.is_empty()).then_some(version);
-        let r = d
-            .mapper()
-            .resource_for_kind(group, version, &e.involved.kind)?;
+        let r = resource_of(&d, &e.involved.api_version, &e.involved.kind)?;
         // No link when the namespace or name could not be part of a request
         // path (a hostile Event): the object is then shown as text.
         Route::Object {

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::kube::cluster::Now;
 use crate::kube::use_kube;
-use crate::model::objects::{conditions, owners, split_api_version, string_map};
+use crate::model::objects::{conditions, owners, resource_of, string_map};
 use crate::model::time::age;
 use crate::route::Route;
 
@@ -56,11 +56,8 @@ pub fn Owners(object: RwSignal<Option<Value>>, namespace: Option<String>) -> imp
         Some(
             refs.into_iter()
                 .map(|r| {
-                    let (group, version) = split_api_version(&r.api_version);
                     let resource = d.as_ref().and_then(|d| {
-                        d.mapper()
-                            .resource_for_kind(group, Some(version), &r.kind)
-                            .map(|i| i.qualified_name())
+                        resource_of(d, &r.api_version, &r.kind).map(|i| i.qualified_name())
                     });
                     let label = format!("{} {}", r.kind, r.name);
                     let link = resource.and_then(|resource| {
