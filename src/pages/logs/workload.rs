@@ -8,6 +8,7 @@ use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
+use crate::components::problem::ProblemBox;
 use crate::kube::logs::{LogStream, StreamState, open_log};
 use crate::kube::use_kube;
 use crate::kube::watch::watch_problem;
@@ -46,7 +47,8 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
     let mut own = match info.collection_path(Some(&namespace)) {
         Ok(p) => InformerOptions::<DynamicObject>::new(p),
         Err(e) => {
-            return view! { <p class="error-box" data-testid="route-error">{e.to_string()}</p> }
+            let problem = Problem::from_error(&e.into());
+            return view! { <ProblemBox problem doing="open these logs".to_string() testid="route-error"/> }
                 .into_any();
         }
     };

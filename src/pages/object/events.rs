@@ -6,6 +6,7 @@ use kubeglass_client::k8s_openapi::api::core::v1::Event;
 use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
+use crate::components::problem::ProblemBox;
 use crate::kube::cluster::Now;
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
@@ -41,12 +42,15 @@ pub fn ObjectEvents(info: ResourceInfo, namespace: Option<String>, name: String)
         })
     });
     let status = watch.as_ref().ok().map(|w| w.status());
+    let path_problem = watch.as_ref().err().cloned();
     let _watch = StoredValue::new_local(watch.ok());
     let problem = move || {
-        let p = status.and_then(|s| s.with(watch_problem))?;
-        Some(
-            view! { <p class="error-box" data-testid="object-events-error" data-problem=p.word()>{p.explain("list this object's events")}</p> },
-        )
+        let p = path_problem
+            .clone()
+            .or_else(|| status.and_then(|s| s.with(watch_problem)))?;
+        Some(view! {
+            <ProblemBox problem=p doing="list this object's events".to_string() testid="object-events-error"/>
+        })
     };
     let rows = move || {
         let t = now.get();

@@ -6,11 +6,13 @@ use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
 use crate::kube::cluster::Now;
 use crate::kube::use_kube;
 use crate::kube::watch::watch_problem;
 use crate::model::objects::{created, field_value, with_type_meta};
+use crate::model::problem::Problem;
 use crate::model::secrets::is_secret;
 use crate::model::time::age;
 use crate::model::yaml::to_yaml;
@@ -48,7 +50,8 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let path = match info.collection_path(namespace.as_deref()) {
         Ok(p) => p,
         Err(e) => {
-            return view! { <p class="error-box" data-testid="route-error">{e.to_string()}</p> }
+            let problem = Problem::from_error(&e.into());
+            return view! { <ProblemBox problem doing="open this object".to_string() testid="route-error"/> }
                 .into_any();
         }
     };
@@ -87,12 +90,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let _watch = StoredValue::new_local(watch);
     let problem = move || {
         status.with(watch_problem).map(|p| {
-            view! {
-                <p class="error-box" data-testid="object-error" data-problem=p.word() role="alert">
-                    {p.explain("read this object")} " "
-                    <span class="banner-detail">{p.detail().to_string()}</span>
-                </p>
-            }
+            view! { <ProblemBox problem=p doing="read this object".to_string() testid="object-error"/> }
         })
     };
     let uid = Memo::new(move |_| {

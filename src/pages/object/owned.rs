@@ -5,10 +5,12 @@ use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::rest::table::TableRowObject;
 use leptos::prelude::*;
 
+use crate::components::problem::ProblemBox;
 use crate::kube::cluster::Now;
 use crate::kube::watch::{table_options, watch_problem};
 use crate::kube::{load, use_kube};
 use crate::model::objects::{OwnedRow, children_of, field_value};
+use crate::model::problem::Problem;
 use crate::model::time::age;
 use crate::route::Route;
 
@@ -57,7 +59,11 @@ fn Owned(
     } else {
         match child.collection_path(namespace.as_deref()) {
             Ok(path) => table_options(&path),
-            Err(e) => return view! { <p class="error-box">{e.to_string()}</p> }.into_any(),
+            Err(e) => {
+                let problem = Problem::from_error(&e.into());
+                let doing = format!("list the {} it owns", child.plural);
+                return view! { <ProblemBox problem doing testid="owned-error"/> }.into_any();
+            }
         }
     };
     options
@@ -80,9 +86,9 @@ fn Owned(
     let watch = StoredValue::new_local(watch);
     let doing = format!("list the {} it owns", child.plural);
     let problem = move || {
-        status.with(watch_problem).map(|p| view! {
-            <p class="error-box" data-testid="owned-error" data-problem=p.word()>{p.explain(&doing)}</p>
-        })
+        status
+            .with(watch_problem)
+            .map(|p| view! { <ProblemBox problem=p doing=doing.clone() testid="owned-error"/> })
     };
     let rows = Memo::new(move |_| {
         tick.get();

@@ -4,8 +4,10 @@ use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::components::dialog::confirm;
+use crate::components::problem::ProblemBox;
 use crate::kube::reads::reveal_secret;
 use crate::kube::use_kube;
+use crate::model::problem::Problem;
 use crate::model::secrets::RevealedValue;
 
 /// The "Data" section of a Secret's page.
@@ -13,7 +15,7 @@ use crate::model::secrets::RevealedValue;
 pub fn SecretData(namespace: Option<String>, name: String) -> impl IntoView {
     // A Secret's values: fetched once when the person confirms Reveal, kept
     // in this page's signal only, gone with the page.
-    let revealed: RwSignal<Option<Result<Vec<RevealedValue>, String>>> = RwSignal::new(None);
+    let revealed: RwSignal<Option<Result<Vec<RevealedValue>, Problem>>> = RwSignal::new(None);
     let unmasked: RwSignal<std::collections::BTreeSet<String>> = RwSignal::new(Default::default());
     let kube = StoredValue::new_local(use_kube());
     let target = match &namespace {
@@ -29,9 +31,7 @@ pub fn SecretData(namespace: Option<String>, name: String) -> impl IntoView {
             }
             let (kube, ns, name) = (kube.get_value(), namespace.clone(), name.clone());
             spawn(async move {
-                let r = reveal_secret(&kube, ns.as_deref(), &name)
-                    .await
-                    .map_err(|p| p.explain("read the Secret"));
+                let r = reveal_secret(&kube, ns.as_deref(), &name).await;
                 let _ = revealed.try_set(Some(r));
             });
         };
@@ -44,7 +44,9 @@ pub fn SecretData(namespace: Option<String>, name: String) -> impl IntoView {
                             <button data-testid="secret-reveal" on:click=reveal.clone()>"Reveal…"</button>
                         </p>
                     }.into_any(),
-                    Some(Err(e)) => view! { <p class="error-box" role="alert">{e}</p> }.into_any(),
+                    Some(Err(p)) => view! {
+                        <ProblemBox problem=p doing="read the Secret's values".to_string() testid="secret-error"/>
+                    }.into_any(),
                     Some(Ok(values)) if values.is_empty() => view! { <p class="muted small">"no data"</p> }.into_any(),
                     Some(Ok(values)) => view! {
                         <table class="grid">

@@ -4,6 +4,7 @@ use kubeglass_client::discovery::ResourceInfo;
 use leptos::prelude::*;
 
 use super::state::Table;
+use crate::components::problem::ProblemBox;
 use crate::kube::watch::watch_problem;
 use crate::model::live_rows::More;
 use crate::model::namespaces::scope_label;
@@ -46,14 +47,9 @@ pub fn TableHeader(table: Table, info: ResourceInfo, namespace: Option<String>) 
         }
     };
     let problem = move || {
-        status.with(watch_problem).map(|p| {
-            view! {
-                <p class="error-box" data-testid="informer-error" data-problem=p.word() role="alert">
-                    {p.explain(&doing)} " "
-                    <span class="banner-detail">{p.detail().to_string()}</span>
-                </p>
-            }
-        })
+        status
+            .with(watch_problem)
+            .map(|p| view! { <ProblemBox problem=p doing=doing.clone() testid="informer-error"/> })
     };
     view! {
         <div class="resource-head">

@@ -13,6 +13,7 @@ use kubeglass_client::rest::table::TableColumn;
 use kubeglass_web::spawn;
 use leptos::prelude::*;
 
+use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
 use crate::kube::cluster::Now;
 use crate::kube::reads::preview_page;
@@ -20,6 +21,7 @@ use crate::kube::use_kube;
 use crate::kube::watch::table_options;
 use crate::model::cells::{RowFilter, keys_in_order};
 use crate::model::live_rows::{LiveRows, More};
+use crate::model::problem::Problem;
 use crate::model::table::Sort;
 use crate::prefs;
 
@@ -60,7 +62,8 @@ fn LiveTable(
     let path = match info.collection_path(namespace.as_deref()) {
         Ok(p) => p,
         Err(e) => {
-            return view! { <p class="error-box" data-testid="route-error">{e.to_string()}</p> }
+            let problem = Problem::from_error(&e.into());
+            return view! { <ProblemBox problem doing="open this table".to_string() testid="route-error"/> }
                 .into_any();
         }
     };
