@@ -1,55 +1,29 @@
-//! The command palette, k9s style: `:` opens it; `:pods`, `:deploy`, `:crd`,
-//! `:events`, `:api`, `:xray`, any plural, singular, short name or kind the
-//! server's discovery knows (`:db` for the demo CRD), optionally followed by
-//! a namespace (`:pods kube-system`). Enter goes, Esc closes.
+//! The command palette, k9s style: `:` opens it, a resource or page name (and a namespace) goes there, Enter goes, Esc closes.
+//!
+//! `:pods`, `:deploy`, `:crd`, `:events`, `:api`, `:xray`, any plural,
+//! singular, short name or kind the server's discovery knows (`:db` for the
+//! demo CRD), optionally followed by a namespace (`:pods kube-system`); the
+//! rules are in `model/palette`.
 
-use kubeglass_client::discovery::ResourceInfo;
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use crate::components::keys::{on_keys, typing};
 use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
+use crate::model::palette::{Builtin, builtin, parse, suggestions};
+use crate::model::problem::Problem;
 use crate::route::{Route, navigate};
 
-fn builtin(word: &str) -> Option<Route> {
-    match word {
-        "events" | "ev" | "event" => Some(Route::Events),
-        "api" | "apis" | "api-resources" => Some(Route::Api),
-        "xray" | "x-ray" => Some(Route::Xray),
-        "overview" | "home" | "q" => Some(Route::Overview),
-        "crd" | "crds" => Some(Route::resource("customresourcedefinitions", None)),
-        _ => None,
+/// The route of a built-in page.
+fn route_of(b: Builtin) -> Route {
+    match b {
+        Builtin::Events => Route::Events,
+        Builtin::Api => Route::Api,
+        Builtin::Xray => Route::Xray,
+        Builtin::Overview => Route::Overview,
+        Builtin::Crds => Route::resource("customresourcedefinitions", None),
     }
-}
-
-fn suggestions(resources: &[ResourceInfo], q: &str) -> Vec<(String, String)> {
-    let q = q.to_lowercase();
-    let mut out: Vec<(String, String)> = resources
-        .iter()
-        .filter(|r| r.preferred && r.supports("list"))
-        .filter(|r| {
-            q.is_empty()
-                || r.plural.starts_with(&q)
-                || r.singular.starts_with(&q)
-                || r.kind.to_lowercase().starts_with(&q)
-                || r.short_names.iter().any(|s| s.starts_with(&q))
-        })
-        .map(|r| {
-            let short = if r.short_names.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", r.short_names.join(", "))
-            };
-            (
-                r.qualified_name(),
-                format!("{}{short} — {}", r.plural, r.api_version()),
-            )
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then(a.0.cmp(&b.0)));
-    out.truncate(8);
-    out
 }
 
 /// The palette overlay (hidden until `:`).
@@ -60,7 +34,7 @@ pub fn Palette() -> impl IntoView {
     let discovered = kube.discovered;
     let open = RwSignal::new(false);
     let text = RwSignal::new(String::new());
-    let error: RwSignal<Option<String>> = RwSignal::new(None);
+    let error: RwSignal<Option<Problem>> = RwSignal::new(None);
     let input = NodeRef::<leptos::html::Input>::new();
 
     on_keys(move |ev: KeyboardEvent| {
@@ -79,45 +53,37 @@ pub fn Palette() -> impl IntoView {
 
     let kube = StoredValue::new_local(kube);
     let go = move || {
-        let line = text.get_untracked();
-        let mut words = line.trim().trim_start_matches(':').split_whitespace();
-        let Some(word) = words.next().map(str::to_lowercase) else {
+        let Some(command) = parse(&text.get_untracked()) else {
             open.set(false);
             return;
         };
-        // A namespace typed after the name, else the app's (as k9s does).
-        let namespace = words
-            .next()
-            .map(str::to_string)
-            .or_else(|| cluster.namespace.get_untracked());
-        if let Some(route) = builtin(&word) {
+        if let Some(b) = builtin(&command.word) {
             open.set(false);
-            navigate(&route);
+            navigate(&route_of(b));
             return;
         }
-        let kube = kube.get_value();
+        // A namespace typed after the name, else the app's (as k9s does).
+        let namespace = command
+            .namespace
+            .or_else(|| cluster.namespace.get_untracked());
+        let (kube, word) = (kube.get_value(), command.word);
         leptos::task::spawn_local(async move {
             match kube.resolve(&word).await {
                 Ok(Some(r)) => {
                     open.set(false);
                     navigate(&Route::resource(&r.qualified_name(), namespace.as_deref()));
                 }
-                Ok(None) => error.set(Some(format!("The server has no resource called “{word}”."))),
-                Err(p) => error.set(Some(p.explain("read the server's resources"))),
+                Ok(None) => error.set(Some(Problem::NotFound(format!(
+                    "The server has no resource called “{word}”."
+                )))),
+                Err(p) => error.set(Some(p)),
             }
         });
     };
     let go = StoredValue::new(go);
 
     let list = move || {
-        let q = text.get();
-        let word = q
-            .trim()
-            .trim_start_matches(':')
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_string();
+        let word = text.with(|t| parse(t).map(|c| c.word).unwrap_or_default());
         discovered.with(|d| match d {
             Some(Ok(d)) => suggestions(&d.resources, &word),
             _ => Vec::new(),
@@ -141,10 +107,18 @@ pub fn Palette() -> impl IntoView {
                         _ => {}
                     }
                 />
-                {move || error.get().map(|e| view! { <p class="error-text" data-testid="palette-error">{e}</p> })}
+                {move || error.get().map(|p| {
+                    // Not found: the server's resources were read, and the
+                    // word is none of them; else why they could not be read.
+                    let text = match &p {
+                        Problem::NotFound(t) => t.clone(),
+                        other => format!("{} {}", other.explain("read the server's resources"), other.detail()),
+                    };
+                    view! { <p class="error-text" data-testid="palette-error" data-problem=p.word()>{text}</p> }
+                })}
                 <ul class="palette-list">
-                    {move || list().into_iter().map(|(name, label)| {
-                        let href = Route::resource(&name, None).href();
+                    {move || list().into_iter().map(|s| {
+                        let (href, label) = (Route::resource(&s.name, None).href(), s.label);
                         view! { <li><a href=href on:click=move |_| open.set(false)>{label}</a></li> }
                     }).collect_view()}
                 </ul>

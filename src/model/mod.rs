@@ -9,6 +9,7 @@ pub mod log_merge;
 pub mod logs;
 pub mod namespaces;
 pub mod objects;
+pub mod palette;
 pub mod pods;
 pub mod problem;
 pub mod resolve;
