@@ -107,7 +107,7 @@ impl Kube {
                 refresh(&ticked);
             });
         }
-        let frames = FrameQueue::new(name, move |keys: Vec<String>| {
+        let frames = FrameQueue::new(name, self.clock.clone(), move |keys: Vec<String>| {
             (apply.borrow_mut())(&inf, keys)
         });
         let registration = informer.add_handler(

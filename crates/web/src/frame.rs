@@ -9,16 +9,17 @@ use std::cell::{Cell, RefCell};
 use std::hash::Hash;
 use std::rc::{Rc, Weak};
 
+use kubeglass_client::clock::Clock;
 use kubeglass_client::workqueue::Queue;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
-
-use crate::WebClock;
 
 type Apply<K> = Box<dyn FnMut(Vec<K>)>;
 
 struct Inner<K: Clone + Eq + Hash + 'static> {
     queue: Queue<K>,
+    /// The app's clock: the queue's waits and each frame's apply are timed by it.
+    clock: Rc<dyn Clock>,
     apply: RefCell<Apply<K>>,
     /// True while a frame callback is pending.
     scheduled: Cell<bool>,
@@ -142,10 +143,11 @@ impl<K: Clone + Eq + Hash + 'static> Clone for FrameQueue<K> {
 }
 
 impl<K: Clone + Eq + Hash + 'static> FrameQueue<K> {
-    /// A queue named `name` whose batches go to `apply`.
-    pub fn new(name: &str, apply: impl FnMut(Vec<K>) + 'static) -> Self {
+    /// A queue named `name`, timed by `clock`, whose batches go to `apply`.
+    pub fn new(name: &str, clock: Rc<dyn Clock>, apply: impl FnMut(Vec<K>) + 'static) -> Self {
         let inner = Rc::new(Inner {
-            queue: Queue::new(name, Rc::new(WebClock)),
+            queue: Queue::new(name, clock.clone()),
+            clock,
             apply: RefCell::new(Box::new(apply)),
             scheduled: Cell::new(false),
             applied: Cell::new(0),
@@ -191,9 +193,9 @@ impl<K: Clone + Eq + Hash + 'static> FrameQueue<K> {
         inner
             .largest_batch
             .set(inner.largest_batch.get().max(batch.len()));
-        let started = js_sys::Date::now();
+        let started = inner.clock.now();
         (inner.apply.borrow_mut())(batch.clone());
-        let took = js_sys::Date::now() - started;
+        let took = inner.clock.now().saturating_sub(started).as_secs_f64() * 1000.0;
         inner
             .slowest_apply_ms
             .set(inner.slowest_apply_ms.get().max(took));

@@ -329,9 +329,11 @@ async fn ten_thousand_updates_to_a_hundred_keys_apply_at_most_a_hundred_times() 
     use kubeglass_web::FrameQueue;
     let applied = Rc::new(RefCell::new(Vec::new()));
     let a2 = applied.clone();
-    let q = FrameQueue::new("ten-thousand-updates", move |batch: Vec<u32>| {
-        a2.borrow_mut().extend(batch)
-    });
+    let q = FrameQueue::new(
+        "ten-thousand-updates",
+        Rc::new(kubeglass_web::WebClock),
+        move |batch: Vec<u32>| a2.borrow_mut().extend(batch),
+    );
     // 10,000 updates between two frames: 100 per key.
     for i in 0..10_000u32 {
         q.add(i % 100);

@@ -136,7 +136,7 @@ fn PodLogs(namespace: String, pod: String) -> impl IntoView {
             return;
         }
         let params = state.options.with_untracked(|o| o.params(&container));
-        let s = open_log(&kube, &ns, &p, params, 0, state.feed(), move |s| {
+        let s = open_log(&kube, &ns, &p, params, 0, state.feed(&kube), move |s| {
             state.set_state(0, s)
         });
         stream.set_value(Some(s));

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 
+use crate::kube::Kube;
 use crate::kube::logs::{LogFeed, StreamState};
 use crate::model::logs::{LogLine, LogOptions, LogRing};
 use crate::route::{LogTarget, Route, replace, use_route};
@@ -55,9 +56,10 @@ impl LogState {
         }
     }
 
-    /// A feed whose lines land in this view (in `pending` while paused).
-    pub fn feed(self) -> LogFeed {
-        LogFeed::new(move |lines| {
+    /// A feed whose lines land in this view (in `pending` while paused),
+    /// timed by the app's clock.
+    pub fn feed(self, kube: &Kube) -> LogFeed {
+        LogFeed::new(kube.clock.clone(), move |lines| {
             if self.paused.get_untracked() {
                 let cap = self.ring.with_untracked(LogRing::cap);
                 self.pending.update(|p| {

@@ -144,7 +144,7 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
             o.follow,
         )
     });
-    let feed = StoredValue::new_local(state.feed());
+    let feed = StoredValue::new_local(state.feed(&kube));
     let owner_name = name.clone();
     let ns = namespace.clone();
     // A new query starts over; then pods join and leave.
