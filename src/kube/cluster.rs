@@ -6,12 +6,14 @@ use std::time::Duration;
 
 use kubeglass_client::cache::{InformerFactory, InformerSnapshot, ReflectorStatus};
 use kubeglass_client::clock::Clock;
+use kubeglass_client::k8s_openapi::api::core::v1::Namespace;
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
 use kubeglass_web::spawn;
 use leptos::prelude::*;
 
+use crate::kube::watch::cluster_path;
 use crate::kube::{Kube, Watch};
 use crate::model::connection::{Connection, next_connection};
 use crate::model::objects::NamespaceRow;
@@ -62,7 +64,7 @@ impl ClusterState {
         let namespaces = RwSignal::new(BTreeMap::new());
         let watch = kube.watch_rows(
             "namespace-rows",
-            "/api/v1/namespaces",
+            &cluster_path::<Namespace>(kube),
             namespaces,
             NamespaceRow::from_object,
         );

@@ -171,6 +171,15 @@ pub fn table_options(path: &str) -> InformerOptions<TableRowObject> {
     o
 }
 
+/// The cluster-wide collection path of the built-in kind `K` (all
+/// namespaces for a namespaced kind), as the client's `Api` builds it.
+pub fn cluster_path<K>(kube: &Kube) -> String
+where
+    K: kubeglass_client::kube_core::Resource<DynamicType = ()>,
+{
+    Api::<K>::all(kube.client.clone()).path().to_string()
+}
+
 /// The collection path of the built-in kind `K` in `namespace` (all
 /// namespaces, or cluster-wide, for None), as the client's `Api` builds
 /// it; a namespace that could not be part of a request path is invalid.

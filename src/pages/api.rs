@@ -7,11 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use kubeglass_client::discovery::{Discovery, ResourceInfo};
+use kubeglass_client::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::use_kube;
-use crate::kube::watch::table_options;
+use crate::kube::watch::{cluster_path, table_options};
 use crate::route::Route;
 
 fn matches(r: &ResourceInfo, q: &str) -> bool {
@@ -38,7 +39,7 @@ pub fn ApiTree() -> impl IntoView {
     let k = kube.clone();
     let watch = kube.watch_frames(
         "crd-changes",
-        table_options("/apis/apiextensions.k8s.io/v1/customresourcedefinitions"),
+        table_options(&cluster_path::<CustomResourceDefinition>(&kube)),
         move |inf, _| {
             let now: BTreeMap<String, String> = inf
                 .indexer()

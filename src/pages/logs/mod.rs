@@ -6,14 +6,16 @@ mod toolbar;
 mod workload;
 
 use kubeglass_client::cache::InformerOptions;
+use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
 use crate::kube::logs::{LogStream, StreamState, open_log};
 use crate::kube::use_kube;
-use crate::kube::watch::watch_problem;
+use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::objects::field_value;
 use crate::model::pods::{PodView, State};
 use crate::model::problem::Problem;
@@ -65,8 +67,14 @@ fn PodLogs(namespace: String, pod: String) -> impl IntoView {
     // The pod itself, live: its containers and their states.
     let object: RwSignal<Option<Value>> = RwSignal::new(None);
     let missing = RwSignal::new(false);
-    let mut options =
-        InformerOptions::<DynamicObject>::new(format!("/api/v1/namespaces/{namespace}/pods"));
+    let path = match collection_path::<Pod>(&kube, Some(&namespace)) {
+        Ok(p) => p,
+        Err(problem) => {
+            return view! { <ProblemBox problem doing="open these logs".to_string() testid="route-error"/> }
+                .into_any();
+        }
+    };
+    let mut options = InformerOptions::<DynamicObject>::new(path);
     options.reflector.field_selector = Some(format!("metadata.name={}", field_value(&pod)));
     let key = format!("{namespace}/{pod}");
     let watch = kube.watch_frames("log-pod", options, move |inf, _| {
@@ -221,4 +229,5 @@ fn PodLogs(namespace: String, pod: String) -> impl IntoView {
             <LogLines state/>
         </section>
     }
+    .into_any()
 }

@@ -5,13 +5,15 @@ use std::collections::BTreeMap;
 use kubeglass_client::cache::InformerOptions;
 use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
+use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::logs::{LogStream, StreamState, open_log};
 use crate::kube::use_kube;
-use crate::kube::watch::watch_problem;
+use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::log_merge::{Member, Merge};
 use crate::model::logs::LogLine;
 use crate::model::objects::field_value;
@@ -52,6 +54,15 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
                 .into_any();
         }
     };
+    let paths = collection_path::<Pod>(&kube, Some(&namespace))
+        .and_then(|p| collection_path::<ReplicaSet>(&kube, Some(&namespace)).map(|r| (p, r)));
+    let (pods_path, rs_path) = match paths {
+        Ok(p) => p,
+        Err(problem) => {
+            return view! { <ProblemBox problem doing="open these logs".to_string() testid="route-error"/> }
+                .into_any();
+        }
+    };
     own.reflector.field_selector = Some(format!("metadata.name={}", field_value(&name)));
     let owner = kube.watch_frames("log-workload", own, bump);
     let via_replicasets = info.group == "apps" && info.plural == "deployments";
@@ -60,18 +71,9 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
         o.indexers.push((OWNER_UID_INDEX.into(), owner_uid_index()));
         o
     };
-    let sets = via_replicasets.then(|| {
-        kube.watch_frames(
-            "log-replicasets",
-            indexed(format!("/apis/apps/v1/namespaces/{namespace}/replicasets")),
-            bump,
-        )
-    });
-    let pods = kube.watch_frames(
-        "log-pods",
-        indexed(format!("/api/v1/namespaces/{namespace}/pods")),
-        bump,
-    );
+    let sets = via_replicasets
+        .then(|| kube.watch_frames("log-replicasets", indexed(rs_path.clone()), bump));
+    let pods = kube.watch_frames("log-pods", indexed(pods_path), bump);
     for w in [Some(&pods), sets.as_ref()].into_iter().flatten() {
         if !w
             .indexer()

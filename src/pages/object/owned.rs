@@ -2,12 +2,13 @@
 
 use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::rest::table::TableRowObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::cluster::Now;
-use crate::kube::watch::{table_options, watch_problem};
+use crate::kube::watch::{cluster_path, table_options, watch_problem};
 use crate::kube::{load, use_kube};
 use crate::model::objects::{OwnedRow, children_of, field_value};
 use crate::model::problem::Problem;
@@ -53,7 +54,7 @@ fn Owned(
     let kube = use_kube();
     let now = expect_context::<Now>().0;
     let mut options = if on_node {
-        let mut o = table_options("/api/v1/pods");
+        let mut o = table_options(&cluster_path::<Pod>(&kube));
         o.reflector.field_selector = Some(format!("spec.nodeName={}", field_value(&name)));
         o
     } else {

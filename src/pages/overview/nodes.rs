@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use kubeglass_client::actions::ActionKind;
+use kubeglass_client::k8s_openapi::api::core::v1::Node;
 use leptos::prelude::*;
 
 use crate::actions::{Actions, nodes};
@@ -10,7 +11,7 @@ use crate::components::dialog::confirm;
 use crate::components::problem::ProblemBox;
 use crate::kube::session::SessionState;
 use crate::kube::use_kube;
-use crate::kube::watch::watch_problem;
+use crate::kube::watch::{cluster_path, watch_problem};
 use crate::model::objects::NodeRow;
 
 /// Nodes, each with its Ready condition and whether it is cordoned.
@@ -19,7 +20,9 @@ pub fn NodesPanel() -> impl IntoView {
     let actions = expect_context::<Actions>();
     let read_only = expect_context::<SessionState>().read_only();
     let rows = RwSignal::new(BTreeMap::new());
-    let watch = use_kube().watch_rows("node-rows", "/api/v1/nodes", rows, NodeRow::from_object);
+    let kube = use_kube();
+    let path = cluster_path::<Node>(&kube);
+    let watch = kube.watch_rows("node-rows", &path, rows, NodeRow::from_object);
     let status = watch.status();
     let _watch = StoredValue::new_local(watch);
     view! {
