@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use kubeglass_client::k8s_openapi::jiff::Timestamp;
 use kubeglass_client::kube_core::subresource::LogParams;
 
+use crate::model::problem::Problem;
 use crate::model::time::{Seconds, parse_time};
 
 /// Lines asked for when the person has not chosen (`tailLines`).
@@ -666,6 +667,27 @@ pub fn download_text(ring: &LogRing, timestamps: bool, names: &[String]) -> Stri
     out
 }
 
+/// Words for a log stream that could not be read: the kubelet's "waiting
+/// to start" and "previous terminated container" (sent as 400) are said as
+/// what they mean, not as an invalid request.
+pub fn stream_problem(p: &Problem, what: &str) -> String {
+    match p {
+        Problem::Forbidden(_) => format!(
+            "You cannot read the logs of {what}: your account is not allowed to (pods/log)."
+        ),
+        Problem::NotFound(_) => format!("{what} is gone: the cluster has no such pod now."),
+        Problem::Invalid(d)
+            if d.contains("waiting to start") || d.contains("ContainerCreating") =>
+        {
+            format!("{what} has not started yet, so it has no log.")
+        }
+        Problem::Invalid(d) if d.contains("previous terminated container") => {
+            format!("{what} has no previous container: it has not restarted.")
+        }
+        p => p.explain(&format!("read the logs of {what}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -894,5 +916,30 @@ mod tests {
             "2026-12-01T10:00:01Z [a] red\n2026-12-01T10:00:02Z [b] b\n"
         );
         assert_eq!(download_text(&r, false, &names[..1]), "red\nb\n");
+    }
+
+    #[test]
+    fn a_stream_that_cannot_be_read_is_said_in_words_of_its_kind() {
+        let say = |p: Problem| stream_problem(&p, "container web of pod p");
+        assert!(say(Problem::Forbidden(String::new())).contains("(pods/log)"));
+        assert!(say(Problem::NotFound(String::new())).contains("is gone"));
+        for kubelet in [
+            "container \"web\" in pod \"p\" is waiting to start: image can't be pulled",
+            "ContainerCreating",
+        ] {
+            assert_eq!(
+                say(Problem::Invalid(kubelet.into())),
+                "container web of pod p has not started yet, so it has no log.",
+                "{kubelet}"
+            );
+        }
+        assert!(
+            say(Problem::Invalid(
+                "previous terminated container \"web\" in pod \"p\" not found".into()
+            ))
+            .contains("has not restarted")
+        );
+        assert!(say(Problem::Invalid("bad sinceTime".into())).contains("the request is not valid"));
+        assert!(say(Problem::Unreachable(String::new())).contains("cannot be reached"));
     }
 }

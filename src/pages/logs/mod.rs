@@ -16,6 +16,7 @@ use crate::components::resolved::Resolved;
 use crate::kube::logs::{LogStream, StreamState, open_log};
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
+use crate::model::logs::stream_problem;
 use crate::model::objects::field_value;
 use crate::model::pods::{PodView, State};
 use crate::model::problem::Problem;
@@ -37,25 +38,6 @@ pub fn LogsPage(namespace: String, target: LogTarget) -> impl IntoView {
             </Resolved>
         }
         .into_any(),
-    }
-}
-
-/// Words for a stream that could not be read.
-pub fn stream_problem(p: &Problem, what: &str) -> String {
-    match p {
-        Problem::Forbidden(_) => format!(
-            "You cannot read the logs of {what}: your account is not allowed to (pods/log)."
-        ),
-        Problem::NotFound(_) => format!("{what} is gone: the cluster has no such pod now."),
-        Problem::Invalid(d)
-            if d.contains("waiting to start") || d.contains("ContainerCreating") =>
-        {
-            format!("{what} has not started yet, so it has no log.")
-        }
-        Problem::Invalid(d) if d.contains("previous terminated container") => {
-            format!("{what} has no previous container: it has not restarted.")
-        }
-        p => p.explain(&format!("read the logs of {what}")),
     }
 }
 

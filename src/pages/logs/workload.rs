@@ -15,12 +15,11 @@ use crate::kube::logs::{LogStream, StreamState, open_log};
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::log_merge::{Member, Merge};
-use crate::model::logs::LogLine;
+use crate::model::logs::{LogLine, stream_problem};
 use crate::model::objects::field_value;
 use crate::model::problem::Problem;
 use crate::pages::logs::lines::LogLines;
 use crate::pages::logs::state::LogState;
-use crate::pages::logs::stream_problem;
 use crate::pages::logs::toolbar::LogToolbar;
 use crate::route::LogTarget;
 
