@@ -22,10 +22,12 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit};
 
 mod frame;
+mod regex;
 mod storage;
 mod websocket;
 
 pub use frame::{FrameQueue, FrameQueueStats, frame_queue_stats};
+pub use regex::js_regexp;
 pub use storage::LocalStorage;
 pub use websocket::WebSocketTransport;
 

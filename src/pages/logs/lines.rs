@@ -19,18 +19,7 @@ pub const WRAPPED_LINES: usize = 2_000;
 /// A case-insensitive JavaScript RegExp finding every match, or why
 /// `pattern` is not one.
 fn compile_finder(pattern: &str) -> Result<Finder, String> {
-    use wasm_bindgen::JsCast;
-    let ctor = js_sys::Reflect::get(&js_sys::global(), &"RegExp".into())
-        .map_err(|_| "no RegExp".to_string())?;
-    let args = js_sys::Array::of2(&pattern.into(), &"gi".into());
-    let re: js_sys::RegExp =
-        js_sys::Reflect::construct(ctor.unchecked_ref::<js_sys::Function>(), &args)
-            .map_err(|e| {
-                e.dyn_ref::<js_sys::Error>()
-                    .map(|e| String::from(e.message()))
-                    .unwrap_or_else(|| "invalid regular expression".into())
-            })?
-            .unchecked_into();
+    let re = kubeglass_web::js_regexp(pattern, "gi")?;
     Ok(Box::new(move |hay: &str| {
         re.set_last_index(0);
         let mut found = Vec::new();

@@ -35,18 +35,7 @@ impl PartialEq for Keys {
 
 /// A case-insensitive JavaScript RegExp's test, or why `pattern` is not one.
 pub fn compile_regex(pattern: &str) -> Compiled {
-    use wasm_bindgen::JsCast;
-    let ctor = js_sys::Reflect::get(&js_sys::global(), &"RegExp".into())
-        .map_err(|_| "no RegExp".to_string())?;
-    let args = js_sys::Array::of2(&pattern.into(), &"i".into());
-    let re: js_sys::RegExp =
-        js_sys::Reflect::construct(ctor.unchecked_ref::<js_sys::Function>(), &args)
-            .map_err(|e| {
-                e.dyn_ref::<js_sys::Error>()
-                    .map(|e| String::from(e.message()))
-                    .unwrap_or_else(|| "invalid regular expression".into())
-            })?
-            .unchecked_into();
+    let re = kubeglass_web::js_regexp(pattern, "i")?;
     Ok(Box::new(move |text: &str| re.test(text)))
 }
 
