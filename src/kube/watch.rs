@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use kubeglass_client::api::Api;
+use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::cache::informer::HandlerRegistration;
 use kubeglass_client::cache::{
     InformerOptions, InformerRef, InformerSnapshot, Notification, SharedInformer, object_key,
@@ -46,6 +47,26 @@ impl<K> Watch<K> {
     /// The informer's state and counters, as a signal.
     pub fn status(&self) -> RwSignal<InformerSnapshot> {
         self.status
+    }
+}
+
+impl<K> Watch<K>
+where
+    K: kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned + Clone + 'static,
+{
+    /// Makes sure the informer keeps client-go's owner-UID index: it may be
+    /// shared with a view that did not ask for it.
+    pub fn ensure_owner_index(&self) {
+        let has = self
+            .indexer()
+            .borrow()
+            .index_names()
+            .iter()
+            .any(|n| n == OWNER_UID_INDEX);
+        if !has {
+            // Checked just above, so it cannot conflict.
+            let _ = self.add_index(OWNER_UID_INDEX, owner_uid_index());
+        }
     }
 }
 

@@ -74,15 +74,7 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
         .then(|| kube.watch_frames("log-replicasets", indexed(rs_path.clone()), bump));
     let pods = kube.watch_frames("log-pods", indexed(pods_path), bump);
     for w in [Some(&pods), sets.as_ref()].into_iter().flatten() {
-        if !w
-            .indexer()
-            .borrow()
-            .index_names()
-            .iter()
-            .any(|n| n == OWNER_UID_INDEX)
-        {
-            let _ = w.add_index(OWNER_UID_INDEX, owner_uid_index());
-        }
+        w.ensure_owner_index();
     }
     let status = pods.status();
     let owner_status = owner.status();

@@ -72,17 +72,7 @@ fn Owned(
         .push((OWNER_UID_INDEX.into(), owner_uid_index()));
     let tick = RwSignal::new(0u64);
     let watch = kube.watch_frames("owned", options, move |_, _| tick.update(|t| *t += 1));
-    // The informer may be shared with a view that did not ask for the index.
-    if !watch
-        .indexer()
-        .borrow()
-        .index_names()
-        .iter()
-        .any(|n| n == OWNER_UID_INDEX)
-    {
-        // Checked just above, so it cannot conflict.
-        let _ = watch.add_index(OWNER_UID_INDEX, owner_uid_index());
-    }
+    watch.ensure_owner_index();
     let status = watch.status();
     let watch = StoredValue::new_local(watch);
     let doing = format!("list the {} it owns", child.plural);
