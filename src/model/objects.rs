@@ -176,6 +176,16 @@ pub fn resource_of<'a>(
     discovery.mapper().resource_for_kind(group, version, kind)
 }
 
+/// A number of replicas as a person typed it (spaces around allowed): a
+/// whole number from 0 to 2^31 - 1, as `spec.replicas` holds; else what is
+/// wrong with it, naming `target`.
+pub fn parse_replicas(target: &str, text: &str) -> Result<i32, String> {
+    match text.trim().parse::<i32>() {
+        Ok(n) if n >= 0 => Ok(n),
+        _ => Err(format!("{target}: “{text}” is not a number of replicas")),
+    }
+}
+
 /// An object as JSON with its `apiVersion` and `kind` put back (listed
 /// items carry none; the page knows them from discovery).
 pub fn with_type_meta(object: &DynamicObject, api_version: &str, kind: &str) -> Value {
@@ -480,6 +490,18 @@ mod tests {
             "a version the server does not serve"
         );
         assert_eq!(name("v1", "Deployment"), None, "another group");
+    }
+
+    #[test]
+    fn replicas_are_a_whole_number_from_zero() {
+        assert_eq!(parse_replicas("shop/web", " 3 "), Ok(3));
+        assert_eq!(parse_replicas("shop/web", "0"), Ok(0));
+        for bad in ["-1", "2.5", "three", "", "2147483648"] {
+            assert_eq!(
+                parse_replicas("shop/web", bad),
+                Err(format!("shop/web: “{bad}” is not a number of replicas"))
+            );
+        }
     }
 
     #[test]

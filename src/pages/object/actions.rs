@@ -11,7 +11,7 @@ use crate::components::outcome::ActionOutcome;
 use crate::kube::access::{Allowed, allowed_actions};
 use crate::kube::session::SessionState;
 use crate::kube::{load, use_kube};
-use crate::model::objects::KindActions;
+use crate::model::objects::{KindActions, parse_replicas};
 
 /// What the page knows of the person's rights.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,9 +79,9 @@ pub fn ObjectActions(
             ) else {
                 return;
             };
-            match text.trim().parse::<i32>() {
-                Ok(n) if n >= 0 => submit(ActionKind::Scale(n)),
-                _ => actions.mistake(format!("{target}: “{text}” is not a number of replicas")),
+            match parse_replicas(&target, &text) {
+                Ok(n) => submit(ActionKind::Scale(n)),
+                Err(e) => actions.mistake(e),
             }
         }
     };
