@@ -1,5 +1,6 @@
-//! Routes: every view has a URL in the fragment (`/ui/#/r/pods?ns=default`),
-//! so links can be shared and back and forward work. `kubectl proxy --www`
+//! Routes: every view's URL, in the fragment (`/ui/#/r/pods?ns=default`), parsed with its names validated.
+//!
+//! Links can be shared and back and forward work. `kubectl proxy --www`
 //! serves files only, so the path after `/ui/` cannot carry the route.
 
 use kubeglass_client::names::{percent_decode, validate_name, validate_namespace};

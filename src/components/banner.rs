@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::kube::cluster::ClusterState;
+use crate::kube::use_kube;
 use crate::model::connection::Connection;
 
 /// Shows nothing while connected; a warning strip otherwise.
@@ -54,8 +55,8 @@ pub fn ConnectionBanner() -> impl IntoView {
 /// reach the cluster through the same proxy.
 #[component]
 pub fn UnprotectedBanner() -> impl IntoView {
-    let path = window().location().pathname().unwrap_or_default();
-    crate::route::api_base_from(&path).is_empty().then(|| {
+    // Read once, where the app starts (kube/start), from the page's URL.
+    (!use_kube().protected).then(|| {
         view! {
             <div class="banner banner-error" data-testid="unprotected-banner" role="alert">
                 <strong>"This proxy has no token. "</strong>

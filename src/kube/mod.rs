@@ -44,6 +44,9 @@ pub struct Kube {
     pub counts: Rc<ConnectionCounts>,
     /// True when watches may go over WebSocket.
     pub websockets: Rc<WebSocketTransport>,
+    /// True when the API is under a capability token (`/<token>/`), so no
+    /// other page can reach it; false under a plain `kubectl proxy --www`.
+    pub protected: bool,
 }
 
 impl Kube {
@@ -84,6 +87,7 @@ impl Kube {
             discovered: RwSignal::new(None),
             counts: transport.fetch().counts(),
             websockets: transport,
+            protected: false,
         };
         kube.load_discovery(false);
         kube

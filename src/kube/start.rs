@@ -30,6 +30,7 @@ pub fn start() -> Started {
     let location = window().location();
     let base = crate::route::api_base_from(&location.pathname().unwrap_or_default());
     let scope = format!("{}{base}", location.origin().unwrap_or_default());
+    let protected = !base.is_empty();
     let transport = Rc::new(WebSocketTransport::new(FetchTransport::new(
         base,
         Duration::from_secs(30),
@@ -41,6 +42,7 @@ pub fn start() -> Started {
         .with_clock(clock.clone())
         .with_rate_limit(BROWSER_QPS, BROWSER_BURST);
     let reconnect = Reconnect::new();
-    let kube = Kube::new(client, clock, reconnect.clone(), transport, &scope);
+    let mut kube = Kube::new(client, clock, reconnect.clone(), transport, &scope);
+    kube.protected = protected;
     Started { kube, reconnect }
 }
