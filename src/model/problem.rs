@@ -23,6 +23,14 @@ pub enum Problem {
     Other(String),
 }
 
+impl From<kubeglass_client::names::NameError> for Problem {
+    /// A namespace or name that cannot be part of a request path: the
+    /// request is invalid (as [`Problem::from_error`] sorts it).
+    fn from(e: kubeglass_client::names::NameError) -> Self {
+        Problem::Invalid(e.to_string())
+    }
+}
+
 impl Problem {
     /// Sorts a client error.
     pub fn from_error(e: &Error) -> Self {
@@ -123,6 +131,8 @@ mod tests {
             Problem::from_error(&Error::Decode("x".into())).word(),
             "failed"
         );
+        let bad_path = kubeglass_client::names::validate_namespace("prod/secrets").unwrap_err();
+        assert_eq!(Problem::from(bad_path).word(), "invalid");
     }
 
     #[test]

@@ -25,12 +25,7 @@ pub fn usable(
     let info = answer
         .map_err(Unresolved::Failed)?
         .ok_or(Unresolved::Unknown)?;
-    let missing: Vec<&str> = verbs
-        .iter()
-        .copied()
-        .filter(|v| !info.supports(v))
-        .collect();
-    if missing.is_empty() {
+    if verbs.iter().all(|v| info.supports(v)) {
         return Ok(info);
     }
     let words: Vec<&str> = verbs

@@ -48,7 +48,7 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
     let mut own = match info.collection_path(Some(&namespace)) {
         Ok(p) => InformerOptions::<DynamicObject>::new(p),
         Err(e) => {
-            let problem = Problem::from_error(&e.into());
+            let problem = Problem::from(e);
             return view! { <ProblemBox problem doing="open these logs".to_string() testid="route-error"/> }
                 .into_any();
         }

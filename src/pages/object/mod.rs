@@ -50,7 +50,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let path = match info.collection_path(namespace.as_deref()) {
         Ok(p) => p,
         Err(e) => {
-            let problem = Problem::from_error(&e.into());
+            let problem = Problem::from(e);
             return view! { <ProblemBox problem doing="open this object".to_string() testid="route-error"/> }
                 .into_any();
         }

@@ -61,7 +61,7 @@ fn Owned(
         match child.collection_path(namespace.as_deref()) {
             Ok(path) => table_options(&path),
             Err(e) => {
-                let problem = Problem::from_error(&e.into());
+                let problem = Problem::from(e);
                 let doing = format!("list the {} it owns", child.plural);
                 return view! { <ProblemBox problem doing testid="owned-error"/> }.into_any();
             }

@@ -62,7 +62,7 @@ fn LiveTable(
     let path = match info.collection_path(namespace.as_deref()) {
         Ok(p) => p,
         Err(e) => {
-            let problem = Problem::from_error(&e.into());
+            let problem = Problem::from(e);
             return view! { <ProblemBox problem doing="open this table".to_string() testid="route-error"/> }
                 .into_any();
         }
