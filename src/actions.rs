@@ -193,15 +193,17 @@ mod tests {
     #[test]
     fn a_failed_action_says_which_kind_of_failure_it_was() {
         let api = |code: u16, message: &str| {
+            let status = serde_json::json!({
+                "kind": "Status", "status": "Failure", "code": code, "message": message,
+            });
+            let body = status.to_string();
             ActionResult::Failed {
-            error: Error::Api(Box::new(ApiError::from_response(
-                code,
-                serde_json::json!({"kind": "Status", "status": "Failure", "code": code, "message": message})
-                    .to_string()
-                    .as_bytes(),
-                None,
-            ))),
-        }
+                error: Error::Api(Box::new(ApiError::from_response(
+                    code,
+                    body.as_bytes(),
+                    None,
+                ))),
+            }
         };
         let forbidden = outcome_text(
             &action(Some("shop"), ActionKind::Delete),

@@ -12,7 +12,7 @@ use crate::components::keys::{on_keys, typing};
 use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
 use crate::model::palette::{Builtin, builtin, parse, suggestions};
-use crate::model::problem::Problem;
+use crate::model::resolve::Unresolved;
 use crate::route::{Route, navigate};
 
 /// The route of a built-in page.
@@ -34,7 +34,8 @@ pub fn Palette() -> impl IntoView {
     let discovered = kube.discovered;
     let open = RwSignal::new(false);
     let text = RwSignal::new(String::new());
-    let error: RwSignal<Option<Problem>> = RwSignal::new(None);
+    // The word that did not resolve, and why.
+    let error: RwSignal<Option<(String, Unresolved)>> = RwSignal::new(None);
     let input = NodeRef::<leptos::html::Input>::new();
 
     on_keys(move |ev: KeyboardEvent| {
@@ -68,15 +69,12 @@ pub fn Palette() -> impl IntoView {
             .or_else(|| cluster.namespace.get_untracked());
         let (kube, word) = (kube.get_value(), command.word);
         leptos::task::spawn_local(async move {
-            match kube.resolve(&word).await {
-                Ok(Some(r)) => {
+            match kube.resolve_for(&word, &[]).await {
+                Ok(r) => {
                     open.set(false);
                     navigate(&Route::resource(&r.qualified_name(), namespace.as_deref()));
                 }
-                Ok(None) => error.set(Some(Problem::NotFound(format!(
-                    "The server has no resource called “{word}”."
-                )))),
-                Err(p) => error.set(Some(p)),
+                Err(why) => error.set(Some((word, why))),
             }
         });
     };
@@ -107,14 +105,13 @@ pub fn Palette() -> impl IntoView {
                         _ => {}
                     }
                 />
-                {move || error.get().map(|p| {
-                    // Not found: the server's resources were read, and the
-                    // word is none of them; else why they could not be read.
-                    let text = match &p {
-                        Problem::NotFound(t) => t.clone(),
-                        other => format!("{} {}", other.explain("read the server's resources"), other.detail()),
+                {move || error.get().map(|(word, why)| {
+                    let (kind, text) = match why {
+                        Unresolved::Unknown => ("not-found", format!("The server has no resource called “{word}”.")),
+                        Unresolved::Cannot(t) => ("invalid", t),
+                        Unresolved::Failed(p) => (p.word(), format!("{} {}", p.explain("read the server's resources"), p.detail())),
                     };
-                    view! { <p class="error-text" data-testid="palette-error" data-problem=p.word()>{text}</p> }
+                    view! { <p class="error-text" data-testid="palette-error" data-problem=kind>{text}</p> }
                 })}
                 <ul class="palette-list">
                     {move || list().into_iter().map(|s| {

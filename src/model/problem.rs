@@ -131,7 +131,8 @@ mod tests {
             Problem::from_error(&Error::Decode("x".into())).word(),
             "failed"
         );
-        let bad_path = kubeglass_client::names::validate_namespace("prod/secrets").unwrap_err();
+        let bad_path =
+            kubeglass_client::names::validate_namespace("prod/secrets").expect_err("a slash");
         assert_eq!(Problem::from(bad_path).word(), "invalid");
     }
 
