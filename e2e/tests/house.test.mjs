@@ -4,8 +4,7 @@
 // read-only), and pages that fit the screen at 1024 and 1360 px.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { kubectl, startProxy, launchBrowser, until, REJECT_PATHS, ARTIFACTS } from '../lib.mjs';
+import { apply, kubectl, startProxy, launchBrowser, until, REJECT_PATHS, ARTIFACTS } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 20;
 const SUFFIX = `${Date.now() % 1000000}`;
@@ -14,8 +13,6 @@ const LONG = `e2e-long-${SUFFIX}`;
 let proxy;
 let browser;
 
-const apply = (manifest) => execFileSync(process.env.KUBECTL,
-  ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'], { input: JSON.stringify(manifest) });
 const ago = (seconds) => new Date(Date.now() - seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
 // events.k8s.io's MicroTime: six digits of fraction.
 const micro = (seconds) => new Date(Date.now() - seconds * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -89,8 +86,11 @@ test('a deep link to a table lists the namespaces in the menu, and a namespace p
   await input.fill('demo-shop');
   await input.press('Enter');
   assert.ok(await until(async () => page.url().endsWith('#/r/pods?ns=demo-shop'), 10000), page.url());
-  await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
-  const keys = await page.getByTestId('resource-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-key')).filter(Boolean));
+  // The URL changes before the hashchange redraws the page: read the rows of
+  // the table that replaced the all-namespaces one, not its last frame.
+  const table = page.locator('[data-testid=resource-page][data-namespace=demo-shop]');
+  await table.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
+  const keys = await table.getByTestId('resource-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-key')).filter(Boolean));
   assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('demo-shop/')), `${keys}`);
   // Remembered: a new visit opens in it, and the overview follows it.
   await page.goto('about:blank');

@@ -172,8 +172,10 @@ fn LiveTable(
         resource: StoredValue::new(info.qualified_name()),
     };
     let show_namespace = info.namespaced && namespace.is_none();
+    // The scope this table reads, for tests to tell it from the table it replaces.
+    let scope = namespace.clone().unwrap_or_default();
     view! {
-        <section class="panel resource-page" data-testid="resource-page">
+        <section class="panel resource-page" data-testid="resource-page" data-namespace=scope>
             <TableHeader table info=info.clone() namespace=namespace.clone()/>
             <Toolbar table info=info.clone() namespace=namespace.clone() labels fields/>
             <Ring table show_namespace/>
