@@ -22,6 +22,12 @@ export function kubectl(...args) {
   return execFileSync(KUBECTL(), ['--kubeconfig', KUBECONFIG(), ...args], { encoding: 'utf8' });
 }
 
+/** `kubectl apply` of one object (or a v1 List), given as a plain object. */
+export function apply(manifest) {
+  return execFileSync(KUBECTL(), ['--kubeconfig', KUBECONFIG(), 'apply', '-f', '-'],
+    { input: JSON.stringify(manifest), encoding: 'utf8' });
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**

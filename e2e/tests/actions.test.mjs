@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
+import { apply, kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 1;
 let proxy;
@@ -169,8 +169,6 @@ test('an action the cluster refuses says it was forbidden, with the server\'s wo
   const name = 'frozen';
   const policy = `kubeglass-e2e-locked-${suffix}`;
   const message = `e2e: ${ns} is locked`;
-  const apply = (obj) => execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'],
-    { input: JSON.stringify(obj), encoding: 'utf8' });
   kubectl('create', 'namespace', ns);
   kubectl('label', 'namespace', ns, `kubeglass-e2e-locked=${suffix}`);
   kubectl('-n', ns, 'create', 'deployment', name, '--image=registry.example/e2e:1', '--replicas=1');

@@ -5,8 +5,7 @@
 // palette keep working.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+import { apply, kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 7;
 const NAME = 'v1beta1.missing.kubeglass.dev';
@@ -14,14 +13,12 @@ let proxy;
 let browser;
 
 before(async () => {
-  execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'], {
-    input: JSON.stringify({
-      apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
-      metadata: { name: NAME },
-      spec: { group: 'missing.kubeglass.dev', version: 'v1beta1', groupPriorityMinimum: 100,
-        versionPriority: 100, insecureSkipTLSVerify: true,
-        service: { name: 'no-such-service', namespace: 'default' } },
-    }),
+  apply({
+    apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
+    metadata: { name: NAME },
+    spec: { group: 'missing.kubeglass.dev', version: 'v1beta1', groupPriorityMinimum: 100,
+      versionPriority: 100, insecureSkipTLSVerify: true,
+      service: { name: 'no-such-service', namespace: 'default' } },
   });
   // Wait until the aggregator has judged it (Available=False).
   assert.ok(await until(async () => kubectl('get', 'apiservice', NAME, '-o',

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+import { apply, kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 30;
 const SUFFIX = `${Date.now() % 1000000}`;
@@ -34,7 +34,7 @@ before(async () => {
       { name: 'sidecar', image: 'registry.example/e2e/sidecar:1' }],
     },
   };
-  execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'], { input: JSON.stringify(manifest) });
+  apply(manifest);
   // kwok runs it, and the log writer has written a few lines of each container.
   const ready = await until(() => {
     try {
@@ -240,8 +240,7 @@ test('someone who may read a pod but not its log (pods/log) is told so', async (
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'e2e-pods-only' },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'viewer' }] },
   ];
-  execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'],
-    { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rbac }) });
+  apply({ apiVersion: 'v1', kind: 'List', items: rbac });
   const restricted = await startProxy(PORT + 3, process.env.RESTRICTED_KUBECONFIG);
   try {
     const pod = kubectl('-n', 'demo-batch', 'get', 'pods', '-l', 'app=importer', '-o', 'jsonpath={.items[0].metadata.name}');

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
+import { apply, kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 3;
 const RESTRICTED_PORT = PORT + 1;
@@ -18,9 +18,6 @@ const CRD = `probes${SUFFIX}.${CRD_GROUP}`;
 const EVIL = '<img src=x onerror=alert(1)><script>alert(2)</script>';
 let proxy;
 let browser;
-
-const apply = (manifest) => execFileSync(process.env.KUBECTL,
-  ['--kubeconfig', process.env.KUBECONFIG, 'apply', '-f', '-'], { input: JSON.stringify(manifest) });
 
 before(async () => {
   proxy = await startProxy(PORT);
