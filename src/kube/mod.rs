@@ -52,12 +52,14 @@ pub struct Kube {
 impl Kube {
     /// Wires the factory and discovery to `client`, and loads discovery
     /// (cached under `scope`, the API's base URL, apart from other servers').
+    /// `protected`: the API is under a capability token.
     pub fn new(
         client: RestClient,
         clock: Rc<dyn Clock>,
         reconnect: Reconnect,
         transport: Rc<WebSocketTransport>,
         scope: &str,
+        protected: bool,
     ) -> Self {
         let spawner: Spawner = Rc::new(spawn);
         let factory =
@@ -87,7 +89,7 @@ impl Kube {
             discovered: RwSignal::new(None),
             counts: transport.fetch().counts(),
             websockets: transport,
-            protected: false,
+            protected,
         };
         kube.load_discovery(false);
         kube

@@ -42,7 +42,13 @@ pub fn start() -> Started {
         .with_clock(clock.clone())
         .with_rate_limit(BROWSER_QPS, BROWSER_BURST);
     let reconnect = Reconnect::new();
-    let mut kube = Kube::new(client, clock, reconnect.clone(), transport, &scope);
-    kube.protected = protected;
+    let kube = Kube::new(
+        client,
+        clock,
+        reconnect.clone(),
+        transport,
+        &scope,
+        protected,
+    );
     Started { kube, reconnect }
 }
