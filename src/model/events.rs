@@ -152,6 +152,27 @@ impl EventIndex {
         }
     }
 
+    /// Applies one frame of an informer's changes: each key with its Event
+    /// (added or changed) or with none (deleted). Returns how many of the
+    /// added or changed rows pass `counted` (the paused stream's "arrived").
+    pub fn apply(
+        &mut self,
+        changes: impl IntoIterator<Item = (String, Option<EventRow>)>,
+        counted: impl Fn(&EventRow) -> bool,
+    ) -> usize {
+        let mut passed = 0;
+        for (key, row) in changes {
+            match row {
+                Some(row) => {
+                    passed += usize::from(counted(&row));
+                    self.upsert(row);
+                }
+                None => self.remove(&key),
+            }
+        }
+        passed
+    }
+
     /// Every row, newest (last seen) first; ties in key order.
     pub fn newest(&self) -> impl Iterator<Item = &Arc<EventRow>> {
         self.order.values()
@@ -308,6 +329,65 @@ fn seen(now: Seconds, at: i64) -> String {
         "—".to_string()
     } else {
         age(now, at as f64)
+    }
+}
+
+/// The namespace that holds an object's Events: its own, or `default` for a
+/// cluster-scoped object (where the kubelet and the controllers record a
+/// Node's or a PersistentVolume's).
+pub fn events_namespace(object_namespace: Option<&str>) -> &str {
+    object_namespace.unwrap_or("default")
+}
+
+/// How many events a stream holds, in words.
+pub fn held_words(n: usize) -> String {
+    match n {
+        0 => "no events".to_string(),
+        1 => "1 event".to_string(),
+        n => format!("{n} events"),
+    }
+}
+
+/// The paused stream's line: how many events (passing the filter) arrived
+/// since the pause.
+pub fn arrived_words(n: usize) -> String {
+    match n {
+        0 => "paused: nothing new yet".to_string(),
+        1 => "paused: 1 event arrived".to_string(),
+        n => format!("paused: {n} events arrived"),
+    }
+}
+
+/// A sparkline of counts, oldest first, drawn `width` by `height` (SVG
+/// units, y down) with a 2-unit margin top and bottom.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sparkline {
+    /// An SVG polyline's `points`.
+    pub points: String,
+    /// The newest count.
+    pub last: u32,
+    /// The largest count (at least 1: an empty line is flat at the bottom).
+    pub peak: u32,
+}
+
+impl Sparkline {
+    /// Draws `counts` at `step` units apart in a line `height` units high.
+    pub fn new(counts: &[u32], step: f64, height: f64) -> Sparkline {
+        let peak = counts.iter().copied().max().unwrap_or(0).max(1);
+        let points = counts
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let y = height - 2.0 - (height - 4.0) * f64::from(*n) / f64::from(peak);
+                format!("{},{y:.1}", i as f64 * step)
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        Sparkline {
+            points,
+            last: counts.last().copied().unwrap_or(0),
+            peak,
+        }
     }
 }
 
@@ -557,6 +637,55 @@ mod tests {
                 "series": {"count": 4, "lastObservedTime": "2026-11-30T10:05:00.000000Z"}}),
         );
         assert_eq!((e.last_seen, e.count), (1_796_033_100, 4));
+    }
+
+    #[test]
+    fn a_frame_of_changes_upserts_removes_and_counts_what_passes() {
+        let mut ix = EventIndex::default();
+        let warning = |e: &EventRow| e.is_warning();
+        let mut a = at("a", "BackOff", "Pod", 0);
+        a.type_ = "Warning".into();
+        let b = at("b", "Pulled", "Pod", 0);
+        let key_a = a.key.clone();
+        let key_b = b.key.clone();
+        let n = ix.apply(
+            [(key_a.clone(), Some(a.clone())), (key_b.clone(), Some(b))],
+            warning,
+        );
+        assert_eq!((n, ix.len()), (1, 2), "one Warning passed; both held");
+        // A change counts again; a deletion counts nothing.
+        let n = ix.apply([(key_a.clone(), Some(a)), (key_b, None)], warning);
+        assert_eq!((n, ix.len()), (1, 1));
+        assert_eq!(ix.apply([(key_a, None)], |_| true), 0);
+        assert_eq!(ix.len(), 0);
+        assert!(ix.reasons().is_empty(), "the menus follow");
+    }
+
+    #[test]
+    fn words_for_the_stream() {
+        assert_eq!(events_namespace(Some("shop")), "shop");
+        assert_eq!(events_namespace(None), "default", "a Node's events");
+        assert_eq!(
+            [held_words(0), held_words(1), held_words(2)],
+            ["no events", "1 event", "2 events"]
+        );
+        assert_eq!(
+            [arrived_words(0), arrived_words(1), arrived_words(3)],
+            [
+                "paused: nothing new yet",
+                "paused: 1 event arrived",
+                "paused: 3 events arrived"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sparkline_scales_to_its_peak() {
+        let s = Sparkline::new(&[0, 2, 4], 4.0, 24.0);
+        assert_eq!(s.points, "0,22.0 4,12.0 8,2.0");
+        assert_eq!((s.last, s.peak), (4, 4));
+        let flat = Sparkline::new(&[0, 0], 4.0, 24.0);
+        assert_eq!((flat.points.as_str(), flat.peak), ("0,22.0 4,22.0", 1));
     }
 
     #[test]

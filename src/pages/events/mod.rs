@@ -14,7 +14,9 @@ use crate::components::scroll::ScrollWindow;
 use crate::kube::cluster::{ClusterState, Now};
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::events::{EventFilter, EventIndex, EventRow, per_minute};
+use crate::model::events::{
+    EventFilter, EventIndex, EventRow, Sparkline, arrived_words, held_words, per_minute,
+};
 use crate::model::namespaces::scope_label;
 use crate::model::objects::resource_of;
 use crate::pages::events::filters::EventFilters;
@@ -60,21 +62,16 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
             move |inf, keys| {
                 let indexer = inf.indexer();
                 let store = indexer.borrow();
+                let changes = keys.into_iter().map(|k| {
+                    let row = store.get(&k).map(|e| EventRow::from_object(&e));
+                    (k, row)
+                });
                 let counting = paused.get_untracked();
-                let mut new = 0;
-                events.update(|ix| {
-                    for key in keys {
-                        match store.get(&key) {
-                            Some(e) => {
-                                let row = EventRow::from_object(&e);
-                                if counting && filter.with_untracked(|f| f.matcher()(&row)) {
-                                    new += 1;
-                                }
-                                ix.upsert(row);
-                            }
-                            None => ix.remove(&key),
-                        }
-                    }
+                let new = filter.with_untracked(|f| {
+                    let pass = f.matcher();
+                    events
+                        .try_update(|ix| ix.apply(changes, |row| counting && pass(row)))
+                        .unwrap_or(0)
                 });
                 if new > 0 {
                     arrived.update(|n| *n += new);
@@ -188,36 +185,24 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
     };
     // Events per minute over the last half hour, by last seen.
     let spark = move || {
-        let buckets = events.with(|ix| per_minute(ix, now(), SPARK_MINUTES));
-        let max = buckets.iter().copied().max().unwrap_or(0).max(1) as f64;
-        let points = buckets
-            .iter()
-            .enumerate()
-            .map(|(i, n)| format!("{},{:.1}", i * 4, 22.0 - 20.0 * *n as f64 / max))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let line =
+            events.with(|ix| Sparkline::new(&per_minute(ix, now(), SPARK_MINUTES), 4.0, 24.0));
         let mut held = String::new();
-        with_source(&mut |ix| {
-            held = match ix.len() {
-                0 => "no events".to_string(),
-                1 => "1 event".to_string(),
-                n => format!("{n} events"),
-            };
-        });
-        (points, buckets[SPARK_MINUTES - 1], max as u32, held)
+        with_source(&mut |ix| held = held_words(ix.len()));
+        (line, held)
     };
     view! {
         <section class="panel" data-testid="event-stream">
             <div class="resource-head">
                 <h2>"Events"</h2>
                 {move || {
-                    let (points, last, max, held) = spark();
+                    let (Sparkline { points, last, peak }, held) = spark();
                     view! {
                         <svg class="spark" viewBox="0 0 120 24" width="120" height="24" role="img"
-                            aria-label=format!("events per minute, last 30 minutes; peak {max}")>
+                            aria-label=format!("events per minute, last 30 minutes; peak {peak}")>
                             <polyline points=points fill="none" stroke="currentColor" stroke-width="1.5"/>
                         </svg>
-                        <span class="muted small" data-testid="events-per-minute">{format!("{held} · {last}/min now · peak {max}/min")}</span>
+                        <span class="muted small" data-testid="events-per-minute">{format!("{held} · {last}/min now · peak {peak}/min")}</span>
                     }
                 }}
             </div>
@@ -229,11 +214,7 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
                 </button>
                 {move || paused.get().then(|| view! {
                     <span class="muted event-paused-new" data-testid="event-paused-new" role="status">
-                        {move || match arrived.get() {
-                            0 => "paused: nothing new yet".to_string(),
-                            1 => "paused: 1 event arrived".to_string(),
-                            n => format!("paused: {n} events arrived"),
-                        }}
+                        {move || arrived_words(arrived.get())}
                     </span>
                 })}
             </div>

@@ -10,7 +10,7 @@ use crate::components::problem::ProblemBox;
 use crate::kube::cluster::Now;
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::events::{EventIndex, EventRow};
+use crate::model::events::{EventIndex, EventRow, events_namespace};
 use crate::model::objects::field_value;
 
 /// The Events whose involved object is this one (core/v1, by name and
@@ -20,8 +20,8 @@ pub fn ObjectEvents(info: ResourceInfo, namespace: Option<String>, name: String)
     let kube = use_kube();
     let now = expect_context::<Now>().0;
     let events: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
-    let ns = namespace.unwrap_or_else(|| "default".into());
-    let watch = collection_path::<Event>(&kube, Some(&ns)).map(|path| {
+    let ns = events_namespace(namespace.as_deref());
+    let watch = collection_path::<Event>(&kube, Some(ns)).map(|path| {
         let mut o = InformerOptions::<DynamicObject>::new(path);
         o.reflector.field_selector = Some(format!(
             "involvedObject.name={},involvedObject.kind={}",
@@ -31,13 +31,12 @@ pub fn ObjectEvents(info: ResourceInfo, namespace: Option<String>, name: String)
         kube.watch_frames("object-events", o, move |inf, keys| {
             let indexer = inf.indexer();
             let store = indexer.borrow();
+            let changes = keys.into_iter().map(|k| {
+                let row = store.get(&k).map(|e| EventRow::from_object(&e));
+                (k, row)
+            });
             events.update(|ix| {
-                for key in keys {
-                    match store.get(&key) {
-                        Some(e) => ix.upsert(EventRow::from_object(&e)),
-                        None => ix.remove(&key),
-                    }
-                }
+                ix.apply(changes, |_| false);
             });
         })
     });
