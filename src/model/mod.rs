@@ -2,16 +2,19 @@
 
 pub mod cells;
 pub mod connection;
+pub mod discovery;
 pub mod events;
 pub mod labels;
 pub mod live_rows;
 pub mod log_merge;
+pub mod log_page;
 pub mod logs;
 pub mod namespaces;
 pub mod objects;
 pub mod palette;
 pub mod pods;
 pub mod problem;
+pub mod rates;
 pub mod resolve;
 pub mod secrets;
 pub mod session;

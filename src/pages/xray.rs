@@ -1,13 +1,12 @@
 //! The X-ray page: the client-go machinery at work inside this tab — informers, work queues, connections by kind, requests, the discovery cache.
 
-use std::collections::HashMap;
-
 use kubeglass_client::cache::factory::FactoryEntry;
 use leptos::prelude::*;
 
 use crate::actions::Actions;
 use crate::kube::cluster::Now;
 use crate::kube::use_kube;
+use crate::model::rates::Rates;
 use crate::model::time::short_age;
 
 fn state_class(label: &str) -> &'static str {
@@ -31,34 +30,29 @@ pub fn Xray() -> impl IntoView {
     let kube = StoredValue::new_local(use_kube());
     let actions = expect_context::<Actions>();
     let now = expect_context::<Now>().0;
-    let previous: StoredValue<HashMap<String, (f64, u64)>> = StoredValue::new(HashMap::new());
+    let rates: StoredValue<Rates> = StoredValue::new(Rates::default());
 
     let informers = Memo::new(move |_| {
         let t = now.get();
         let entries = kube.with_value(|k| k.factory.snapshots());
-        let prev = previous.get_value();
-        {
-            let mut next = HashMap::new();
-            let rows: Vec<InformerRow> = entries
-                .into_iter()
-                .map(|entry| {
-                    let r = &entry.snapshot.reflector;
-                    let total = r.added + r.modified + r.deleted + r.bookmarks;
-                    let key = entry.key.to_string();
-                    let rate = match prev.get(&key) {
-                        Some((t0, n0)) if t > *t0 => (total.saturating_sub(*n0)) as f64 / (t - t0),
-                        _ => 0.0,
-                    };
-                    next.insert(key, (t, total));
-                    InformerRow {
-                        entry,
-                        events_per_sec: rate,
-                    }
-                })
-                .collect();
-            previous.set_value(next);
-            rows
-        }
+        let totals = entries.iter().map(|entry| {
+            let r = &entry.snapshot.reflector;
+            (
+                entry.key.to_string(),
+                r.added + r.modified + r.deleted + r.bookmarks,
+            )
+        });
+        let per_sec = rates
+            .try_update_value(|rates| rates.read(t, totals))
+            .unwrap_or_default();
+        entries
+            .into_iter()
+            .zip(per_sec)
+            .map(|(entry, events_per_sec)| InformerRow {
+                entry,
+                events_per_sec,
+            })
+            .collect::<Vec<_>>()
     });
     let connections = move || {
         now.track();
