@@ -13,16 +13,8 @@ use leptos::prelude::*;
 use crate::components::problem::ProblemBox;
 use crate::kube::use_kube;
 use crate::kube::watch::{cluster_path, table_options};
+use crate::model::discovery::{CrdChanges, matches_search};
 use crate::route::Route;
-
-fn matches(r: &ResourceInfo, q: &str) -> bool {
-    q.is_empty()
-        || r.plural.contains(q)
-        || r.kind.to_lowercase().contains(q)
-        || r.group.contains(q)
-        || r.short_names.iter().any(|s| s == q)
-        || r.categories.iter().any(|c| c == q)
-}
 
 /// The page.
 #[component]
@@ -35,7 +27,7 @@ pub fn ApiTree() -> impl IntoView {
     // added, removed or changed, seen by its resourceVersion) means
     // discovery is out of date. Table format: the same informer serves the
     // `:crd` table.
-    let mut seen: Option<BTreeMap<String, String>> = None;
+    let mut changes = CrdChanges::default();
     let k = kube.clone();
     let watch = kube.watch_frames(
         "crd-changes",
@@ -52,10 +44,9 @@ pub fn ApiTree() -> impl IntoView {
                 })
                 .collect();
             crds.set(now.keys().cloned().collect());
-            if seen.as_ref().is_some_and(|before| *before != now) {
+            if changes.changed(now) {
                 k.load_discovery(true);
             }
-            seen = Some(now);
         },
     );
     let _watch = StoredValue::new_local(watch);
@@ -133,7 +124,7 @@ fn render(d: &Arc<Discovery>, q: &str, crds: &BTreeSet<String>) -> impl IntoView
                     let mut rs: Vec<&ResourceInfo> = d
                         .resources_for(&g.name, v)
                         .into_iter()
-                        .filter(|r| matches(r, q))
+                        .filter(|r| matches_search(r, q))
                         .collect();
                     if rs.is_empty() {
                         return None;
