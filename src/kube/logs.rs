@@ -17,21 +17,9 @@ use kubeglass_client::kube_core::subresource::LogParams;
 use kubeglass_web::{FrameQueue, spawn};
 
 use crate::kube::Kube;
+pub use crate::model::log_page::StreamState;
 use crate::model::logs::{LineSplitter, LogLine};
 use crate::model::problem::Problem;
-
-/// Where a stream is in its life.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StreamState {
-    /// Asked for, no answer yet.
-    Opening,
-    /// Lines are arriving (or may).
-    Open,
-    /// The log ended: not followed, or the container stopped.
-    Ended,
-    /// Refused or broken, in words.
-    Failed(Problem),
-}
 
 /// One open stream as the X-ray page lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]

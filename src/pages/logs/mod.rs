@@ -13,13 +13,12 @@ use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::logs::{LogStream, StreamState, open_log};
+use crate::kube::logs::{LogStream, open_log};
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::logs::stream_problem;
+use crate::model::log_page::{PodLogFacts, pod_log_message, stream_note};
 use crate::model::objects::field_value;
 use crate::model::pods::{PodView, State};
-use crate::model::problem::Problem;
 use crate::route::{LogTarget, Route};
 
 use lines::LogLines;
@@ -151,44 +150,29 @@ fn PodLogs(namespace: String, pod: String) -> impl IntoView {
             pod_name.get_value()
         )
     };
-    let (missing_pod, missing_ns) = (pod.clone(), namespace.clone());
+    let (facts_pod, facts_ns) = (pod.clone(), namespace.clone());
     let message = move || {
-        if let Some(p) = status
-            .with(watch_problem)
-            .filter(|p| matches!(p, Problem::Forbidden(_)))
-        {
-            return Some((
-                p.word(),
-                format!("{} {}", p.explain("read this pod"), p.detail()),
-            ));
-        }
-        if missing.get() && object.with(Option::is_none) {
-            return Some((
-                "not-found",
-                format!(
-                    "There is no pod “{missing_pod}” in {missing_ns} now (deleted, or never there)."
-                ),
-            ));
-        }
-        if missing.get() {
-            return Some((
-                "gone",
-                "The pod is gone; the lines loaded stay.".to_string(),
-            ));
-        }
-        match state.states.with(|s| s.get(&0).cloned()) {
-            Some(StreamState::Failed(p)) => Some((p.word(), format!("{} {}", stream_problem(&p, &what()), p.detail()))),
-            None if !query.with(|q| q.6) => container_state.get().map(|s| ("waiting", format!("{} has not started yet ({}), so it has no log; it opens when the container starts.", what(), s.describe(0.0)))),
-            _ => None,
-        }
+        let what = what();
+        let pod_problem = status.with(watch_problem);
+        let stream = state.states.with(|s| s.get(&0).cloned());
+        let container = container_state.get();
+        pod_log_message(&PodLogFacts {
+            namespace: &facts_ns,
+            pod: &facts_pod,
+            what: &what,
+            pod_problem: pod_problem.as_ref(),
+            missing: missing.get(),
+            seen: object.with(Option::is_some),
+            stream: stream.as_ref(),
+            ready: query.with(|q| q.6),
+            container: container.as_ref(),
+        })
     };
-    let ended = move || match state.states.with(|s| s.get(&0).cloned()) {
-        Some(StreamState::Ended) if state.options.with(|o| o.follow && !o.previous) => {
-            Some("The log ended: the container stopped.")
-        }
-        Some(StreamState::Ended) => Some("Loaded; not following."),
-        Some(StreamState::Opening) => Some("Opening the log…"),
-        _ => None,
+    let ended = move || {
+        let stream = state.states.with(|s| s.get(&0).cloned());
+        state
+            .options
+            .with(|o| stream_note(stream.as_ref(), o.follow, o.previous))
     };
     let back = Route::Object {
         resource: "pods".into(),
