@@ -17,6 +17,13 @@ pub enum StreamState {
     Failed(Problem),
 }
 
+/// Whether a pod's stream may open: the previous container's log always
+/// may; the current one once the container has run, or before its state is
+/// known (try). A container still waiting is waited for.
+pub fn may_open(previous: bool, container: Option<&State>) -> bool {
+    previous || container.is_none_or(State::has_run)
+}
+
 /// What a pod's log page knows when it chooses what to say.
 #[derive(Debug, Clone, Copy)]
 pub struct PodLogFacts<'a> {
@@ -200,6 +207,10 @@ mod tests {
             text,
             "container app of pod web-1 has not started yet (Waiting: ContainerCreating), so it has no log; it opens when the container starts."
         );
+        assert!(!may_open(false, Some(&waiting)), "waited for");
+        assert!(may_open(true, Some(&waiting)), "its previous log is there");
+        assert!(may_open(false, None), "not known yet: try");
+        assert!(may_open(false, Some(&State::Running(None))));
         // Once ready, the stream opens and the message goes.
         assert_eq!(
             word(PodLogFacts {

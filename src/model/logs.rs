@@ -140,6 +140,22 @@ impl LogOptions {
         q
     }
 
+    /// The options that shape the request (container, previous, since, tail,
+    /// follow), with those only the view reads (timestamps shown, wrap,
+    /// filter, lines kept) at their defaults: when this changes, the stream
+    /// is opened anew; when only the rest changes, it is not.
+    pub fn request_part(&self) -> LogOptions {
+        LogOptions {
+            container: self.container.clone(),
+            previous: self.previous,
+            since_seconds: self.since_seconds,
+            since_time: self.since_time.clone(),
+            tail: self.tail,
+            follow: self.follow,
+            ..LogOptions::default()
+        }
+    }
+
     /// What to ask the API for one container. Timestamps are always asked
     /// for: they order a workload's merged lines, and the view hides them
     /// unless the person wants them.
@@ -694,6 +710,56 @@ mod tests {
 
     fn query<'a>(pairs: &'a [(&'static str, String)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |k| pairs.iter().find(|(p, _)| *p == k).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn only_what_the_request_asks_for_reopens_a_stream() {
+        let o = LogOptions {
+            container: Some("web".into()),
+            tail: Tail::All,
+            follow: false,
+            ..LogOptions::default()
+        };
+        let viewed = LogOptions {
+            timestamps: true,
+            wrap: true,
+            filter: "/err/".into(),
+            keep: 10_000,
+            ..o.clone()
+        };
+        assert_eq!(
+            viewed.request_part(),
+            o.request_part(),
+            "the view's own options"
+        );
+        for asked in [
+            LogOptions {
+                previous: true,
+                ..o.clone()
+            },
+            LogOptions {
+                since_seconds: Some(60),
+                ..o.clone()
+            },
+            LogOptions {
+                since_time: Some("2026-12-03T10:00:00Z".into()),
+                ..o.clone()
+            },
+            LogOptions {
+                tail: Tail::Lines(10),
+                ..o.clone()
+            },
+            LogOptions {
+                follow: true,
+                ..o.clone()
+            },
+            LogOptions {
+                container: Some("sidecar".into()),
+                ..o.clone()
+            },
+        ] {
+            assert_ne!(asked.request_part(), o.request_part(), "{asked:?}");
+        }
     }
 
     #[test]

@@ -16,9 +16,10 @@ use crate::components::resolved::Resolved;
 use crate::kube::logs::{LogStream, open_log};
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::log_page::{PodLogFacts, pod_log_message, stream_note};
+use crate::model::log_page::{PodLogFacts, may_open, pod_log_message, stream_note};
+use crate::model::logs::LogOptions;
 use crate::model::objects::field_value;
-use crate::model::pods::{PodView, State};
+use crate::model::pods::PodView;
 use crate::route::{LogTarget, Route};
 
 use lines::LogLines;
@@ -98,25 +99,14 @@ fn PodLogs(namespace: String, pod: String) -> impl IntoView {
     });
     // What the stream depends on: a change opens a new one.
     let query = Memo::new(move |_| {
-        let o = state.options.get();
-        let c = chosen.get();
-        // Not yet known (the pod has not loaded): try; waiting: wait.
-        let ready = o.previous || container_state.with(|s| s.as_ref().is_none_or(State::has_run));
-        (
-            c,
-            o.previous,
-            o.since_seconds,
-            o.since_time,
-            o.tail,
-            o.follow,
-            ready,
-        )
+        let asked = state.options.with(LogOptions::request_part);
+        let ready = may_open(asked.previous, container_state.get().as_ref());
+        (asked, chosen.get(), ready)
     });
     let stream: StoredValue<Option<LogStream>, LocalStorage> = StoredValue::new_local(None);
     let (ns, p) = (namespace.clone(), pod.clone());
     Effect::new(move |_| {
-        let (container, ..) = query.get();
-        let ready = query.with(|q| q.6);
+        let (_, container, ready) = query.get();
         stream.set_value(None);
         state.reset();
         let Some(container) = container else { return };
@@ -164,7 +154,7 @@ fn PodLogs(namespace: String, pod: String) -> impl IntoView {
             missing: missing.get(),
             seen: object.with(Option::is_some),
             stream: stream.as_ref(),
-            ready: query.with(|q| q.6),
+            ready: query.with(|q| q.2),
             container: container.as_ref(),
         })
     };

@@ -15,7 +15,7 @@ use crate::kube::logs::{LogStream, StreamState, open_log};
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::log_merge::{Member, Merge};
-use crate::model::logs::{LogLine, stream_problem};
+use crate::model::logs::{LogLine, LogOptions, stream_problem};
 use crate::model::objects::field_value;
 use crate::model::problem::Problem;
 use crate::pages::logs::lines::LogLines;
@@ -126,17 +126,7 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
             CAP_FETCH
         }
     };
-    let query = Memo::new(move |_| {
-        let o = state.options.get();
-        (
-            o.container,
-            o.previous,
-            o.since_seconds,
-            o.since_time,
-            o.tail,
-            o.follow,
-        )
-    });
+    let query = Memo::new(move |_| state.options.with(LogOptions::request_part));
     let feed = StoredValue::new_local(state.feed(&kube));
     let owner_name = name.clone();
     let ns = namespace.clone();
