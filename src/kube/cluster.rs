@@ -14,16 +14,11 @@ use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::kube::watch::cluster_path;
-use crate::kube::{Kube, Watch};
+use crate::kube::{Kube, Now, Watch};
 use crate::model::connection::{Connection, next_connection};
 use crate::model::objects::NamespaceRow;
 use crate::model::problem::Problem;
 use crate::model::time::Seconds;
-
-/// The app's clock in seconds since the epoch, ticking once a second (ages,
-/// flashes, statuses); set from the injected clock only.
-#[derive(Clone, Copy)]
-pub struct Now(pub RwSignal<Seconds>);
 
 /// How often the API is probed while it cannot be reached.
 const PROBE_INTERVAL: Duration = Duration::from_secs(1);

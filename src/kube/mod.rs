@@ -27,6 +27,12 @@ pub mod watch;
 
 pub use watch::Watch;
 
+/// The app's clock in seconds since the epoch, ticking once a second (ages,
+/// flashes, statuses); set from the injected clock only (`cluster` starts
+/// the tick).
+#[derive(Clone, Copy)]
+pub struct Now(pub RwSignal<Seconds>);
+
 /// Shared handles, provided as context.
 #[derive(Clone)]
 pub struct Kube {

@@ -121,7 +121,7 @@ impl Kube {
             let _ = synced.await;
         });
         // Failures and backoff show without any change to the objects.
-        if let Some(now) = use_context::<crate::kube::cluster::Now>() {
+        if let Some(now) = use_context::<crate::kube::Now>() {
             let ticked = inf.clone();
             Effect::new(move |_| {
                 now.0.track();

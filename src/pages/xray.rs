@@ -4,7 +4,7 @@ use kubeglass_client::cache::factory::FactoryEntry;
 use leptos::prelude::*;
 
 use crate::actions::Actions;
-use crate::kube::cluster::Now;
+use crate::kube::Now;
 use crate::kube::use_kube;
 use crate::model::rates::Rates;
 use crate::model::time::short_age;

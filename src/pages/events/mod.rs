@@ -11,7 +11,8 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::components::scroll::ScrollWindow;
-use crate::kube::cluster::{ClusterState, Now};
+use crate::kube::Now;
+use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::events::{

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::kube::cluster::Now;
+use crate::kube::Now;
 use crate::model::logs::LogOptions;
 use crate::model::pods::PodView;
 use crate::route::{LogTarget, Route};

@@ -7,7 +7,7 @@ use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::cluster::Now;
+use crate::kube::Now;
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::events::{EventIndex, EventRow, events_namespace};

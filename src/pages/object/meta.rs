@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::kube::cluster::Now;
+use crate::kube::Now;
 use crate::kube::use_kube;
 use crate::model::objects::{conditions, owners, resource_of, string_map};
 use crate::model::time::age;

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::cluster::Now;
+use crate::kube::Now;
 use crate::kube::use_kube;
 use crate::kube::watch::watch_problem;
 use crate::model::objects::{created, field_value, with_type_meta};

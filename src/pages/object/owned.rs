@@ -7,7 +7,7 @@ use kubeglass_client::rest::table::TableRowObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::cluster::Now;
+use crate::kube::Now;
 use crate::kube::watch::{cluster_path, table_options, watch_problem};
 use crate::kube::{load, use_kube};
 use crate::model::objects::{OwnedRow, children_of, field_value};

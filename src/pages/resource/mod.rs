@@ -15,7 +15,7 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::cluster::Now;
+use crate::kube::Now;
 use crate::kube::reads::preview_page;
 use crate::kube::use_kube;
 use crate::kube::watch::table_options;

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use super::state::Table;
 use crate::components::keys::{modified, on_keys, typing};
 use crate::components::scroll::ScrollWindow;
-use crate::kube::cluster::Now;
+use crate::kube::Now;
 use crate::model::cells::{cell_class, cell_text};
 use crate::model::live_rows::RowState;
 
