@@ -89,6 +89,9 @@ test('a deep link to a table lists the namespaces in the menu, and a namespace p
   // The URL changes before the hashchange redraws the page: read the rows of
   // the table that replaced the all-namespaces one, not its last frame.
   const table = page.locator('[data-testid=resource-page][data-namespace=demo-shop]');
+  // The informer's rows, not only the first page shown before they come (a
+  // preview says "first N of M — loading the rest"; the informer's, "N of N").
+  await table.getByTestId('row-count').filter({ hasText: /^[1-9]\d* of [1-9]\d*$/ }).waitFor({ timeout: 20000 });
   await table.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
   const keys = await table.getByTestId('resource-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-key')).filter(Boolean));
   assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('demo-shop/')), `${keys}`);
