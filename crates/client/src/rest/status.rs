@@ -89,12 +89,16 @@ impl ApiError {
         self.code == 404 || self.reason() == "NotFound"
     }
 
-    /// 409 Conflict (a stale resourceVersion on update) or AlreadyExists.
+    /// Conflict: a stale resourceVersion on update (apimachinery's
+    /// `IsConflict`): the reason says Conflict, or the code is 409 and the
+    /// reason is not one apimachinery knows. AlreadyExists is also a 409, and
+    /// is not a conflict: see [`ApiError::is_already_exists`].
     pub fn is_conflict(&self) -> bool {
-        self.code == 409 || self.reason() == "Conflict"
+        self.reason() == "Conflict" || (self.code == 409 && !KNOWN_REASONS.contains(&self.reason()))
     }
 
-    /// 409 AlreadyExists.
+    /// AlreadyExists: a create of a name that is taken (apimachinery's
+    /// `IsAlreadyExists`, by reason only).
     pub fn is_already_exists(&self) -> bool {
         self.reason() == "AlreadyExists"
     }
@@ -150,6 +154,30 @@ impl ApiError {
         (500..600).contains(&self.code)
     }
 }
+
+/// The `StatusReason`s apimachinery knows (`knownReasons`): a code-only
+/// check applies only when the reason is none of these.
+const KNOWN_REASONS: &[&str] = &[
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "AlreadyExists",
+    "Conflict",
+    "Gone",
+    "Invalid",
+    "ServerTimeout",
+    "StoreReadError",
+    "Timeout",
+    "TooManyRequests",
+    "BadRequest",
+    "MethodNotAllowed",
+    "NotAcceptable",
+    "RequestEntityTooLarge",
+    "UnsupportedMediaType",
+    "InternalError",
+    "Expired",
+    "ServiceUnavailable",
+];
 
 fn reason_for_code(code: u16) -> &'static str {
     match code {
@@ -215,6 +243,27 @@ mod tests {
         let e = ApiError::from_response(504, too_large, None);
         assert!(e.is_too_large_resource_version());
         assert!(!e.is_gone());
+    }
+
+    // apimachinery's IsConflict and IsAlreadyExists: a 409 whose reason is
+    // AlreadyExists is not a conflict; a 409 with a reason apimachinery does
+    // not know is one, and so is the Conflict reason on any code.
+    #[test]
+    fn is_conflict_and_is_already_exists_as_apimachinery() {
+        let exists = br#"{"kind":"Status","status":"Failure","message":"configmaps \"a\" already exists","reason":"AlreadyExists","code":409}"#;
+        let e = ApiError::from_response(409, exists, None);
+        assert!(e.is_already_exists());
+        assert!(!e.is_conflict(), "AlreadyExists is not a conflict");
+        let conflict = br#"{"kind":"Status","status":"Failure","message":"the object has been modified","reason":"Conflict","code":409}"#;
+        let e = ApiError::from_response(409, conflict, None);
+        assert!(e.is_conflict() && !e.is_already_exists());
+        let unknown = br#"{"kind":"Status","status":"Failure","message":"x","reason":"SomethingNew","code":409}"#;
+        assert!(ApiError::from_response(409, unknown, None).is_conflict());
+        let bare = ApiError::from_response(409, b"", None);
+        assert!(bare.is_conflict() && !bare.is_already_exists());
+        let not_found =
+            br#"{"kind":"Status","status":"Failure","message":"x","reason":"NotFound","code":409}"#;
+        assert!(!ApiError::from_response(409, not_found, None).is_conflict());
     }
 
     #[test]
