@@ -1,7 +1,9 @@
-//! Retry delays as values: an exponential backoff with jitter and a reset after a healthy spell.
+//! Retry delays as values: an exponential backoff with jitter that starts over periodically.
 //!
 //! The numbers default to client-go's reflector backoff: 800 ms initial, factor
-//! 2, cap 30 s, jitter 1.0, reset after 2 minutes without a failure.
+//! 2, cap 30 s, jitter 1.0, and the reset of apimachinery's
+//! `Backoff.DelayWithReset`: once 2 minutes have passed since the sequence
+//! (re)started, the next delay is the initial one again, failures or not.
 
 use std::time::Duration;
 
@@ -18,17 +20,19 @@ pub struct Backoff {
     pub cap: Duration,
     /// Each delay `d` becomes `d + random(0..1) * jitter * d`.
     pub jitter: f64,
-    /// A failure this long after the previous one starts again from `initial`.
+    /// A failure this long after the sequence (re)started starts it again
+    /// from `initial` (apimachinery's `resetInterval`).
     pub reset_after: Duration,
     /// The un-jittered delay the next failure will get.
     current: Duration,
-    /// When the last failure was recorded; `None` before the first.
-    last_failure: Option<Timestamp>,
+    /// When the current sequence started (apimachinery's `lastStart`): set
+    /// by [`Backoff::start_at`], by the first failure, and at each reset.
+    last_start: Option<Timestamp>,
     rng: Jitter,
 }
 
 impl Backoff {
-    /// client-go's reflector backoff (800 ms, ×2, 30 s cap, jitter 1.0, reset after 2 min).
+    /// client-go's reflector backoff (800 ms, ×2, 30 s cap, jitter 1.0, reset every 2 min).
     pub fn reflector(seed: u64) -> Self {
         Self::new(
             Duration::from_millis(800),
@@ -56,19 +60,27 @@ impl Backoff {
             jitter,
             reset_after,
             current: initial,
-            last_failure: None,
+            last_start: None,
             rng: Jitter::new(seed),
         }
     }
 
+    /// Starts the sequence's reset interval at `now` (client-go's backoff
+    /// manager starts it when it is made).
+    pub fn start_at(&mut self, now: Timestamp) {
+        self.last_start = Some(now);
+    }
+
     /// Records a failure at `now` and returns how long to wait before retrying.
     pub fn next_delay(&mut self, now: Timestamp) -> Duration {
-        if let Some(last) = self.last_failure
-            && now.saturating_sub(last) >= self.reset_after
-        {
-            self.current = self.initial;
+        match self.last_start {
+            Some(start) if now.saturating_sub(start) > self.reset_after => {
+                self.current = self.initial;
+                self.last_start = Some(now);
+            }
+            Some(_) => {}
+            None => self.last_start = Some(now),
         }
-        self.last_failure = Some(now);
         let base = self.current.min(self.cap);
         self.current = self.current.mul_f64(self.factor).min(self.cap);
         if self.jitter > 0.0 {
@@ -83,10 +95,10 @@ impl Backoff {
         self.current.min(self.cap)
     }
 
-    /// Forgets past failures.
+    /// Forgets past failures; the next one starts a new sequence.
     pub fn reset(&mut self) {
         self.current = self.initial;
-        self.last_failure = None;
+        self.last_start = None;
     }
 }
 
@@ -115,22 +127,69 @@ mod tests {
         }
     }
 
+    // apimachinery's TestBackoffDelayWithResetExponential: the backoff
+    // starts over once the reset interval has passed since the sequence
+    // started, even while failures keep coming (client-go's reflector
+    // takes its delays from Backoff.DelayWithReset(clock, 2 min)).
     #[test]
-    fn resets_after_two_healthy_minutes() {
+    fn backoff_delay_with_reset_exponential() {
+        let mut b = Backoff::reflector(1);
+        b.jitter = 0.0;
+        let t = Duration::from_secs(1000);
+        // A failure every 10 s: the delays grow to the cap…
+        let delays: Vec<u64> = (0..=12)
+            .map(|i| b.next_delay(t + Duration::from_secs(10 * i)).as_millis() as u64)
+            .collect();
+        assert_eq!(
+            delays,
+            [
+                800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000, 30000, 30000, 30000,
+                30000
+            ]
+        );
+        // …and 2 minutes after the sequence started, one more failure
+        // (10 s after the last) starts it again.
+        assert_eq!(
+            b.next_delay(t + Duration::from_secs(130)),
+            Duration::from_millis(800)
+        );
+        // The next reset is 2 minutes after that one.
+        assert_eq!(
+            b.next_delay(t + Duration::from_secs(140)),
+            Duration::from_millis(1600)
+        );
+        assert_eq!(
+            b.next_delay(t + Duration::from_secs(251)),
+            Duration::from_millis(800)
+        );
+    }
+
+    #[test]
+    fn the_reset_interval_counts_from_start_at_and_must_be_exceeded() {
         let mut b = Backoff::reflector(1);
         b.jitter = 0.0;
         let t = Duration::from_secs(10);
-        b.next_delay(t);
-        b.next_delay(t);
-        assert_eq!(b.next_delay(t), Duration::from_millis(3200));
-        // 119 s later: still backing off.
+        b.start_at(t);
+        b.next_delay(t + Duration::from_secs(60));
+        b.next_delay(t + Duration::from_secs(60));
         assert_eq!(
-            b.next_delay(t + Duration::from_secs(119)),
+            b.next_delay(t + Duration::from_secs(60)),
+            Duration::from_millis(3200)
+        );
+        // Exactly 2 minutes after the start: not yet (apimachinery compares with >).
+        assert_eq!(
+            b.next_delay(t + Duration::from_secs(120)),
             Duration::from_millis(6400)
         );
-        // 120 s after the previous failure: back to the start.
         assert_eq!(
-            b.next_delay(t + Duration::from_secs(239)),
+            b.next_delay(t + Duration::from_millis(120_001)),
+            Duration::from_millis(800)
+        );
+        // reset() forgets the start: the next failure begins a new sequence.
+        b.next_delay(t + Duration::from_secs(130));
+        b.reset();
+        assert_eq!(
+            b.next_delay(t + Duration::from_secs(500)),
             Duration::from_millis(800)
         );
     }

@@ -1,8 +1,11 @@
-//! Injected time: a passive clock that tells the time and a full clock that can also sleep.
+//! Injected time: a passive clock that tells the time and a full clock that can also sleep and draw random numbers.
 //!
 //! The core never calls `Instant::now` or `SystemTime::now` (clippy forbids it
 //! in this crate): tests step a fake clock instead of sleeping, and the browser
-//! supplies `Date.now()` and `setTimeout`.
+//! supplies `Date.now()` and `setTimeout`. Randomness comes the same way: the
+//! platform that gives the time also gives [`Entropy`] (the browser's
+//! `crypto.getRandomValues`, the operating system's on native), so jitter
+//! spreads retries apart across informers and tabs that fail together.
 
 use std::time::Duration;
 
@@ -17,16 +20,29 @@ pub trait PassiveClock {
     fn now(&self) -> Timestamp;
 }
 
-/// Tells the time and waits; what the reflector, delaying queue and resync need.
-pub trait Clock: PassiveClock {
+/// Random numbers from the platform, for jitter.
+///
+/// Not for secrets: it only has to differ between informers, tabs and
+/// machines, so that clients that fail in the same instant do not retry in
+/// the same instant (client-go's `wait.Jitter` draws from `math/rand`,
+/// randomly seeded).
+pub trait Entropy {
+    /// A random 64-bit value; every call gives a new one.
+    fn random_u64(&self) -> u64;
+}
+
+/// Tells the time, waits and draws random numbers; what the reflector,
+/// delaying queue and resync need.
+pub trait Clock: PassiveClock + Entropy {
     /// A future that completes once `duration` has passed on this clock.
     fn sleep(&self, duration: Duration) -> LocalBoxFuture<'static, ()>;
 }
 
-/// A small deterministic pseudo-random source for jitter, seeded from a clock.
+/// A small pseudo-random source for jitter, seeded from the platform's [`Entropy`].
 ///
 /// Jitter only needs to spread retries apart; it does not need cryptographic
-/// quality, and seeding from the injected clock keeps tests reproducible.
+/// quality. The seed must differ between sources made in the same instant,
+/// so it comes from the entropy, never from the time.
 #[derive(Debug, Clone)]
 pub struct Jitter {
     state: u64,
@@ -40,10 +56,9 @@ impl Jitter {
         }
     }
 
-    /// A source seeded from the clock's current time.
-    pub fn from_clock(clock: &dyn PassiveClock) -> Self {
-        let now = clock.now();
-        Self::new(now.as_secs() ^ u64::from(now.subsec_nanos()).rotate_left(32))
+    /// A source seeded from the platform's entropy.
+    pub fn from_entropy(entropy: &dyn Entropy) -> Self {
+        Self::new(entropy.random_u64())
     }
 
     /// The next value, uniform in `[0, 1)`.

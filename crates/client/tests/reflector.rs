@@ -744,3 +744,55 @@ fn an_internal_error_on_the_watch_is_retried_without_relisting() {
     assert_eq!(h.status.borrow().lists, 1);
     h.server.verify();
 }
+
+// wait.Jitter draws from math/rand, seeded at random: twenty reflectors
+// started in the same instant that fail together must not all retry in the
+// same instant (a thundering herd on an apiserver that just came back).
+// Each draws its jitter from the clock's entropy, not from the time.
+#[test]
+fn jitter_is_random_so_informers_failing_together_retry_apart() {
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let mut pool = LocalPool::new();
+    let mut statuses = Vec::new();
+    let mut servers = Vec::new();
+    for _ in 0..20 {
+        let server = FakeApiServer::new();
+        server
+            .expect_get(PATH)
+            .reply(Reply::Fail(TransportError::Connect(
+                "connection refused".into(),
+            )));
+        let reflector = Reflector::<ConfigMap>::new(
+            RestClient::new(Rc::new(server.clone())),
+            Rc::new(clock.clone()),
+            ReflectorConfig::new(PATH),
+            Rc::new(RefCell::new(Store::<ConfigMap>::new())),
+        );
+        statuses.push(reflector.status());
+        pool.spawner().spawn_local(reflector.run()).expect("spawn");
+        servers.push(server);
+    }
+    pool.run_until_stalled();
+    let mut retries: Vec<Duration> = statuses
+        .iter()
+        .map(|s| match s.borrow().state {
+            ReflectorState::BackingOff { until } => until - clock.now(),
+            ref other => panic!("not backing off: {other:?}"),
+        })
+        .collect();
+    retries.sort();
+    retries.dedup();
+    assert!(
+        retries.len() >= 18,
+        "20 reflectors that failed together retry at only {} distinct times: {retries:?}",
+        retries.len()
+    );
+    let spread = retries[retries.len() - 1] - retries[0];
+    assert!(
+        spread >= Duration::from_millis(200),
+        "their retries span only {spread:?} of the 800 ms jitter: {retries:?}"
+    );
+    for d in &retries {
+        assert!(*d >= Duration::from_millis(800) && *d <= Duration::from_millis(1600));
+    }
+}

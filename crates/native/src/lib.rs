@@ -161,6 +161,17 @@ impl PassiveClock for SystemClock {
     }
 }
 
+/// The operating system's randomness, through the standard library's
+/// randomly keyed hasher (a fresh key for every call).
+impl kubeglass_client::clock::Entropy for SystemClock {
+    fn random_u64(&self) -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    }
+}
+
 impl Clock for SystemClock {
     fn sleep(&self, duration: Duration) -> LocalBoxFuture<'static, ()> {
         let (tx, rx) = oneshot::channel::<()>();

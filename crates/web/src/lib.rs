@@ -88,6 +88,23 @@ impl PassiveClock for WebClock {
     }
 }
 
+/// `crypto.getRandomValues` (a worker's or the page's), or `Math.random`
+/// where that is missing: a different seed in every tab and every call.
+impl kubeglass_client::clock::Entropy for WebClock {
+    fn random_u64(&self) -> u64 {
+        let mut bytes = [0u8; 8];
+        let crypto = window().and_then(|w| w.crypto().ok());
+        match crypto.map(|c| c.get_random_values_with_u8_array(&mut bytes)) {
+            Some(Ok(_)) => u64::from_le_bytes(bytes),
+            _ => {
+                let hi = (js_sys::Math::random() * f64::from(u32::MAX)) as u64;
+                let lo = (js_sys::Math::random() * f64::from(u32::MAX)) as u64;
+                (hi << 32) | lo
+            }
+        }
+    }
+}
+
 /// Cancels a pending `setTimeout` when dropped.
 struct TimeoutGuard {
     id: Option<i32>,

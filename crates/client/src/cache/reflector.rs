@@ -10,7 +10,7 @@
 //! Exact read of the old revision from etcd; only if that is also gone (or
 //! "too large") does it list at once with no version (a consistent read
 //! from etcd, paged). Connection failures, 429s and 5xx back off
-//! (800 ms ×2 up to 30 s, jittered, reset after 2 healthy minutes) and resume
+//! (800 ms ×2 up to 30 s, jittered, starting over every 2 minutes) and resume
 //! the watch without a relist. A watch that ends within a second having
 //! delivered nothing counts as a failure, so a broken server cannot cause a
 //! hot loop.
@@ -297,8 +297,9 @@ where
         config: ReflectorConfig,
         store: Rc<RefCell<dyn ReflectorStore<K>>>,
     ) -> Self {
-        let jitter = Jitter::from_clock(clock.as_ref());
-        let seed = clock.now().as_nanos() as u64;
+        let jitter = Jitter::from_entropy(clock.as_ref());
+        let mut backoff = Backoff::reflector(clock.random_u64());
+        backoff.start_at(clock.now());
         Self {
             client,
             clock,
@@ -306,7 +307,7 @@ where
             store,
             status: Rc::new(RefCell::new(ReflectorStatus::default())),
             on_status: None,
-            backoff: Backoff::reflector(seed),
+            backoff,
             jitter,
             reconnect: None,
             synced_this_stream: false,

@@ -563,7 +563,7 @@ impl EventBroadcaster {
         let write_all = async move {
             let mut correlator = Correlator::default();
             let mut series = series::SeriesCache::new();
-            let mut jitter = crate::clock::Jitter::from_clock(clock.as_ref());
+            let mut jitter = crate::clock::Jitter::from_entropy(clock.as_ref());
             let series_mode = sink.series();
             let mut next_finish = clock.now() + series::FINISH_TIME;
             let mut next_refresh = clock.now() + series::REFRESH_TIME;

@@ -30,6 +30,8 @@ struct ClockInner {
     now: Timestamp,
     /// Pending sleeps: when each fires, and who to wake.
     timers: Vec<(Timestamp, oneshot::Sender<()>)>,
+    /// Random values drawn so far (each draw mixes the next count).
+    draws: u64,
 }
 
 impl FakeClock {
@@ -80,6 +82,20 @@ impl FakeClock {
 impl PassiveClock for FakeClock {
     fn now(&self) -> Timestamp {
         self.inner.borrow().now
+    }
+}
+
+/// Deterministic per clock, a new value on every draw (splitmix64 of a
+/// counter), so tests are reproducible and sources made in the same instant
+/// still differ.
+impl crate::clock::Entropy for FakeClock {
+    fn random_u64(&self) -> u64 {
+        let mut inner = self.inner.borrow_mut();
+        inner.draws += 1;
+        let mut z = inner.draws.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 }
 
