@@ -885,20 +885,30 @@ fn writes_repeat_only_after_a_429_and_nothing_repeats_without_retry_after() {
     server.verify();
 }
 
-// client-go TestConnectionResetByPeerIsRetried: a GET whose connection broke
-// is sent once more; a second break is the error.
+// client-go TestConnectionResetByPeerIsRetried (and with_retry.go's
+// IsNextRetry): a GET whose connection was reset or hit EOF is sent again,
+// a second after each break as if the server had said Retry-After: 1, up to
+// maxRetries (10) times; the eleventh break is the error. Writes are not
+// repeated.
 #[test]
-fn a_get_whose_connection_broke_is_sent_once_more() {
+fn connection_reset_by_peer_is_retried_up_to_max_retries() {
     use futures::task::LocalSpawnExt;
     let server = FakeApiServer::new();
     let path = format!("{CMS}/a");
     let reset = || Reply::Fail(TransportError::Read("connection reset by peer".into()));
-    server.expect_get(&path).reply(reset());
+    // First GET: ten breaks, then the answer.
+    for _ in 0..10 {
+        server.expect_get(&path).reply(reset());
+    }
     server
         .expect_get(&path)
         .reply(Reply::json(200, cm_json("a", "1")));
-    server.expect_get(&path).reply(reset());
-    server.expect_get(&path).reply(reset());
+    // Second GET: eleven breaks; the last is the error.
+    for _ in 0..11 {
+        server.expect_get(&path).reply(reset());
+    }
+    // A write whose connection broke is not repeated.
+    server.expect(http::Method::POST, CMS).reply(reset());
     let (api, client, clock, mut pool) = retrying(&server);
     let got = Rc::new(std::cell::RefCell::new(Vec::new()));
     let g = got.clone();
@@ -908,14 +918,22 @@ fn a_get_whose_connection_broke_is_sent_once_more() {
             g.borrow_mut().push(first);
             let second = api.get("a").await.is_ok();
             g.borrow_mut().push(second);
+            let third = api.create(&PostParams::default(), &cm("x")).await.is_ok();
+            g.borrow_mut().push(third);
         })
         .expect("spawn");
-    for _ in 0..4 {
-        pool.run_until_stalled();
-        clock.advance(Duration::from_secs(1));
-    }
+    use kubeglass_client::clock::PassiveClock;
+    let start = clock.now();
     pool.run_until_stalled();
-    assert_eq!(*got.borrow(), [true, false]);
-    assert_eq!(client.metrics().retries, 2);
+    while clock.advance_to_next_timer().is_some() {
+        pool.run_until_stalled();
+    }
+    assert_eq!(*got.borrow(), [true, false, false]);
+    assert_eq!(client.metrics().retries, 20);
+    assert_eq!(
+        clock.now() - start,
+        Duration::from_secs(20),
+        "one second before each repeat"
+    );
     server.verify();
 }

@@ -36,12 +36,12 @@ pub const BROWSER_QPS: f64 = 20.0;
 /// See [`BROWSER_QPS`].
 pub const BROWSER_BURST: u32 = 60;
 
-/// Retries of one request after a 429 or 5xx that carries `Retry-After`
-/// (client-go's `maxRetries`).
+/// Retries of one request after a 429 or 5xx that carries `Retry-After`, or
+/// a GET whose connection broke (client-go's `maxRetries`).
 pub const MAX_RETRIES: u32 = 10;
 
 /// The wait before repeating a GET whose connection broke (client-go makes
-/// up a `Retry-After: 1` for a connection reset).
+/// up a `Retry-After: 1` for a connection reset or an unexpected EOF).
 const RESET_RETRY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What to do with one attempt's outcome.
@@ -59,14 +59,16 @@ enum Attempt {
 ///   fairness refused it before it ran); a 5xx only for GET and HEAD: a
 ///   write that timed out (504) may have been applied, and repeating a
 ///   POST could create a second object. (client-go repeats writes too.)
-/// - a GET whose connection broke while reading is repeated once.
+/// - a GET whose connection was reset or ended early (client-go's
+///   `IsConnectionReset`/`IsProbableEOF`, our [`TransportError::Read`]) is
+///   repeated a second later, up to the same limit; a write is not, as in
+///   client-go, since it may have been applied.
 fn next_attempt(
     method: &http::Method,
     status: Option<u16>,
     retry_after: Option<std::time::Duration>,
     broken: bool,
     retries: u32,
-    reset_retried: bool,
 ) -> Attempt {
     if retries >= MAX_RETRIES {
         return Attempt::Done;
@@ -75,7 +77,7 @@ fn next_attempt(
     match (status, retry_after) {
         (Some(429), Some(wait)) => Attempt::Retry(wait),
         (Some(code), Some(wait)) if code >= 500 && safe => Attempt::Retry(wait),
-        (None, _) if broken && safe && !reset_retried => Attempt::Retry(RESET_RETRY_WAIT),
+        (None, _) if broken && method == http::Method::GET => Attempt::Retry(RESET_RETRY_WAIT),
         _ => Attempt::Done,
     }
 }
@@ -224,7 +226,7 @@ impl RestClient {
     pub async fn send_raw(&self, request: Request) -> Result<Vec<u8>, Error> {
         secrets::check(&request)?;
         let verb = metrics::verb_of(&request);
-        let (mut retries, mut reset_retried) = (0, false);
+        let mut retries = 0;
         let mut request = request;
         loop {
             let spare = self.clock.is_some().then(|| copy_request(&request));
@@ -239,10 +241,9 @@ impl RestClient {
             let broken = matches!(response, Err(TransportError::Read(_)));
             if let (Some(spare), Some(clock)) = (spare, &self.clock)
                 && let Attempt::Retry(wait) =
-                    next_attempt(&method, code, retry_after, broken, retries, reset_retried)
+                    next_attempt(&method, code, retry_after, broken, retries)
             {
                 retries += 1;
-                reset_retried |= broken;
                 self.metrics.borrow_mut().retries += 1;
                 clock.sleep(wait).await;
                 request = spare;
@@ -297,7 +298,7 @@ impl RestClient {
             }
             if let (Some(spare), Some(clock)) = (spare, &self.clock)
                 && let Attempt::Retry(wait) =
-                    next_attempt(&method, Some(code), retry_after, false, retries, true)
+                    next_attempt(&method, Some(code), retry_after, false, retries)
             {
                 drop(body);
                 retries += 1;
