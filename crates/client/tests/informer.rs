@@ -375,16 +375,28 @@ fn listers_read_the_cache_and_watch_errors_reach_the_hook() {
     let lister = h.informer.lister();
     assert_eq!(lister.namespace("ns").list(&web).len(), 1);
     assert!(lister.namespace("ns").get("db-1").is_some());
+    // After a stream that does not decode, client-go lists again (at the
+    // last version, so the watch cache answers), then watches.
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "10")
+        .no_query("watch")
+        .reply(list("10", vec![cm("web-1", "5"), cm("db-1", "6")]));
     let _again = expect_watch(&server, "10");
     watch.chunk("{not json\n");
     h.settle();
     assert_eq!(errors.borrow().len(), 1, "{:?}", errors.borrow());
     // The cache survives the bad stream.
     assert_eq!(lister.list(&LabelSelector::default()).len(), 2);
-    // The watch is opened again from the list's resourceVersion after a backoff.
+    // The list and the watch follow after a backoff.
     h.clock.advance(Duration::from_secs(2));
     h.settle();
-    assert_eq!(server.remaining(), 0, "re-watched: {:?}", server.log());
+    assert_eq!(
+        server.remaining(),
+        0,
+        "relisted and re-watched: {:?}",
+        server.log()
+    );
 }
 
 fn factory(server: &FakeApiServer, pool: &LocalPool, clock: &FakeClock) -> InformerFactory {

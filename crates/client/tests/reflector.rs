@@ -608,10 +608,11 @@ fn a_forbidden_list_records_its_code_until_a_list_works() {
     assert_eq!(h.status.borrow().last_error_code, None);
 }
 
-// Garbage in the stream restarts the watch from the last good RV; what the
-// store holds is kept.
+// Garbage in the stream ends the watch; after the backoff the reflector
+// lists again from the last good RV (client-go's ListAndWatch starts over)
+// and watches on. What the store holds is kept until that list replaces it.
 #[test]
-fn invalid_json_in_the_stream_restarts_the_watch_and_keeps_the_store() {
+fn invalid_json_in_the_stream_relists_and_keeps_the_store() {
     let server = FakeApiServer::new();
     server
         .expect_get(PATH)
@@ -622,6 +623,11 @@ fn invalid_json_in_the_stream_restarts_the_watch_and_keeps_the_store() {
         .query("watch", "true")
         .query("resourceVersion", "10")
         .reply(reply);
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "11")
+        .no_query("watch")
+        .reply(list("11", vec![cm("a", "1"), cm("b", "11")], None));
     let (reply2, _w2) = Reply::stream();
     server
         .expect_get(PATH)
@@ -795,4 +801,71 @@ fn jitter_is_random_so_informers_failing_together_retry_apart() {
     for d in &retries {
         assert!(*d >= Duration::from_millis(800) && *d <= Duration::from_millis(1600));
     }
+}
+
+// client-go's StreamWatcher ends a watch on an event it cannot decode, and
+// the reflector's ListAndWatch starts over after its backoff: a relist, not
+// a resumed watch that would receive the same event again, forever. The
+// list keeps every object that decodes and names the one that does not.
+#[test]
+fn an_undecodable_watch_event_relists_and_the_bad_object_is_named() {
+    let server = FakeApiServer::new();
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .reply(list("10", vec![cm("a", "5"), cm("b", "6")], None));
+    let (reply, watch) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "10")
+        .reply(reply);
+    // b's data now holds a number where the view expects a string.
+    let bad_b = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "b", "namespace": "ns", "resourceVersion": "12"},
+        "data": {"k": 42}});
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "11")
+        .no_query("watch")
+        .reply(list(
+            "12",
+            vec![cm("a", "5"), bad_b.clone(), cm("c", "11")],
+            None,
+        ));
+    let (reply, watch2) = Reply::stream();
+    server
+        .expect_get(PATH)
+        .query("watch", "true")
+        .query("resourceVersion", "12")
+        .reply(reply);
+    let mut h = Harness::start(server);
+    watch.event("ADDED", cm("c", "11"));
+    watch.event("MODIFIED", bad_b);
+    h.settle();
+    assert!(matches!(h.state(), ReflectorState::BackingOff { .. }));
+    assert!(
+        h.status
+            .borrow()
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("invalid")),
+        "{:?}",
+        h.status.borrow().last_error
+    );
+    h.advance(Duration::from_millis(800));
+    assert_eq!(h.state(), ReflectorState::Watching);
+    assert_eq!(h.names(), ["ns/a", "ns/c"]);
+    let undecodable = h.status.borrow().undecodable.clone();
+    assert_eq!(undecodable.len(), 1, "{undecodable:?}");
+    assert_eq!(undecodable[0].key, "ns/b");
+    assert!(
+        undecodable[0].error.contains("invalid type"),
+        "{undecodable:?}"
+    );
+    // The resumed watch goes on as usual; a later list that decodes clears the report.
+    watch2.event("ADDED", cm("d", "13"));
+    h.settle();
+    assert_eq!(h.names(), ["ns/a", "ns/c", "ns/d"]);
+    h.server.verify();
 }

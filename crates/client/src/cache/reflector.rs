@@ -20,9 +20,9 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use futures::{FutureExt, StreamExt};
+use kube_core::Resource;
 use kube_core::params::{ListParams, WatchParams};
 use kube_core::watch::WatchEvent;
-use kube_core::{ObjectList, Resource};
 use serde::de::DeserializeOwned;
 
 use std::collections::HashMap;
@@ -31,7 +31,8 @@ use super::store::{ReflectorStore, object_key};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Jitter, Timestamp};
 use crate::reconnect::Reconnect;
-use crate::rest::table::{TableColumn, TablePage};
+use crate::rest::list::{Undecodable, decode_list_page};
+use crate::rest::table::TableColumn;
 use crate::rest::{Error, RestClient};
 
 /// Which resourceVersion the next list asks for.
@@ -118,6 +119,12 @@ pub struct ReflectorStatus {
     /// Streaming lists given up in favour of a plain list (refused, or no
     /// end-of-initial-events bookmark in time).
     pub watch_list_fallbacks: u64,
+    /// Why the last streaming list fell back to a plain list, for the X-ray
+    /// page; None while none has.
+    pub last_fallback: Option<String>,
+    /// The objects the last list could not decode as the view's type: left
+    /// out of the store and named here, while every other object stays live.
+    pub undecodable: Vec<Undecodable>,
 }
 
 impl Default for ReflectorStatus {
@@ -140,6 +147,8 @@ impl Default for ReflectorStatus {
             last_bookmark_at: None,
             watch_lists: 0,
             watch_list_fallbacks: 0,
+            last_fallback: None,
+            undecodable: Vec::new(),
         }
     }
 }
@@ -219,6 +228,11 @@ enum WatchEnd {
     Gone,
     /// A failure: back off, then watch again from the last resourceVersion.
     Failed(Error),
+    /// An event did not decode: back off, then list again (client-go ends
+    /// the watch with the decode error and its ListAndWatch starts over),
+    /// so the bad object is named by the list instead of being received
+    /// again by every resumed watch.
+    Undecodable(Error),
     /// A streaming list ended before its initial state was complete.
     Unsynced { delivered: bool },
     /// A streaming list was refused or never finished: use a plain list.
@@ -453,6 +467,13 @@ where
                             then: Box::new(Step::Watch),
                         }
                     }
+                    WatchEnd::Undecodable(e) => {
+                        let delay = self.failure_delay(&e);
+                        Step::Wait {
+                            delay,
+                            then: Box::new(self.relist_step()),
+                        }
+                    }
                 }
             }
         }
@@ -490,6 +511,15 @@ where
                     };
                 }
                 Step::Watch
+            }
+            // Synced, then the stream (now a plain watch) sent an event that
+            // does not decode: list again, as after a plain watch.
+            WatchEnd::Undecodable(e) => {
+                let delay = self.failure_delay(&e);
+                Step::Wait {
+                    delay,
+                    then: Box::new(self.relist_step()),
+                }
             }
             WatchEnd::Failed(e) if self.synced_this_stream => {
                 let delay = self.failure_delay(&e);
@@ -531,7 +561,11 @@ where
             }
             WatchEnd::FallBack(e) => {
                 self.record_error(&e);
-                self.update(|s| s.watch_list_fallbacks += 1);
+                let why = e.to_string();
+                self.update(|s| {
+                    s.watch_list_fallbacks += 1;
+                    s.last_fallback = Some(why);
+                });
                 match self.last_rv() {
                     Some(rv) => Step::List(ListFrom::NotOlderThan(rv)),
                     None => Step::List(ListFrom::Any),
@@ -602,9 +636,10 @@ where
         }
         let first = params.clone();
         let mut items = Vec::new();
+        let mut undecodable = Vec::new();
         let mut paginated = false;
         let resource_version = loop {
-            let metadata = match self.list_page(&params, &mut items).await {
+            let metadata = match self.list_page(&params, &mut items, &mut undecodable).await {
                 Ok(m) => m,
                 // A continue token that expired mid-list (the list took longer
                 // than the compaction interval): one full list at the version
@@ -614,10 +649,11 @@ where
                     if params.continue_token.is_some() && e.api().is_some_and(|a| a.is_gone()) =>
                 {
                     items.clear();
+                    undecodable.clear();
                     let mut full = first.clone();
                     full.limit = None;
                     full.continue_token = None;
-                    let m = self.list_page(&full, &mut items).await?;
+                    let m = self.list_page(&full, &mut items, &mut undecodable).await?;
                     break m.resource_version.unwrap_or_default();
                 }
                 Err(e) => return Err(e),
@@ -644,6 +680,7 @@ where
             s.lists += 1;
             s.synced = true;
             s.last_resource_version = Some(resource_version);
+            s.undecodable = undecodable;
             s.last_error = None;
             s.last_error_code = None;
             s.unreachable = false;
@@ -651,11 +688,13 @@ where
         Ok(())
     }
 
-    /// One LIST request with `params`; its items are appended to `items`.
+    /// One LIST request with `params`; the items that decode are appended
+    /// to `items`, the ones that do not to `undecodable`.
     async fn list_page(
         &mut self,
         params: &ListParams,
         items: &mut Vec<K>,
+        undecodable: &mut Vec<Undecodable>,
     ) -> Result<k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta, Error> {
         // kube-core leaves out resourceVersion=0 when a limit is set; client-go
         // sends both (any cached state, paged when there is no watch cache).
@@ -669,24 +708,21 @@ where
                 r
             }
         };
-        if self.config.table {
-            let request = as_table(with_rv0(self.collection().list(params)?));
-            let page: TablePage<K> = self.client.send_json(request).await?;
-            if !page.column_definitions.is_empty() {
-                *self.columns.borrow_mut() = page.column_definitions;
-            }
-            items.extend(page.rows);
-            Ok(page.metadata)
+        let request = if self.config.table {
+            as_table(with_rv0(self.collection().list(params)?))
+        } else if self.config.metadata_only {
+            with_rv0(self.collection().list_metadata(params)?)
         } else {
-            let request = with_rv0(if self.config.metadata_only {
-                self.collection().list_metadata(params)?
-            } else {
-                self.collection().list(params)?
-            });
-            let page: ObjectList<K> = self.client.send_json(request).await?;
-            items.extend(page.items);
-            Ok(page.metadata)
+            with_rv0(self.collection().list(params)?)
+        };
+        let body = self.client.send_raw(request).await?;
+        let page = decode_list_page::<K>(&body, self.config.table)?;
+        if !page.columns.is_empty() {
+            *self.columns.borrow_mut() = page.columns;
         }
+        items.extend(page.items);
+        undecodable.extend(page.undecodable);
+        Ok(page.metadata)
     }
 
     async fn watch(&mut self, rv: &str, initial: bool) -> WatchEnd {
@@ -765,6 +801,13 @@ where
             };
             let event = match next {
                 None => return ended(initial_state.is_some(), delivered),
+                // A streaming list that sends what does not decode falls
+                // back to a plain list, as client-go's does on any error it
+                // does not retry; the list then names the bad object.
+                Some(Err(e @ Error::WatchDecode(_))) if initial_state.is_some() => {
+                    return WatchEnd::FallBack(e);
+                }
+                Some(Err(e @ Error::WatchDecode(_))) => return WatchEnd::Undecodable(e),
                 Some(Err(e)) => return WatchEnd::Failed(e),
                 Some(Ok(event)) => event,
             };

@@ -1,6 +1,7 @@
 //! The REST client: sends requests built with kube-core through a [`Transport`] and decodes the answers.
 
 pub mod limiter;
+pub mod list;
 pub mod metrics;
 pub mod secrets;
 pub mod status;

@@ -1,0 +1,189 @@
+//! List pages that survive a bad item: every item that decodes is kept, and the rest are named.
+//!
+//! One object the view cannot decode (a CRD whose stored objects no longer
+//! match the schema the view expects, a conversion webhook's bad answer)
+//! must not cost the view every other object of its resource. client-go
+//! fails the whole list and retries it forever; a dashboard shows the rest
+//! and names the bad ones. The common case pays nothing: the page is
+//! decoded in one pass as before, and only when that fails is it read again
+//! item by item.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
+use kube_core::ObjectList;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::Error;
+use super::table::{TableColumn, TablePage};
+
+/// One listed item that did not decode as the view's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecodable {
+    /// `namespace/name` (or `name`) when the item has them, else its
+    /// position in the page (`item 3`).
+    pub key: String,
+    /// serde's description of what did not fit.
+    pub error: String,
+}
+
+impl std::fmt::Display for Undecodable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.key, self.error)
+    }
+}
+
+/// One page of a list: its metadata, the items that decoded and the ones that did not.
+#[derive(Debug)]
+pub struct ListPage<K> {
+    /// resourceVersion and continue token of the list.
+    pub metadata: ListMeta,
+    /// The items (or Table rows) that decoded, in the server's order.
+    pub items: Vec<K>,
+    /// A Table's columns (empty for plain lists).
+    pub columns: Vec<TableColumn>,
+    /// The items that did not decode.
+    pub undecodable: Vec<Undecodable>,
+}
+
+/// The list's frame read with its items left as JSON values: what a page
+/// falls back to when it does not decode in one pass.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Envelope {
+    #[serde(default)]
+    metadata: ListMeta,
+    #[serde(default)]
+    column_definitions: Vec<TableColumn>,
+    /// A plain list's items.
+    #[serde(default)]
+    items: Vec<Value>,
+    /// A Table's rows.
+    #[serde(default)]
+    rows: Vec<Value>,
+}
+
+/// Decodes one LIST answer (a plain list, or a Table when `table`).
+///
+/// The error is for a body that is not a list at all (not JSON, cut short,
+/// no list frame); a list whose frame reads but some items do not returns
+/// those items in [`ListPage::undecodable`].
+pub fn decode_list_page<K: DeserializeOwned + Clone>(
+    body: &[u8],
+    table: bool,
+) -> Result<ListPage<K>, Error> {
+    let whole = if table {
+        serde_json::from_slice::<TablePage<K>>(body).map(|p| ListPage {
+            metadata: p.metadata,
+            items: p.rows,
+            columns: p.column_definitions,
+            undecodable: Vec::new(),
+        })
+    } else {
+        serde_json::from_slice::<ObjectList<K>>(body).map(|l| ListPage {
+            metadata: l.metadata,
+            items: l.items,
+            columns: Vec::new(),
+            undecodable: Vec::new(),
+        })
+    };
+    let first_error = match whole {
+        Ok(page) => return Ok(page),
+        Err(e) => e,
+    };
+    // Read again item by item; if even the frame does not read, the first
+    // error is the one worth showing.
+    let envelope: Envelope =
+        serde_json::from_slice(body).map_err(|_| Error::Decode(first_error.to_string()))?;
+    let raw = if table { envelope.rows } else { envelope.items };
+    let mut items = Vec::with_capacity(raw.len());
+    let mut undecodable = Vec::new();
+    for (i, value) in raw.into_iter().enumerate() {
+        let key = item_key(&value, table).unwrap_or_else(|| format!("item {}", i + 1));
+        match K::deserialize(value) {
+            Ok(item) => items.push(item),
+            Err(e) => undecodable.push(Undecodable {
+                key,
+                error: e.to_string(),
+            }),
+        }
+    }
+    if undecodable.is_empty() {
+        // Every item read on its own, so the first pass failed on the frame.
+        return Err(Error::Decode(first_error.to_string()));
+    }
+    Ok(ListPage {
+        metadata: envelope.metadata,
+        items,
+        columns: envelope.column_definitions,
+        undecodable,
+    })
+}
+
+/// `namespace/name` of a listed item (a Table row's object), as far as it says.
+fn item_key(value: &Value, table: bool) -> Option<String> {
+    let meta = if table {
+        value.get("object")?.get("metadata")?
+    } else {
+        value.get("metadata")?
+    };
+    let name = meta.get("name")?.as_str()?;
+    Some(match meta.get("namespace").and_then(Value::as_str) {
+        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        _ => name.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use serde_json::json;
+
+    #[test]
+    fn a_bad_item_is_named_and_the_rest_are_kept() {
+        let body = json!({"apiVersion": "v1", "kind": "ConfigMapList",
+        "metadata": {"resourceVersion": "7"},
+        "items": [
+            {"metadata": {"name": "a", "namespace": "ns"}, "data": {"k": "v"}},
+            {"metadata": {"name": "b", "namespace": "ns"}, "data": {"k": 42}},
+            {"metadata": {"name": "c", "namespace": "ns"}},
+        ]});
+        let page: ListPage<ConfigMap> =
+            decode_list_page(body.to_string().as_bytes(), false).expect("page");
+        let names: Vec<_> = page
+            .items
+            .iter()
+            .map(|c| c.metadata.name.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(names, ["a", "c"]);
+        assert_eq!(page.metadata.resource_version.as_deref(), Some("7"));
+        assert_eq!(page.undecodable.len(), 1);
+        assert_eq!(page.undecodable[0].key, "ns/b");
+        assert!(
+            page.undecodable[0].error.contains("invalid type"),
+            "{}",
+            page.undecodable[0]
+        );
+    }
+
+    #[test]
+    fn a_body_that_is_not_a_list_is_an_error() {
+        for body in [&b"{\"items\": [{\"metadata\""[..], b"<html>", b"[1, 2]"] {
+            let e = decode_list_page::<ConfigMap>(body, false).expect_err("no list");
+            assert!(matches!(e, Error::Decode(_)), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_table_row_without_a_name_is_named_by_position() {
+        let body = json!({"kind": "Table", "metadata": {"resourceVersion": "3"},
+            "columnDefinitions": [{"name": "Name", "type": "string"}],
+            "rows": [{"cells": ["x"], "object": {"metadata": {"name": "x"}}}, "not a row"]});
+        let page: ListPage<crate::rest::table::TableRowObject> =
+            decode_list_page(body.to_string().as_bytes(), true).expect("page");
+        assert_eq!(page.items.len(), 1);
+        assert_eq!(page.columns.len(), 1);
+        assert_eq!(page.undecodable[0].key, "item 2");
+    }
+}
