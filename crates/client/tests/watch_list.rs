@@ -334,16 +334,134 @@ fn gone_during_a_resumed_watch_streams_the_latest_state() {
         json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
                "reason": "Expired", "code": 410, "message": "too old resource version: 10 (40)"}),
     );
+    // Before its initial state, a streaming list told 410 asks for the
+    // latest state at once (client-go's watchList marks the version
+    // unavailable and loops without a backoff).
     h.settle();
-    h.clock
-        .advance_to_next_timer()
-        .expect("backoff before the streaming list");
-    h.settle();
+    assert_eq!(h.status.borrow().state, ReflectorState::Listing);
     latest.event("ADDED", cm("a", "30"));
     latest.event("BOOKMARK", end_bookmark("41", "true"));
     h.settle();
     // b was deleted while nobody watched: gone from the store.
     assert_eq!(h.names(), ["a@30"]);
     assert_eq!(h.last_rv().as_deref(), Some("41"));
+    server.verify();
+}
+
+// client-go's watchList on "Too large resource version" (a 504 whose cause is
+// ResourceVersionTooLarge: the server is behind the version asked for, as
+// after an etcd restore): the version is marked unavailable and the
+// streaming list is asked again at once for the latest state. It is not a
+// failure to back off from and retry with the same version forever.
+#[test]
+fn too_large_resource_version_streams_the_latest_state_at_once() {
+    let server = FakeApiServer::new();
+    let feed = expect_watch_list(&server, "");
+    let mut h = Harness::start(&server);
+    feed.event("ADDED", cm("a", "5"));
+    feed.event("BOOKMARK", end_bookmark("10", "true"));
+    h.settle();
+    // The resumed watch expires; after the backoff, a streaming list from 10.
+    server
+        .expect_get(PATH)
+        .query("sendInitialEvents", "true")
+        .query("resourceVersion", "10")
+        .reply(Reply::json(
+            504,
+            json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                   "reason": "Timeout", "code": 504,
+                   "message": "Too large resource version: 10, current: 3",
+                   "details": {"causes": [{"reason": "ResourceVersionTooLarge",
+                                           "message": "Too large resource version"}]}}),
+        ));
+    let latest = expect_watch_list(&server, "");
+    feed.event(
+        "ERROR",
+        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+               "reason": "Expired", "code": 410, "message": "too old resource version: 10 (40)"}),
+    );
+    h.settle();
+    h.clock.advance_to_next_timer().expect("backoff");
+    h.settle();
+    assert_eq!(h.status.borrow().state, ReflectorState::Listing);
+    latest.event("ADDED", cm("a", "2"));
+    latest.event("BOOKMARK", end_bookmark("3", "true"));
+    h.settle();
+    assert_eq!(h.names(), ["a@2"]);
+    assert_eq!(h.last_rv().as_deref(), Some("3"));
+    assert_eq!(h.status.borrow().watch_list_fallbacks, 0);
+    server.verify();
+}
+
+// client-go's ListAndWatch falls back to a plain (paged) LIST when a
+// streaming list fails with anything it does not retry: a 500 is not
+// retried as a streaming list forever. The X-ray page reads the fallback.
+#[test]
+fn an_internal_error_falls_back_to_a_paged_list() {
+    let server = FakeApiServer::new();
+    server
+        .expect_get(PATH)
+        .query("sendInitialEvents", "true")
+        .reply(Reply::status(
+            500,
+            "InternalError",
+            "etcd is having a moment",
+        ));
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .query("limit", "500")
+        .no_query("watch")
+        .reply(Reply::json(
+            200,
+            json!({"apiVersion": "v1", "kind": "ConfigMapList",
+                   "metadata": {"resourceVersion": "20"}, "items": [cm("a", "5")]}),
+        ));
+    let _watch = expect_plain_watch(&server, "20");
+    let h = Harness::start(&server);
+    assert_eq!(h.names(), ["a@5"]);
+    let status = h.status.borrow();
+    assert_eq!(status.watch_list_fallbacks, 1);
+    assert!(
+        status
+            .last_fallback
+            .as_deref()
+            .is_some_and(|f| f.contains("etcd is having a moment")),
+        "{:?}",
+        status.last_fallback
+    );
+    drop(status);
+    server.verify();
+}
+
+// A streaming list that sends an event that does not decode falls back to
+// a plain list, which names the object instead of failing on it.
+#[test]
+fn an_undecodable_initial_event_falls_back_to_a_list_that_names_it() {
+    let server = FakeApiServer::new();
+    let feed = expect_watch_list(&server, "");
+    let bad = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "b", "namespace": "ns", "resourceVersion": "6"},
+        "data": {"k": 42}});
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .no_query("watch")
+        .reply(Reply::json(
+            200,
+            json!({"apiVersion": "v1", "kind": "ConfigMapList",
+                   "metadata": {"resourceVersion": "20"}, "items": [cm("a", "5"), bad.clone()]}),
+        ));
+    let _watch = expect_plain_watch(&server, "20");
+    let mut h = Harness::start(&server);
+    feed.event("ADDED", cm("a", "5"));
+    feed.event("ADDED", bad);
+    h.settle();
+    assert_eq!(h.names(), ["a@5"]);
+    let status = h.status.borrow();
+    assert_eq!(status.watch_list_fallbacks, 1);
+    assert_eq!(status.undecodable.len(), 1);
+    assert_eq!(status.undecodable[0].key, "ns/b");
+    drop(status);
     server.verify();
 }

@@ -292,12 +292,30 @@ fn ended(unsynced: bool, delivered: bool) -> WatchEnd {
     }
 }
 
-/// Answers meaning "this server does not do streaming lists" (as opposed to
-/// "try again later"): fall back to a plain list.
-fn refuses_watch_list(e: &Error) -> bool {
-    e.api().is_some_and(|a| {
-        !a.is_too_many_requests() && !a.is_server_error() && !a.is_gone() && !a.is_timeout()
-    })
+/// How a failure before a streaming list's initial state is complete is
+/// handled, as client-go's `watchList` does: the version asked for is gone
+/// or newer than the server has seen, so ask again at once for the latest
+/// state; or the server cannot be reached or says 429, so back off and ask
+/// again; or anything else (a 5xx, an answer meaning "no streaming lists
+/// here", an event that does not decode), so fall back to a plain list.
+enum WatchListFailure {
+    /// 410 Gone or "Too large resource version".
+    VersionUnavailable,
+    /// Connection refused or 429: back off, then stream again.
+    Retry,
+    /// Use a plain paged LIST.
+    FallBack,
+}
+
+impl WatchListFailure {
+    fn of(e: &Error) -> Self {
+        match e.api() {
+            Some(a) if a.is_gone() || a.is_too_large_resource_version() => Self::VersionUnavailable,
+            Some(a) if a.is_too_many_requests() => Self::Retry,
+            None if e.is_connect() => Self::Retry,
+            _ => Self::FallBack,
+        }
+    }
 }
 
 impl<K> Reflector<K>
@@ -536,12 +554,16 @@ where
                 }
             }
             WatchEnd::Gone => {
-                // After sync the resumed watch expired: stream the state
-                // again from the last version. Before sync, the version asked
-                // from is too old: ask for the latest state.
-                if !self.synced_this_stream {
+                // Before sync, the version asked from is too old (or newer
+                // than the server has seen): ask for the latest state at
+                // once, as client-go's watchList does. (Asked with no
+                // version and still told so, the server is broken: back off.)
+                if !self.synced_this_stream && !rv.is_empty() {
                     self.update(|s| s.last_resource_version = None);
+                    return Step::WatchList;
                 }
+                // After sync the resumed watch expired: a new ListAndWatch,
+                // after the backoff, streams the state from the last version.
                 Step::Wait {
                     delay: self.backoff.next_delay(self.clock.now()),
                     then: Box::new(Step::WatchList),
@@ -762,11 +784,11 @@ where
                 self.update(|s| s.unreachable = false);
                 s
             }
+            Err(e) if initial => return self.watch_list_failed(e),
             Err(e) if e.api().is_some_and(|a| a.is_gone()) => {
                 self.record_error(&e);
                 return WatchEnd::Gone;
             }
-            Err(e) if initial && refuses_watch_list(&e) => return WatchEnd::FallBack(e),
             Err(e) => return WatchEnd::Failed(e),
         };
         // A watch the server forgot to close is abandoned after its timeout.
@@ -881,6 +903,9 @@ where
                 }
                 WatchEvent::Error(status) => {
                     let e = crate::rest::ApiError::from_status(*status, 500, None);
+                    if initial_state.is_some() {
+                        return self.watch_list_failed(e.into());
+                    }
                     if e.is_gone() {
                         self.record_error(&e.into());
                         return WatchEnd::Gone;
@@ -888,6 +913,18 @@ where
                     return WatchEnd::Failed(e.into());
                 }
             }
+        }
+    }
+
+    /// How a streaming list that failed before its initial state ends.
+    fn watch_list_failed(&self, e: Error) -> WatchEnd {
+        match WatchListFailure::of(&e) {
+            WatchListFailure::VersionUnavailable => {
+                self.record_error(&e);
+                WatchEnd::Gone
+            }
+            WatchListFailure::Retry => WatchEnd::Failed(e),
+            WatchListFailure::FallBack => WatchEnd::FallBack(e),
         }
     }
 
