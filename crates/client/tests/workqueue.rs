@@ -193,6 +193,33 @@ fn shut_down_with_drain_waits_for_work_in_flight() {
     );
 }
 
+// client-go TestForceQueueShutdownUsingShutDown: ShutDown after
+// ShutDownWithDrain stops the drain: the waiter returns although an item
+// is still being processed.
+#[test]
+fn force_queue_shutdown_using_shut_down() {
+    let (q, _) = queue();
+    let mut pool = LocalPool::new();
+    q.add(s("a"));
+    let _a = pool.run_until(q.get()).expect("a");
+    let drained = Rc::new(RefCell::new(false));
+    let (q2, d2) = (q.clone(), drained.clone());
+    pool.spawner()
+        .spawn_local(async move {
+            q2.shut_down_with_drain().await;
+            *d2.borrow_mut() = true;
+        })
+        .expect("spawn");
+    pool.run_until_stalled();
+    assert!(!*drained.borrow(), "a is still being processed");
+    q.shut_down();
+    pool.run_until_stalled();
+    assert!(
+        *drained.borrow(),
+        "ShutDown releases the ShutDownWithDrain waiter"
+    );
+}
+
 #[test]
 fn shut_down_wakes_idle_workers() {
     let (q, _) = queue();

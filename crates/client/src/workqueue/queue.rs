@@ -174,20 +174,30 @@ impl<T: Clone + Eq + Hash + 'static> Queue<T> {
         self.len() == 0
     }
 
-    /// Refuses new items; workers get what is queued, then `None`.
+    /// Refuses new items; workers get what is queued, then `None`. A
+    /// [`Queue::shut_down_with_drain`] still waiting returns now, as in
+    /// client-go, where `ShutDown` ends a drain.
     pub fn shut_down(&self) {
         let mut i = self.inner.borrow_mut();
+        Self::close(&mut i);
+        for tx in i.drainers.drain(..) {
+            let _ = tx.send(());
+        }
+    }
+
+    fn close(i: &mut Inner<T>) {
         i.shutting_down = true;
         for tx in i.getters.drain(..) {
             let _ = tx.send(());
         }
     }
 
-    /// Shuts down, then waits until every item handed out is `done`.
+    /// Shuts down, then waits until every item handed out is `done` (or
+    /// until [`Queue::shut_down`] ends the drain).
     pub async fn shut_down_with_drain(&self) {
-        self.shut_down();
         let rx = {
             let mut i = self.inner.borrow_mut();
+            Self::close(&mut i);
             if i.processing.is_empty() {
                 return;
             }
