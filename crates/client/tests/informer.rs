@@ -329,6 +329,65 @@ fn resync_goes_only_to_the_handler_that_asked_for_it() {
     }
 }
 
+// client-go's resync check runs on its own timer: a handler added later
+// (a view that mounts) does not restart it, so the first handler's resync
+// comes on time however often handlers come and go.
+#[test]
+fn adding_a_handler_does_not_restart_the_resync_timer() {
+    for queue in BOTH {
+        let server = FakeApiServer::new();
+        let _watch = expect_list_and_watch(&server, "10", vec![cm("a", "5")]);
+        let mut h = Harness::new(&server, queue);
+        let first = Rc::new(RefCell::new(Recorder::default()));
+        h.informer
+            .add_handler(record(&first), Some(Duration::from_secs(30)));
+        h.start();
+        let mut later = Vec::new();
+        for _ in 0..3 {
+            h.clock.advance(Duration::from_secs(9));
+            h.settle();
+            later.push(
+                h.informer
+                    .add_handler(|_| {}, Some(Duration::from_secs(60))),
+            );
+        }
+        h.clock.advance(Duration::from_secs(4));
+        h.settle();
+        assert_eq!(
+            first.borrow().lines,
+            ["add ns/a@5 initial", "update ns/a 5->5 resync"],
+            "{queue:?}: due 30 s after it was added, handlers added at 9, 18 and 27 s"
+        );
+    }
+}
+
+// client-go's minimumResyncPeriod: a period under a second is raised to
+// one second; a period of zero means no resync at all.
+#[test]
+fn resync_period_is_clamped_to_the_minimum_and_zero_means_none() {
+    let server = FakeApiServer::new();
+    let _watch = expect_list_and_watch(&server, "10", vec![cm("a", "5")]);
+    let mut h = Harness::new(&server, QueueKind::InOrder);
+    let tiny = Rc::new(RefCell::new(Recorder::default()));
+    let zero = Rc::new(RefCell::new(Recorder::default()));
+    h.informer
+        .add_handler(record(&tiny), Some(Duration::from_millis(10)));
+    h.informer.add_handler(record(&zero), Some(Duration::ZERO));
+    h.start();
+    h.clock.advance(Duration::from_millis(999));
+    h.settle();
+    assert_eq!(tiny.borrow().lines, ["add ns/a@5 initial"]);
+    h.clock.advance(Duration::from_millis(1));
+    h.settle();
+    assert_eq!(
+        tiny.borrow().lines,
+        ["add ns/a@5 initial", "update ns/a 5->5 resync"]
+    );
+    h.clock.advance(Duration::from_secs(5));
+    h.settle();
+    assert_eq!(zero.borrow().lines, ["add ns/a@5 initial"]);
+}
+
 #[test]
 fn a_removed_handler_hears_nothing_more() {
     let server = FakeApiServer::new();

@@ -342,7 +342,8 @@ where
 
     /// Registers `handler`. If objects are already cached it first receives
     /// each of them as `Added { initial: true }`. With `resync`, it is also
-    /// re-sent every object (`Updated { resync: true }`) that often.
+    /// re-sent every object (`Updated { resync: true }`) that often: zero
+    /// means never, and less than [`MINIMUM_RESYNC_PERIOD`] means that.
     pub fn add_handler(
         &self,
         handler: impl FnMut(&Notification<K>) + 'static,
@@ -360,7 +361,10 @@ where
                 initial: true,
             });
         }
-        let period = resync.map(|p| p.max(Duration::from_secs(1)));
+        // client-go: zero means no resync; under its minimum is raised to it.
+        let period = resync
+            .filter(|p| !p.is_zero())
+            .map(|p| p.max(MINIMUM_RESYNC_PERIOD));
         let next_resync = self.inner.clock.now() + period.unwrap_or_default();
         self.inner.handlers.borrow_mut().push(HandlerEntry {
             id,
@@ -649,19 +653,25 @@ where
         }
     }
 
+    /// Sleeps until the earliest handler's resync is due. Each handler's
+    /// due time is fixed when it is added or resynced, so a handler coming
+    /// or going only changes which deadline is next: it never restarts the
+    /// wait of the others (client-go's resync check runs on its own timer).
     async fn resync_loop(inner: Rc<Inner<K>>) {
         loop {
-            let period = inner
+            let next = inner
                 .handlers
                 .borrow()
                 .iter()
-                .filter_map(|h| h.resync)
+                .filter(|h| h.resync.is_some())
+                .map(|h| h.next_resync)
                 .min();
             let changed = inner.handlers_changed.clone();
-            match period {
+            match next {
                 None => changed.wait().await,
-                Some(p) => {
-                    let sleep = inner.clock.sleep(p).fuse();
+                Some(at) if at <= inner.clock.now() => Self::resync_due(&inner),
+                Some(at) => {
+                    let sleep = inner.clock.sleep(at - inner.clock.now()).fuse();
                     let wait = changed.wait().fuse();
                     futures::pin_mut!(sleep, wait);
                     futures::select! {
@@ -691,6 +701,10 @@ where
         inner.queue.borrow_mut().resync();
     }
 }
+
+/// The shortest resync period a handler may ask for (client-go's
+/// `minimumResyncPeriod`); shorter ones are raised to it.
+pub const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
 
 /// Marks the informer stopped when its run future is dropped.
 struct StopGuard<K>(Rc<Inner<K>>);
