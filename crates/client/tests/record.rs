@@ -701,3 +701,139 @@ fn the_series_cache_refreshes_every_series_and_forgets_old_singletons() {
         Some(SeriesWrite::Create)
     );
 }
+
+/// A sink that writes what it is given and says "not found" to patches of
+/// the names in `expired` (the server's event TTL deleted them).
+#[derive(Default)]
+struct TtlSink {
+    /// Each write: `create name count` or `patch name count`.
+    log: RefCell<Vec<String>>,
+    expired: RefCell<Vec<String>>,
+}
+
+impl kubeglass_client::record::EventSink for TtlSink {
+    fn create<'a>(&'a self, e: &'a k8s_openapi::api::core::v1::Event) -> SinkResult<'a> {
+        let name = e.metadata.name.clone().unwrap_or_default();
+        self.log
+            .borrow_mut()
+            .push(format!("create {name} {}", e.count.unwrap_or(0)));
+        let created = e.clone();
+        Box::pin(async move { Ok(created) })
+    }
+    fn patch<'a>(&'a self, _: &'a str, name: &'a str, patch: serde_json::Value) -> SinkResult<'a> {
+        let count = patch["count"].as_i64().unwrap_or(0);
+        self.log.borrow_mut().push(format!("patch {name} {count}"));
+        let gone = self.expired.borrow().iter().any(|n| n == name);
+        let name = name.to_string();
+        Box::pin(async move {
+            if gone {
+                let status = kubeglass_client::rest::ApiError::from_response(
+                    404,
+                    br#"{"kind":"Status","status":"Failure","reason":"NotFound","code":404,"message":"events not found"}"#,
+                    None,
+                );
+                return Err(status.into());
+            }
+            let mut e = k8s_openapi::api::core::v1::Event::default();
+            e.metadata.name = Some(name);
+            Ok(e)
+        })
+    }
+}
+
+// client-go tools/record recordEvent: a patch of an aggregated event that
+// the server's TTL has deleted is followed by a create of that event, same
+// name and the count so far, and the correlator's state is updated from
+// the created object, so the next repeat patches it with the count going
+// on, instead of starting an unrelated event at 1.
+#[test]
+fn a_patch_that_finds_the_event_gone_creates_it_again_and_the_count_goes_on() {
+    let clock = FakeClock::new(T0);
+    let b = EventBroadcaster::new();
+    let rec = b.recorder("kubeglass", Rc::new(clock.clone()));
+    let sink = Rc::new(TtlSink::default());
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(b.run(sink.clone(), Rc::new(clock.clone())))
+        .expect("spawn");
+    let name = format!("web.{:x}", T0.as_nanos());
+    for i in 0..4 {
+        if i == 2 {
+            // The event outlived the server's --event-ttl.
+            sink.expired.borrow_mut().push(name.clone());
+        }
+        if i == 3 {
+            sink.expired.borrow_mut().clear();
+        }
+        rec.event(&deployment(), EventType::Normal, "Scaled", "scaled to 3");
+        pool.run_until_stalled();
+        clock.advance(Duration::from_secs(1));
+    }
+    assert_eq!(
+        *sink.log.borrow(),
+        [
+            format!("create {name} 1"),
+            format!("patch {name} 2"),
+            format!("patch {name} 3"),
+            format!("create {name} 3"),
+            format!("patch {name} 4"),
+        ]
+    );
+    assert_eq!(b.counts(), (4, 0, 0));
+}
+
+// client-go tools/events attemptRecording: between tries it sleeps
+// wait.Jitter(10 s, 0.25), every time; unlike tools/record there is no
+// randomized first retry. Twelve tries, then it gives up.
+#[test]
+fn events_v1_retries_sleep_ten_seconds_jittered_by_a_quarter() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(T0);
+    let path = "/apis/events.k8s.io/v1/namespaces/shop/events";
+    for _ in 0..SINK_TRIES {
+        server.expect(Method::POST, path).reply(Reply::status(
+            503,
+            "ServiceUnavailable",
+            "try later",
+        ));
+    }
+    let b = EventBroadcaster::new();
+    let rec = b.recorder("kubeglass", Rc::new(clock.clone()));
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(b.run(
+            Rc::new(events_v1_sink(&server, &clock)),
+            Rc::new(clock.clone()),
+        ))
+        .expect("spawn");
+    rec.event(
+        &deployment(),
+        EventType::Warning,
+        "Failed",
+        "could not scale",
+    );
+    pool.run_until_stalled();
+    let mut waits = Vec::new();
+    while let Some(d) = clock.advance_to_next_timer() {
+        // Only the sink's retries: the series cache's own timers are minutes.
+        if d < Duration::from_secs(60) {
+            waits.push(d);
+        }
+        pool.run_until_stalled();
+        if server.remaining() == 0 {
+            break;
+        }
+    }
+    assert_eq!(waits.len(), SINK_TRIES as usize - 1, "{waits:?}");
+    assert!(
+        waits
+            .iter()
+            .all(|w| *w >= Duration::from_secs(10) && *w <= Duration::from_millis(12_500)),
+        "{waits:?}"
+    );
+    let mut distinct = waits.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert!(distinct.len() > 1, "jittered: {waits:?}");
+    server.verify();
+}

@@ -281,7 +281,21 @@ impl Correlator {
         decision
     }
 
-    /// Forgets that an event was written (its patch found it gone).
+    /// Follows an event that was created again after its patch found it
+    /// gone (client-go's `UpdateState`): the entry written as `old_name`,
+    /// its own or its combined one, is now `new_name`, with its count kept.
+    pub fn update_state(&mut self, event: &EventKey, old_name: &str, new_name: &str) {
+        let combined = DedupeKey::Combined(aggregate_key(event));
+        for key in [DedupeKey::Event(event.clone()), combined] {
+            if let Some(w) = self.written.get_mut(&key)
+                && w.name == old_name
+            {
+                w.name = new_name.to_string();
+            }
+        }
+    }
+
+    /// Forgets that an event was written (a scheduled patch found it gone).
     /// Both the event's own entry and its combined one go: either may be
     /// the one that was patched.
     pub fn forget_written(&mut self, event: &EventKey) {

@@ -30,7 +30,7 @@ use kube_core::params::{Patch, PatchParams, PostParams};
 pub use correlator::{Correlator, Decision, EventKey};
 
 use crate::api::Api;
-use crate::clock::{Clock, Timestamp};
+use crate::clock::{Clock, Jitter, Timestamp};
 use crate::rest::{Error, RestClient};
 
 /// Events queued before the non-blocking recorder starts dropping (client-go: 1000).
@@ -563,7 +563,7 @@ impl EventBroadcaster {
         let write_all = async move {
             let mut correlator = Correlator::default();
             let mut series = series::SeriesCache::new();
-            let mut jitter = crate::clock::Jitter::from_entropy(clock.as_ref());
+            let mut jitter = Jitter::from_entropy(clock.as_ref());
             let series_mode = sink.series();
             let mut next_finish = clock.now() + series::FINISH_TIME;
             let mut next_refresh = clock.now() + series::REFRESH_TIME;
@@ -588,7 +588,7 @@ impl EventBroadcaster {
                         None => break,
                     }
                 };
-                let first_wait = jitter.between(Duration::ZERO, SINK_RETRY_INTERVAL);
+                let waits = retry_waits(series_mode, &mut jitter);
                 match next {
                     Some(event) if series_mode => {
                         let (ns, name) = (
@@ -603,7 +603,7 @@ impl EventBroadcaster {
                                     clock.as_ref(),
                                     event,
                                     w,
-                                    first_wait,
+                                    &waits,
                                     &mut series,
                                 )
                                 .await;
@@ -621,8 +621,15 @@ impl EventBroadcaster {
                             event,
                             decision,
                             None,
-                            first_wait,
-                            &mut || correlator.forget_written(&key),
+                            &waits,
+                            &mut |gone| match gone {
+                                Gone::Forgotten => correlator.forget_written(&key),
+                                Gone::Recreated { old_name, created } => correlator.update_state(
+                                    &key,
+                                    old_name,
+                                    created.metadata.name.as_deref().unwrap_or(old_name),
+                                ),
+                            },
                         )
                         .await;
                         count(o);
@@ -645,7 +652,7 @@ impl EventBroadcaster {
                                 clock.as_ref(),
                                 Event::default(),
                                 w,
-                                first_wait,
+                                &waits,
                                 &mut series,
                             )
                             .await;
@@ -668,27 +675,63 @@ enum Outcome {
     Failed,
 }
 
-/// Writes one event as `decision` says, trying [`SINK_TRIES`] times: the
-/// first retry after `first_wait` (random in 0–10 s, so many tabs that lost
-/// the server do not retry in step, as client-go's `recordToSink`), then
-/// 10 s apart. A patch of an event that is gone (event TTL) calls `gone`
-/// and creates the event anew. `observed` is when a patched repeat was last
-/// seen (now when None).
+/// What became of an event whose patch found it gone (the server's event TTL).
+enum Gone<'a> {
+    /// A scheduled series write had no event to create again: forget it.
+    Forgotten,
+    /// Created again under `old_name` with the count so far; the caches
+    /// take the created object's name (client-go's `UpdateState`).
+    Recreated {
+        /// The name the patch was for.
+        old_name: &'a str,
+        /// What the server created.
+        created: &'a Event,
+    },
+}
+
+/// The waits before each retry of one write ([`SINK_TRIES`] − 1 of them).
+/// - core/v1 events, as client-go's `tools/record` `recordToSink`: the
+///   first retry after a random 0–10 s, so many tabs that lost the server
+///   do not retry in step, then 10 s apart.
+/// - events.k8s.io/v1 series, as `tools/events` `attemptRecording`: every
+///   retry after 10 s jittered by up to a quarter (`wait.Jitter(10 s, 0.25)`).
+fn retry_waits(series: bool, jitter: &mut Jitter) -> Vec<Duration> {
+    (1..SINK_TRIES)
+        .map(|attempt| {
+            if series {
+                SINK_RETRY_INTERVAL + SINK_RETRY_INTERVAL.mul_f64(0.25 * jitter.next_f64())
+            } else if attempt == 1 {
+                jitter.between(Duration::ZERO, SINK_RETRY_INTERVAL)
+            } else {
+                SINK_RETRY_INTERVAL
+            }
+        })
+        .collect()
+}
+
+/// Writes one event as `decision` says, trying [`SINK_TRIES`] times, with
+/// `waits` (from [`retry_waits`]) before the retries. A patch of an event that is gone (event TTL) creates it
+/// again, with the same name and the count so far, as client-go's
+/// `recordEvent` does, and tells `gone` so the caches follow the created
+/// object; a scheduled series write with no event of its own is forgotten
+/// instead. `observed` is when a patched repeat was last seen (now when None).
 async fn write(
     sink: &dyn EventSink,
     clock: &dyn Clock,
     mut event: Event,
     decision: Decision,
     observed: Option<Timestamp>,
-    first_wait: Duration,
-    gone: &mut dyn FnMut(),
+    waits: &[Duration],
+    gone: &mut dyn FnMut(Gone<'_>),
 ) -> Outcome {
     let namespace = event.metadata.namespace.clone().unwrap_or_default();
     for attempt in 0..SINK_TRIES {
-        match attempt {
-            0 => {}
-            1 => clock.sleep(first_wait).await,
-            _ => clock.sleep(SINK_RETRY_INTERVAL).await,
+        if attempt > 0 {
+            let wait = waits
+                .get(attempt as usize - 1)
+                .copied()
+                .unwrap_or(SINK_RETRY_INTERVAL);
+            clock.sleep(wait).await;
         }
         let result = match &decision {
             Decision::Skip => return Outcome::Skipped,
@@ -711,14 +754,26 @@ async fn write(
                 });
                 match sink.patch(&namespace, name, patch).await {
                     Err(Error::Api(a)) if a.is_not_found() => {
-                        // The event expired (event-ttl): forget it, and
-                        // write it anew when there is an event to write.
-                        gone();
+                        // The event expired (event-ttl). A scheduled write
+                        // has no event to create again: forget it.
                         if event.metadata.name.is_none() {
+                            gone(Gone::Forgotten);
                             return Outcome::Failed;
                         }
+                        event.metadata.name = Some(name.clone());
+                        event.metadata.resource_version = None;
+                        event.count = Some(*count);
                         event.message = Some(message.clone());
-                        sink.create(&event).await
+                        match sink.create(&event).await {
+                            Ok(created) => {
+                                gone(Gone::Recreated {
+                                    old_name: name,
+                                    created: &created,
+                                });
+                                Ok(created)
+                            }
+                            other => other,
+                        }
                     }
                     other => other,
                 }
@@ -767,7 +822,7 @@ async fn write_series(
     clock: &dyn Clock,
     mut event: Event,
     w: series::SeriesWrite,
-    first_wait: Duration,
+    waits: &[Duration],
     cache: &mut series::SeriesCache,
 ) -> Outcome {
     match w {
@@ -779,8 +834,8 @@ async fn write_series(
                 event,
                 Decision::Create { message },
                 None,
-                first_wait,
-                &mut || {},
+                waits,
+                &mut |_| {},
             )
             .await
         }
@@ -807,8 +862,8 @@ async fn write_series(
                     message,
                 },
                 Some(last_observed),
-                first_wait,
-                &mut || forgotten = true,
+                waits,
+                &mut |gone| forgotten = matches!(gone, Gone::Forgotten),
             )
             .await;
             if forgotten {
