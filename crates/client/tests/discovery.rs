@@ -515,3 +515,93 @@ fn a_stale_aggregated_group_version_is_reported_and_left_out() {
     assert!(d.mapper().resource_for("db").is_none());
     assert!(d.mapper().resource_for("po").is_some());
 }
+
+// client-go's convertAPIGroup (aggregated discovery): a stale version is
+// not one of the group's versions, and the preferred version is the first
+// version that is not stale, as the server orders them; the resources of
+// that version are the preferred ones.
+#[test]
+fn the_preferred_version_is_the_first_that_is_not_stale() {
+    let server = FakeApiServer::new();
+    let mut apis = fixture("aggregated-apis.json");
+    let items = apis["items"].as_array_mut().expect("items");
+    let autoscaling = items
+        .iter_mut()
+        .find(|g| g["metadata"]["name"] == "autoscaling")
+        .expect("autoscaling");
+    assert_eq!(autoscaling["versions"][0]["version"], "v2");
+    autoscaling["versions"][0]["freshness"] = "Stale".into();
+    server
+        .expect_get("/api")
+        .reply(Reply::json(200, fixture("aggregated-api.json")));
+    server.expect_get("/apis").reply(Reply::json(200, apis));
+    server
+        .expect_get("/apis/apiregistration.k8s.io/v1/apiservices/v2.autoscaling")
+        .reply(Reply::status(404, "NotFound", "not found"));
+    let d = block_on(DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))).fetch())
+        .expect("discovery");
+    server.verify();
+    let group = d
+        .groups
+        .iter()
+        .find(|g| g.name == "autoscaling")
+        .expect("autoscaling");
+    assert_eq!(group.versions, ["v1"]);
+    assert_eq!(group.preferred_version, "v1");
+    let hpa = d.mapper().resource_for("hpa").expect("hpa resolves");
+    assert_eq!(hpa.version, "v1");
+    assert!(hpa.preferred);
+}
+
+// A version the server no longer serves is gone from the cache after the
+// next refresh: the stored tree is replaced, never merged with the old one.
+#[test]
+fn a_version_the_server_drops_is_gone_from_the_cache_after_a_refresh() {
+    let server = FakeApiServer::new();
+    expect_aggregated(&server);
+    let mut apis = fixture("aggregated-apis.json");
+    let items = apis["items"].as_array_mut().expect("items");
+    let autoscaling = items
+        .iter_mut()
+        .find(|g| g["metadata"]["name"] == "autoscaling")
+        .expect("autoscaling");
+    autoscaling["versions"]
+        .as_array_mut()
+        .expect("versions")
+        .retain(|v| v["version"] != "v2");
+    server
+        .expect_get("/api")
+        .reply(Reply::json(200, fixture("aggregated-api.json")));
+    server.expect_get("/apis").reply(Reply::json(200, apis));
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let store: Rc<dyn KeyValueStore> = Rc::new(MemoryStore::default());
+    let cache = CachedDiscovery::new(
+        DiscoveryClient::new(RestClient::new(Rc::new(server.clone()))),
+        store,
+        Rc::new(clock.clone()),
+    );
+    let before = block_on(cache.get()).expect("first");
+    assert!(
+        before
+            .resources
+            .iter()
+            .any(|r| r.group == "autoscaling" && r.version == "v2")
+    );
+    clock.advance(DISCOVERY_TTL + Duration::from_secs(1));
+    block_on(cache.get()).expect("refreshed");
+    let (after, _) = cache.cached().expect("stored");
+    let group = after
+        .groups
+        .iter()
+        .find(|g| g.name == "autoscaling")
+        .expect("group");
+    assert_eq!(group.versions, ["v1"]);
+    assert_eq!(group.preferred_version, "v1");
+    assert!(
+        !after
+            .resources
+            .iter()
+            .any(|r| r.group == "autoscaling" && r.version == "v2")
+    );
+    server.verify();
+}

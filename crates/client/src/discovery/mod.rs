@@ -418,9 +418,13 @@ fn as_aggregated(body: &[u8]) -> Option<APIGroupDiscoveryList> {
 fn add_aggregated(d: &mut Discovery, list: APIGroupDiscoveryList) {
     for g in list.items {
         let name = g.metadata.and_then(|m| m.name).unwrap_or_default();
+        // The server lists versions in its order of preference; as in
+        // client-go's convertAPIGroup, a stale version is not one of the
+        // group's versions, and the preferred one is the first that is not.
         let versions: Vec<String> = g
             .versions
             .iter()
+            .filter(|v| v.freshness.as_deref() != Some("Stale"))
             .filter_map(|v| v.version.clone())
             .collect();
         let preferred = versions.first().cloned().unwrap_or_default();
