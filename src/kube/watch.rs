@@ -71,9 +71,10 @@ where
 }
 
 /// The failure a watch is in now, if any: shown until its list succeeds
-/// (and after, while its watch keeps failing).
+/// (and after, while its watch keeps failing); else the objects its last
+/// list could not read.
 pub fn watch_problem(s: &InformerSnapshot) -> Option<Problem> {
-    if s.synced && s.reflector.errors == 0 {
+    if s.synced && s.reflector.errors == 0 && s.reflector.undecodable.is_empty() {
         return None;
     }
     Problem::from_status(&s.reflector)

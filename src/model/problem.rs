@@ -21,6 +21,9 @@ pub enum Problem {
     Invalid(String),
     /// Anything else (5xx, an answer that cannot be read).
     Other(String),
+    /// The list worked, but some objects in it could not be read as the
+    /// view expects (named in the text); every other object is shown.
+    Unreadable(String),
 }
 
 impl From<kubeglass_client::names::NameError> for Problem {
@@ -55,9 +58,12 @@ impl Problem {
         }
     }
 
-    /// An informer's latest failure, if it has one now.
+    /// An informer's latest failure, if it has one now; else the objects
+    /// its last list could not read, if any.
     pub fn from_status(s: &ReflectorStatus) -> Option<Self> {
-        let text = s.last_error.clone()?;
+        let Some(text) = s.last_error.clone() else {
+            return unreadable(&s.undecodable);
+        };
         Some(if s.unreachable {
             Problem::Unreachable(text)
         } else {
@@ -75,7 +81,8 @@ impl Problem {
             | Problem::NotFound(t)
             | Problem::Unreachable(t)
             | Problem::Invalid(t)
-            | Problem::Other(t) => t,
+            | Problem::Other(t)
+            | Problem::Unreadable(t) => t,
         }
     }
 
@@ -88,6 +95,7 @@ impl Problem {
             Problem::Unreachable(_) => "unreachable",
             Problem::Invalid(_) => "invalid",
             Problem::Other(_) => "failed",
+            Problem::Unreadable(_) => "unreadable",
         }
     }
 
@@ -102,14 +110,82 @@ impl Problem {
             }
             Problem::Invalid(_) => format!("Could not {doing}: the request is not valid."),
             Problem::Other(_) => format!("Could not {doing}."),
+            Problem::Unreadable(_) => format!(
+                "Some objects could not be read (trying to {doing}); every other one is shown and kept live."
+            ),
         }
     }
+}
+
+/// How many objects, at most, a problem line names.
+const NAMED: usize = 5;
+
+/// The objects a list could not read, in one line: `2 objects: ns/a: why; ns/b: why`.
+fn unreadable(objects: &[kubeglass_client::rest::list::Undecodable]) -> Option<Problem> {
+    if objects.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = objects
+        .iter()
+        .take(NAMED)
+        .map(ToString::to_string)
+        .collect();
+    let more = objects.len().saturating_sub(NAMED);
+    let count = match objects.len() {
+        1 => "1 object".to_string(),
+        n => format!("{n} objects"),
+    };
+    let tail = if more > 0 {
+        format!("; and {more} more")
+    } else {
+        String::new()
+    };
+    Some(Problem::Unreadable(format!(
+        "{count}: {}{tail}",
+        named.join("; ")
+    )))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use kubeglass_client::transport::TransportError;
+
+    #[test]
+    fn objects_a_list_could_not_read_are_named_when_nothing_else_failed() {
+        use kubeglass_client::rest::list::Undecodable;
+        let mut s = ReflectorStatus::default();
+        let bad = |i: usize| Undecodable {
+            key: format!("demo/bad-{i}"),
+            error: "invalid type: string, expected a sequence".into(),
+        };
+        s.undecodable = vec![bad(1)];
+        let p = Problem::from_status(&s).expect("a problem");
+        assert_eq!(p.word(), "unreadable");
+        assert_eq!(
+            p.detail(),
+            "1 object: demo/bad-1: invalid type: string, expected a sequence"
+        );
+        assert!(
+            p.explain("list configmaps in demo")
+                .contains("every other one is shown")
+        );
+        s.undecodable = (1..=7).map(bad).collect();
+        let p = Problem::from_status(&s).expect("a problem");
+        assert!(
+            p.detail().starts_with("7 objects: demo/bad-1:"),
+            "{}",
+            p.detail()
+        );
+        assert!(p.detail().ends_with("; and 2 more"), "{}", p.detail());
+        // A failure now comes first.
+        s.last_error = Some("connection refused".into());
+        s.unreachable = true;
+        assert_eq!(
+            Problem::from_status(&s).map(|p| p.word()),
+            Some("unreachable")
+        );
+    }
 
     #[test]
     fn each_kind_of_failure_has_its_own_words() {

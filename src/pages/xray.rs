@@ -124,7 +124,7 @@ pub fn Xray() -> impl IntoView {
                 <tbody>
                     <For
                         each=move || informers.get()
-                        key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64)
+                        key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64, (r.entry.snapshot.reflector.undecodable.len(), r.entry.snapshot.reflector.watch_list_fallbacks, r.entry.snapshot.relists))
                         children=move |r| {
                             let s = r.entry.snapshot.clone();
                             let label = s.state_label();
@@ -138,6 +138,16 @@ pub fn Xray() -> impl IntoView {
                                 <tr data-testid="xray-informer">
                                     <td class="name"><code>{r.entry.key.to_string()}</code>
                                         {s.reflector.last_error.clone().map(|e| view! { <div class="error-text small" data-testid="xray-informer-error">{e}</div> })}
+                                        {s.reflector.undecodable.iter().map(|u| view! {
+                                            <div class="error-text small" data-testid="xray-undecodable" title="Left out of the cache: it does not decode as this view expects; every other object stays live">
+                                                "cannot read " <code>{u.key.clone()}</code> ": " {u.error.clone()}
+                                            </div>
+                                        }).collect_view()}
+                                        {s.reflector.last_fallback.clone().map(|f| view! {
+                                            <div class="muted small" data-testid="xray-fallback" title="The streaming list (WatchList) failed; the informer used a plain paged LIST, as client-go does">
+                                                {format!("streaming list fell back to a paged list ({}×): ", s.reflector.watch_list_fallbacks)} {f}
+                                            </div>
+                                        })}
                                     </td>
                                     <td class=state_class(label)>{label}</td>
                                     <td class="num">{r.entry.refs}</td>
