@@ -268,13 +268,21 @@ where
 
     /// `LIST` one page as a server-side Table, rows decoded as
     /// [`TableRowObject`]s (metadata without managedFields) — what a table
-    /// view caches.
+    /// view caches. A row that does not decode is left out of the page
+    /// rather than failing it (the view's informer names such rows: see
+    /// [`crate::rest::list`]).
     pub async fn list_table_rows(
         &self,
         params: &ListParams,
     ) -> Result<TablePage<TableRowObject>, Error> {
         let req = with_query(self.request()?.list(params)?, "includeObject", "Metadata");
-        self.client.send_json(with_table_accept(req)).await
+        let body = self.client.send_raw(with_table_accept(req)).await?;
+        let page = crate::rest::list::decode_list_page::<TableRowObject>(&body, true)?;
+        Ok(TablePage {
+            metadata: page.metadata,
+            column_definitions: page.columns,
+            rows: page.items,
+        })
     }
 
     /// `WATCH` from `resource_version` (bookmarks, selectors, timeout and

@@ -1,0 +1,137 @@
+// One object that does not decode must not stop a table (issue #26, item 1).
+//
+// A real apiserver never sends a Table row that does not decode, so the test
+// puts a small forwarding proxy of its own between Chromium and the real
+// `kubectl proxy`. It passes everything through unchanged (WebSocket
+// watches included) except LIST answers for ConfigMaps in this test's
+// namespace, where it corrupts the row of one ConfigMap (its cells become a
+// string). The page must list every other ConfigMap, keep them live, and
+// name the bad one on the table's problem line and on the X-ray page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { apply, kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+
+const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 40;
+const FORWARD_PORT = PORT + 1;
+const NS = `e2e-undecodable-${Date.now() % 1000000}`;
+const BAD = 'corrupted-cm';
+let proxy;
+let forwarder;
+let browser;
+let corrupted = 0;
+
+/** Is this a LIST (not a watch) of ConfigMaps in the test's namespace? */
+const isTargetList = (url) => {
+  const u = new URL(url, 'http://x');
+  return u.pathname.endsWith(`/api/v1/namespaces/${NS}/configmaps`) && u.searchParams.get('watch') !== 'true';
+};
+
+/** Makes the row of BAD in a Table answer undecodable; returns the new body. */
+function corrupt(body) {
+  const table = JSON.parse(body);
+  for (const row of table.rows ?? []) {
+    if (row.object?.metadata?.name === BAD) {
+      row.cells = 'corrupted by the test proxy';
+      corrupted += 1;
+    }
+  }
+  return JSON.stringify(table);
+}
+
+/** Forwards 127.0.0.1:FORWARD_PORT to the kubectl proxy on PORT. */
+function startForwarder() {
+  const server = http.createServer((req, res) => {
+    const target = isTargetList(req.url);
+    const headers = { ...req.headers, host: `127.0.0.1:${PORT}` };
+    if (target) delete headers['accept-encoding'];
+    const up = http.request({ host: '127.0.0.1', port: PORT, path: req.url, method: req.method, headers }, (upRes) => {
+      if (!target || upRes.statusCode !== 200) {
+        res.writeHead(upRes.statusCode, upRes.headers);
+        upRes.pipe(res);
+        return;
+      }
+      const chunks = [];
+      upRes.on('data', (c) => chunks.push(c));
+      upRes.on('end', () => {
+        const body = corrupt(Buffer.concat(chunks).toString('utf8'));
+        const out = { ...upRes.headers, 'content-length': Buffer.byteLength(body) };
+        delete out['transfer-encoding'];
+        res.writeHead(200, out);
+        res.end(body);
+      });
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  // WebSocket watches: the handshake and the frames pass through untouched.
+  server.on('upgrade', (req, socket, head) => {
+    const up = net.connect(PORT, '127.0.0.1', () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        const [k, v] = [req.rawHeaders[i], req.rawHeaders[i + 1]];
+        lines.push(k.toLowerCase() === 'host' ? `Host: 127.0.0.1:${PORT}` : `${k}: ${v}`);
+      }
+      up.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head?.length) up.write(head);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    const close = () => { up.destroy(); socket.destroy(); };
+    up.on('error', close);
+    socket.on('error', close);
+  });
+  return new Promise((resolve) => server.listen(FORWARD_PORT, '127.0.0.1', () => resolve(server)));
+}
+
+before(async () => {
+  kubectl('create', 'namespace', NS);
+  for (const name of ['alpha-cm', BAD, 'omega-cm']) {
+    apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS }, data: { k: 'v' } });
+  }
+  proxy = await startProxy(PORT);
+  forwarder = await startForwarder();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((r) => (forwarder ? forwarder.close(r) : r()));
+  forwarder?.closeAllConnections?.();
+  await proxy?.stop();
+  try { kubectl('delete', 'namespace', NS, '--wait=false'); } catch { /* best effort */ }
+});
+
+test('a ConfigMap whose row does not decode is named, and every other one is listed and stays live', async () => {
+  const { page, errors } = browser;
+  const url = proxy.url.replace(`:${PORT}/`, `:${FORWARD_PORT}/`);
+  await page.goto(`${url}#/r/configmaps?ns=${NS}`);
+  const table = page.locator(`[data-testid=resource-page][data-namespace="${NS}"]`);
+  const problem = table.getByTestId('informer-error');
+  await problem.waitFor({ timeout: 20000 });
+  assert.equal(await problem.getAttribute('data-problem'), 'unreadable');
+  const text = await problem.innerText();
+  assert.match(text, new RegExp(`1 object: ${NS}/${BAD}: invalid type`), text);
+  assert.ok(corrupted >= 1, 'the forwarder corrupted a LIST answer');
+
+  const keys = async () => (await table.getByTestId('resource-row').evaluateAll(
+    (rows) => rows.map((r) => r.getAttribute('data-key')))).sort();
+  // The other ConfigMaps (kube-root-ca.crt included), once the informer's rows are in.
+  assert.ok(await until(async () => (await keys()).includes(`${NS}/omega-cm`)
+    && /^(\d+) of \1$/.test((await table.getByTestId('row-count').innerText()).trim())), 'rows listed');
+  const listed = await keys();
+  assert.ok(listed.includes(`${NS}/alpha-cm`) && listed.includes(`${NS}/omega-cm`), listed.join(' '));
+  assert.ok(!listed.includes(`${NS}/${BAD}`), 'the bad object is not shown as a row');
+
+  // Still live: a ConfigMap created now arrives through the watch.
+  apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late-cm', namespace: NS }, data: { a: '1' } });
+  assert.ok(await until(async () => (await keys()).includes(`${NS}/late-cm`)), 'a new ConfigMap appears live');
+
+  // The X-ray page names it on the informer's row.
+  await page.getByTestId('nav-xray').click();
+  const bad = page.getByTestId('xray-informer').filter({ hasText: `/namespaces/${NS}/configmaps` }).getByTestId('xray-undecodable');
+  await bad.first().waitFor({ timeout: 10000 });
+  assert.match(await bad.first().innerText(), new RegExp(`${NS}/${BAD}`));
+  assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), [], 'no script errors');
+});
