@@ -1,12 +1,13 @@
 // One object that does not decode must not stop a table (issue #26, item 1).
 //
-// A real apiserver never sends a Table row that does not decode, so the test
+// A real apiserver never sends an object that does not decode, so the test
 // puts a small forwarding proxy of its own between Chromium and the real
 // `kubectl proxy`. It passes everything through unchanged (WebSocket
-// watches included) except LIST answers for ConfigMaps in this test's
-// namespace, where it corrupts the row of one ConfigMap (its cells become a
-// string). The page must list every other ConfigMap, keep them live, and
-// name the bad one on the table's problem line and on the X-ray page.
+// watches included) except two LIST answers: ConfigMaps in this test's
+// namespace, where the Table row of one ConfigMap gets cells that are a
+// string, and all Events, where one Event of this test gets labels that are
+// a string. The pages must show every other object, keep them live, and
+// name the bad one on the problem line and on the X-ray page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -17,27 +18,35 @@ const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 40;
 const FORWARD_PORT = PORT + 1;
 const NS = `e2e-undecodable-${Date.now() % 1000000}`;
 const BAD = 'corrupted-cm';
+const BAD_EVENT = 'corrupted-event';
 let proxy;
 let forwarder;
 let browser;
 let corrupted = 0;
 
-/** Is this a LIST (not a watch) of ConfigMaps in the test's namespace? */
+/** Is this a LIST (not a watch) of this test's ConfigMaps, or of all Events? */
 const isTargetList = (url) => {
   const u = new URL(url, 'http://x');
-  return u.pathname.endsWith(`/api/v1/namespaces/${NS}/configmaps`) && u.searchParams.get('watch') !== 'true';
+  const listed = u.pathname.endsWith(`/api/v1/namespaces/${NS}/configmaps`) || u.pathname.endsWith('/api/v1/events');
+  return listed && u.searchParams.get('watch') !== 'true';
 };
 
-/** Makes the row of BAD in a Table answer undecodable; returns the new body. */
+/** Makes BAD's Table row and BAD_EVENT's object undecodable; returns the new body. */
 function corrupt(body) {
-  const table = JSON.parse(body);
-  for (const row of table.rows ?? []) {
+  const list = JSON.parse(body);
+  for (const row of list.rows ?? []) {
     if (row.object?.metadata?.name === BAD) {
       row.cells = 'corrupted by the test proxy';
       corrupted += 1;
     }
   }
-  return JSON.stringify(table);
+  for (const item of list.items ?? []) {
+    if (item.metadata?.name === BAD_EVENT && item.metadata?.namespace === NS) {
+      item.metadata.labels = 'corrupted by the test proxy';
+      corrupted += 1;
+    }
+  }
+  return JSON.stringify(list);
 }
 
 /** Forwards 127.0.0.1:FORWARD_PORT to the kubectl proxy on PORT. */
@@ -90,6 +99,14 @@ before(async () => {
   for (const name of ['alpha-cm', BAD, 'omega-cm']) {
     apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS }, data: { k: 'v' } });
   }
+  for (const name of ['fine-event', BAD_EVENT]) {
+    apply({
+      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: NS },
+      involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', name: 'alpha-cm', namespace: NS },
+      reason: 'E2EUndecodable', message: `${name} for the undecodable test`, type: 'Normal',
+      source: { component: 'e2e' },
+    });
+  }
   proxy = await startProxy(PORT);
   forwarder = await startForwarder();
   browser = await launchBrowser();
@@ -128,10 +145,30 @@ test('a ConfigMap whose row does not decode is named, and every other one is lis
   apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late-cm', namespace: NS }, data: { a: '1' } });
   assert.ok(await until(async () => (await keys()).includes(`${NS}/late-cm`)), 'a new ConfigMap appears live');
 
-  // The X-ray page names it on the informer's row.
+  assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), [], 'no script errors');
+});
+
+test('an Event that does not decode is named on the event stream and on the X-ray page, and the rest are shown', async () => {
+  const { page, errors } = browser;
+  const url = proxy.url.replace(`:${PORT}/`, `:${FORWARD_PORT}/`);
+  const before = corrupted;
+  await page.goto(`${url}#/events`);
+  const problem = page.getByTestId('events-problem');
+  await problem.waitFor({ timeout: 20000 });
+  assert.equal(await problem.getAttribute('data-problem'), 'unreadable');
+  assert.match(await problem.innerText(), new RegExp(`${NS}/${BAD_EVENT}: invalid type`));
+  assert.ok(corrupted > before, 'the forwarder corrupted the events LIST');
+  // Its sibling, written at the same time, is shown.
+  const rows = page.getByTestId('event-row');
+  assert.ok(await until(async () => /fine-event for the undecodable test/.test((await rows.allInnerTexts()).join('\n'))),
+    'the Event that decodes is listed');
+  assert.ok(!/corrupted-event for the undecodable test/.test((await rows.allInnerTexts()).join('\n')));
+
+  // The events informer is kept warm after the page is left: the X-ray page
+  // names the object on its row.
   await page.getByTestId('nav-xray').click();
-  const bad = page.getByTestId('xray-informer').filter({ hasText: `/namespaces/${NS}/configmaps` }).getByTestId('xray-undecodable');
+  const bad = page.getByTestId('xray-informer').filter({ hasText: '/api/v1/events' }).getByTestId('xray-undecodable');
   await bad.first().waitFor({ timeout: 10000 });
-  assert.match(await bad.first().innerText(), new RegExp(`${NS}/${BAD}`));
+  assert.match(await bad.first().innerText(), new RegExp(`cannot read ${NS}/${BAD_EVENT}: invalid type`));
   assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), [], 'no script errors');
 });
