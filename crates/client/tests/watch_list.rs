@@ -29,6 +29,21 @@ fn end_bookmark(rv: &str, value: &str) -> Value {
                         "annotations": {"k8s.io/initial-events-end": value}}})
 }
 
+/// The ERROR event of a watch whose version expired.
+fn expired() -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+           "reason": "Expired", "code": 410, "message": "too old resource version: 10 (40)"})
+}
+
+/// A plain LIST answer at `rv`.
+fn cm_list(rv: &str, items: Vec<Value>) -> Reply {
+    Reply::json(
+        200,
+        json!({"apiVersion": "v1", "kind": "ConfigMapList",
+               "metadata": {"resourceVersion": rv}, "items": items}),
+    )
+}
+
 /// Expects a streaming list from `rv` ("" = latest) and returns its feed.
 fn expect_watch_list(server: &FakeApiServer, rv: &str) -> StreamHandle {
     let (reply, feed) = Reply::stream();
@@ -201,11 +216,7 @@ fn falls_back_to_list_and_watch_when_refused() {
         .expect_get(PATH)
         .query("resourceVersion", "0")
         .no_query("watch")
-        .reply(Reply::json(
-            200,
-            json!({"apiVersion": "v1", "kind": "ConfigMapList",
-                   "metadata": {"resourceVersion": "20"}, "items": [cm("a", "5")]}),
-        ));
+        .reply(cm_list("20", vec![cm("a", "5")]));
     let _watch = expect_plain_watch(&server, "20");
     let h = Harness::start(&server);
     assert_eq!(h.names(), ["a@5"]);
@@ -232,11 +243,7 @@ fn falls_back_when_the_end_bookmark_never_comes() {
         .expect_get(PATH)
         .query("resourceVersion", "0")
         .no_query("watch")
-        .reply(Reply::json(
-            200,
-            json!({"apiVersion": "v1", "kind": "ConfigMapList",
-                   "metadata": {"resourceVersion": "20"}, "items": [cm("a", "5"), cm("b", "6")]}),
-        ));
+        .reply(cm_list("20", vec![cm("a", "5"), cm("b", "6")]));
     let _watch = expect_plain_watch(&server, "20");
     h.advance(Duration::from_secs(11));
     assert!(feed.is_cancelled());
@@ -317,11 +324,7 @@ fn gone_during_a_resumed_watch_streams_the_latest_state() {
     feed.event("BOOKMARK", end_bookmark("10", "true"));
     h.settle();
     let again = expect_watch_list(&server, "10");
-    feed.event(
-        "ERROR",
-        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-               "reason": "Expired", "code": 410, "message": "too old resource version: 10 (40)"}),
-    );
+    feed.event("ERROR", expired());
     h.settle();
     // Each new ListAndWatch waits the backoff first, as in client-go.
     h.clock
@@ -329,11 +332,7 @@ fn gone_during_a_resumed_watch_streams_the_latest_state() {
         .expect("backoff before the streaming list");
     h.settle();
     let latest = expect_watch_list(&server, "");
-    again.event(
-        "ERROR",
-        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-               "reason": "Expired", "code": 410, "message": "too old resource version: 10 (40)"}),
-    );
+    again.event("ERROR", expired());
     // Before its initial state, a streaming list told 410 asks for the
     // latest state at once (client-go's watchList marks the version
     // unavailable and loops without a backoff).
@@ -375,11 +374,7 @@ fn too_large_resource_version_streams_the_latest_state_at_once() {
                                            "message": "Too large resource version"}]}}),
         ));
     let latest = expect_watch_list(&server, "");
-    feed.event(
-        "ERROR",
-        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-               "reason": "Expired", "code": 410, "message": "too old resource version: 10 (40)"}),
-    );
+    feed.event("ERROR", expired());
     h.settle();
     h.clock.advance_to_next_timer().expect("backoff");
     h.settle();
@@ -412,11 +407,7 @@ fn an_internal_error_falls_back_to_a_paged_list() {
         .query("resourceVersion", "0")
         .query("limit", "500")
         .no_query("watch")
-        .reply(Reply::json(
-            200,
-            json!({"apiVersion": "v1", "kind": "ConfigMapList",
-                   "metadata": {"resourceVersion": "20"}, "items": [cm("a", "5")]}),
-        ));
+        .reply(cm_list("20", vec![cm("a", "5")]));
     let _watch = expect_plain_watch(&server, "20");
     let h = Harness::start(&server);
     assert_eq!(h.names(), ["a@5"]);
@@ -447,11 +438,7 @@ fn an_undecodable_initial_event_falls_back_to_a_list_that_names_it() {
         .expect_get(PATH)
         .query("resourceVersion", "0")
         .no_query("watch")
-        .reply(Reply::json(
-            200,
-            json!({"apiVersion": "v1", "kind": "ConfigMapList",
-                   "metadata": {"resourceVersion": "20"}, "items": [cm("a", "5"), bad.clone()]}),
-        ));
+        .reply(cm_list("20", vec![cm("a", "5"), bad.clone()]));
     let _watch = expect_plain_watch(&server, "20");
     let mut h = Harness::start(&server);
     feed.event("ADDED", cm("a", "5"));
