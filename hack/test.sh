@@ -45,6 +45,9 @@ cd "$REPO_ROOT"
 step "rustfmt"
 cargo fmt --all --check
 
+step "docs/ARCHITECTURE.md names only paths, modules and names that exist"
+python3 "$HACK_DIR/check-docs.py"
+
 step "clippy (native and wasm32, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p kubeglass -p kubeglass-web --all-targets --quiet -- -D warnings

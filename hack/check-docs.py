@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""docs/ARCHITECTURE.md names only what exists (run by `make test`).
+
+Every name the document quotes in backticks that looks like ours is looked
+up in the files git tracks:
+- a path (`crates/client/src/rest/list.rs`, `rest/list.rs`, `hack/`): some
+  tracked file's path ends with it, or lies under it;
+- a module path (`kube/watch`, `model/events`): the module's file exists;
+- a qualified name (`ReflectorStatus::undecodable`, `Kube::resolve_for`):
+  every segment is an identifier somewhere in the tracked source;
+- a CamelCase word of two or more humps (`SharedInformer`) or a snake_case
+  one with an underscore (`watch_frames`): an identifier in the tracked
+  code (Rust comments do not count: a name only a comment keeps is gone).
+Names that are not ours (client-go's and apimachinery's, files made at build
+or run time) are listed below with the reason; anything else that does not
+resolve fails the check, with the line it is on.
+
+Usage: check-docs.py [DOC ...]   (default: docs/ARCHITECTURE.md)
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Names the document quotes that are not in this tree, and why.
+NOT_OURS = {
+    # Made at build or run time, not tracked.
+    "./": "Trunk's relative public_url",
+    "dist/": "the app's build output",
+    "dist/index.html": "the app's build output",
+    "ui/": "a URL prefix, not a folder",
+    "kubeglass-context.json": "written by the launcher at run time",
+    "kwok-crds.yaml": "kwok's CRDs, fetched into the cluster folder by hack/",
+    # Upstream names, quoted to say what is ported.
+    "IsRetryableError": "client-go rest/with_retry.go",
+    "FullListIfExpired": "client-go tools/pager",
+    "DelayWithReset": "apimachinery util/wait",
+    "ListAndWatch": "client-go tools/cache reflector",
+    "DeletedFinalStateUnknown": "client-go tools/cache",
+    "ListAllByNamespace": "client-go tools/cache listers",
+    "UpdateState": "client-go tools/record EventCorrelator",
+    "AddAfter": "client-go util/workqueue",
+    "inner_html": "Leptos' raw-HTML attribute, named to say it is never used",
+}
+
+SOURCE_SUFFIXES = (".rs", ".sh", ".mjs", ".py", ".toml", ".html", ".css", ".go", ".json", ".yaml")
+
+
+def tracked_files():
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def identifiers(files):
+    names = set()
+    for f in files:
+        if f.endswith(SOURCE_SUFFIXES):
+            text = (ROOT / f).read_text(errors="ignore")
+            if f.endswith(".rs"):
+                # Code only: a name that survives only in a comment is gone.
+                text = re.sub(r"//[^\n]*", "", text)
+            names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    return names
+
+
+def modules(files):
+    found = set()
+    for f in files:
+        m = re.match(r"(?:crates/[\w-]+/)?src/(.+?)(?:/mod)?\.rs$", f)
+        if m:
+            found.add(m.group(1))
+    return found
+
+
+def problems(doc, files, names, mods):
+    tops = {m.split("/")[0] for m in mods if "/" in m}
+
+    def path_exists(p):
+        p = p.rstrip("/")
+        return any(f == p or f.endswith("/" + p) or f.startswith(p + "/") or f"/{p}/" in f"/{f}" for f in files)
+
+    for lineno, line in enumerate(doc.splitlines(), 1):
+        for token in re.findall(r"`([^`\n]+)`", line):
+            if token in NOT_OURS:
+                continue
+            bare = token.removesuffix("()")
+            if re.fullmatch(r"[\w.\-/]+\.(rs|sh|mjs|py|toml|md|json|yaml|html|css)|[\w.\-]+/([\w.\-]+/)*", token):
+                ok, what = path_exists(token), "path"
+            elif re.fullmatch(r"[a-z_]+(/[a-z_]+)+", token) and token.split("/")[0] in tops:
+                ok, what = token in mods, "module"
+            elif re.fullmatch(r"[A-Za-z_]\w*(::\w+)+", bare):
+                segments = [s for s in bare.split("::") if s not in ("crate", "self", "super")]
+                ok, what = all(s in names for s in segments), "name"
+            elif re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z][a-z0-9]*(_[a-z0-9]+)+", bare):
+                ok, what = bare in names, "name"
+            else:
+                continue
+            if not ok:
+                yield f"{lineno}: the {what} `{token}` is not in the tree"
+
+
+def main():
+    docs = sys.argv[1:] or ["docs/ARCHITECTURE.md"]
+    files = tracked_files()
+    names, mods = identifiers(files), modules(files)
+    failed = False
+    for d in docs:
+        for p in problems((ROOT / d).read_text(), files, names, mods):
+            print(f"{d}:{p}", file=sys.stderr)
+            failed = True
+    if failed:
+        print("fix the document (or, for a name that is not ours, add it to NOT_OURS in hack/check-docs.py)",
+              file=sys.stderr)
+        return 1
+    print(f"{', '.join(docs)}: every path, module and name quoted exists")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
