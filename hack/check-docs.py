@@ -50,8 +50,10 @@ SOURCE_SUFFIXES = (".rs", ".sh", ".mjs", ".py", ".toml", ".html", ".css", ".go",
 
 
 def tracked_files():
+    """The files git tracks, as they are in the working tree (a file deleted
+    but not yet committed is gone; a new one must be added to count)."""
     out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return out.stdout.split()
+    return [f for f in out.stdout.split() if (ROOT / f).is_file()]
 
 
 def identifiers(files):

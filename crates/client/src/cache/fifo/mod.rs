@@ -1,0 +1,225 @@
+//! The queues between a reflector and an informer's processor.
+//!
+//! Two designs, both fed through [`ReflectorStore`]:
+//!
+//! - [`DeltaFifo`], client-go's classic queue: one entry per *key* holding
+//!   every change (delta) since it was last popped, so an object that changes
+//!   ten times before the consumer runs is processed once with ten deltas.
+//!   A relist queues `Replaced` (or `Sync`) for every listed object and a
+//!   deletion for every known key the list no longer has, as a
+//!   [`Tombstone`] (client-go's `DeletedFinalStateUnknown`) because the real
+//!   final state was never seen.
+//! - [`RealFifo`], client-go's newer in-order queue: one entry per *event* in
+//!   arrival order, a relist kept whole as one atomic entry, and batch pops.
+//!
+//! Each has its file, as in client-go: [`delta`] and [`real`]; the types
+//! they share (deltas, pops, the consumer's trait, the wakeup) are here.
+//!
+//! Both keep "has synced" the client-go way: the items queued by the first
+//! relist must all have been popped. Both notify a [`Wakeup`] whenever
+//! something is queued, so an async consumer can sleep until there is work.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
+
+use super::store::ReflectorStore;
+
+pub mod delta;
+pub mod real;
+
+pub use delta::DeltaFifo;
+pub use real::RealFifo;
+
+/// What happened to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeltaType {
+    /// Created (or first seen by a watch).
+    Added,
+    /// Changed.
+    Updated,
+    /// Deleted.
+    Deleted,
+    /// Listed by a relist (client-go emits this only when asked to; else `Sync`).
+    Replaced,
+    /// Re-delivered by a periodic resync or a relist; nothing changed.
+    Sync,
+}
+
+/// The last state of an object whose deletion was inferred from a relist,
+/// not seen: client-go's `DeletedFinalStateUnknown`.
+#[derive(Debug)]
+pub struct Tombstone<K> {
+    /// The store key of the deleted object.
+    pub key: String,
+    /// The last state this side knew, if it knew any.
+    pub last_known: Option<Rc<K>>,
+}
+
+impl<K> Clone for Tombstone<K> {
+    fn clone(&self) -> Self {
+        Self {
+            key: self.key.clone(),
+            last_known: self.last_known.clone(),
+        }
+    }
+}
+
+/// The object a delta carries.
+#[derive(Debug)]
+pub enum DeltaObject<K> {
+    /// A state the server sent.
+    Object(Rc<K>),
+    /// A deletion nobody saw happen.
+    Tombstone(Tombstone<K>),
+}
+
+impl<K> Clone for DeltaObject<K> {
+    fn clone(&self) -> Self {
+        match self {
+            DeltaObject::Object(o) => DeltaObject::Object(o.clone()),
+            DeltaObject::Tombstone(t) => DeltaObject::Tombstone(t.clone()),
+        }
+    }
+}
+
+impl<K> DeltaObject<K> {
+    /// The object, or the tombstone's last known state.
+    pub fn object(&self) -> Option<&Rc<K>> {
+        match self {
+            DeltaObject::Object(o) => Some(o),
+            DeltaObject::Tombstone(t) => t.last_known.as_ref(),
+        }
+    }
+
+    /// True for a [`Tombstone`].
+    pub fn is_tombstone(&self) -> bool {
+        matches!(self, DeltaObject::Tombstone(_))
+    }
+}
+
+/// One change to one object.
+#[derive(Debug)]
+pub struct Delta<K> {
+    /// What happened.
+    pub kind: DeltaType,
+    /// The object after it happened (or its tombstone).
+    pub object: DeltaObject<K>,
+}
+
+impl<K> Clone for Delta<K> {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind,
+            object: self.object.clone(),
+        }
+    }
+}
+
+/// A unit of work popped from a queue.
+#[derive(Debug)]
+pub enum Popped<K> {
+    /// Deltas of one object, oldest first.
+    Deltas {
+        /// The object's store key.
+        key: String,
+        /// Its deltas, oldest first.
+        deltas: Vec<Delta<K>>,
+    },
+    /// A complete relist to swap in at once (in-order FIFO only); the
+    /// consumer works out adds, updates and deletes against what it holds.
+    Replace {
+        /// Every object the list returned.
+        objects: Vec<Rc<K>>,
+        /// The list's resourceVersion.
+        resource_version: String,
+    },
+}
+
+/// Applied to every object before it is queued: e.g. drop `managedFields`.
+pub type Transform<K> = Rc<dyn Fn(K) -> K>;
+
+/// What a queue may consult about the objects its consumer already holds
+/// (client-go's `KeyListerGetter`): the informer's indexer.
+pub trait KnownObjects<K> {
+    /// Every key held.
+    fn known_keys(&self) -> Vec<String>;
+    /// The object held under `key`.
+    fn known(&self, key: &str) -> Option<Rc<K>>;
+}
+
+/// A queue an informer's processor consumes; the reflector fills it.
+pub trait InformerQueue<K>: ReflectorStore<K> {
+    /// Pops up to `max` units of work, oldest first.
+    fn pop_batch(&mut self, max: usize) -> Vec<Popped<K>>;
+    /// Queues a `Sync` for every known object (periodic resync).
+    fn resync(&mut self);
+    /// True once everything the first relist queued has been popped.
+    fn has_synced(&self) -> bool;
+    /// Units of work waiting.
+    fn len(&self) -> usize;
+    /// True when nothing waits.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Signalled whenever work is queued.
+    fn wakeup(&self) -> Wakeup;
+}
+
+/// A level-triggered wake-up for one async consumer.
+#[derive(Clone, Default)]
+pub struct Wakeup {
+    inner: Rc<RefCell<WakeupInner>>,
+}
+
+#[derive(Default)]
+struct WakeupInner {
+    pending: bool,
+    closed: bool,
+    waker: Option<Waker>,
+}
+
+impl std::fmt::Debug for Wakeup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wakeup")
+            .field("pending", &self.inner.borrow().pending)
+            .finish()
+    }
+}
+
+impl Wakeup {
+    /// Marks work as pending and wakes the consumer.
+    pub fn notify(&self) {
+        let mut i = self.inner.borrow_mut();
+        i.pending = true;
+        if let Some(w) = i.waker.take() {
+            w.wake();
+        }
+    }
+
+    /// Wakes the consumer for good: every later [`Wakeup::wait`] returns at once.
+    pub fn close(&self) {
+        self.inner.borrow_mut().closed = true;
+        self.notify();
+    }
+
+    /// True after [`Wakeup::close`].
+    pub fn is_closed(&self) -> bool {
+        self.inner.borrow().closed
+    }
+
+    /// Completes when work has been signalled since the last wait returned.
+    pub async fn wait(&self) {
+        futures::future::poll_fn(|cx| {
+            let mut i = self.inner.borrow_mut();
+            if i.pending || i.closed {
+                i.pending = false;
+                Poll::Ready(())
+            } else {
+                i.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await;
+    }
+}
