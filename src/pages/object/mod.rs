@@ -1,6 +1,6 @@
 //! One object, live: its heading and actions, labels and annotations, owners and what it owns, conditions, events, a Secret's data on request, and its YAML.
 
-use kubeglass_client::cache::{InformerOptions, redact_secret_metadata};
+use kubeglass_client::cache::InformerOptions;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
@@ -60,10 +60,9 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     options.transform = None; // managedFields are folded in the YAML view, not dropped
     options.reflector.field_selector = Some(format!("metadata.name={}", field_value(&name)));
     if secret {
-        // A Secret's data is fetched only when the person asks (Reveal),
-        // and `kubectl apply`'s copy of it in an annotation is never kept.
+        // A Secret's data is fetched only when the person asks (Reveal); the
+        // informer itself drops `kubectl apply`'s copy of it in an annotation.
         options.reflector = options.reflector.metadata_only();
-        options.transform = Some(redact_secret_metadata::<DynamicObject>());
     }
     let key = match &namespace {
         Some(ns) => format!("{ns}/{name}"),

@@ -163,6 +163,26 @@ pub fn redact_secret_metadata<K: Resource>() -> Transform<K> {
     })
 }
 
+/// The transform an informer of `path` caches through: `transform` as the
+/// view asked, and for core Secrets, whoever asks and whatever else the
+/// transform does, [`redact_secret_metadata`] after it. Every informer is
+/// made in [`SharedInformer::new`], which applies this, so no view has to
+/// remember it. (Secret data itself never arrives: the Secret guard refuses
+/// any request for it that is not a person's Reveal.)
+fn secrets_redacted<K: Resource + 'static>(
+    path: &str,
+    transform: Option<Transform<K>>,
+) -> Option<Transform<K>> {
+    if !crate::rest::secrets::is_secrets_path(path) {
+        return transform;
+    }
+    let redact = redact_secret_metadata::<K>();
+    Some(match transform {
+        None => redact,
+        Some(t) => Rc::new(move |o: K| redact(t(o))),
+    })
+}
+
 /// Counters of the processor side, for the X-ray page.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProcessorStats {
@@ -305,7 +325,8 @@ where
         }
         let indexer = Rc::new(RefCell::new(indexer));
         let known: Rc<dyn KnownObjects<K>> = Rc::new(IndexerKnown(indexer.clone()));
-        let (queue, store) = (options.queue)(known, options.transform);
+        let transform = secrets_redacted(&options.reflector.url_path, options.transform);
+        let (queue, store) = (options.queue)(known, transform);
         Self {
             inner: Rc::new(Inner {
                 indexer,
