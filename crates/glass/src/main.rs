@@ -53,16 +53,294 @@ fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
         Ok(code) => code,
-        Err(message) => {
-            eprintln!("kubectl-glass: {message}");
+        Err(e) => {
+            eprintln!("kubectl-glass: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Why the launcher could not start, in words for the terminal.
+#[derive(Debug, thiserror::Error)]
+enum LaunchError {
+    /// `-n` is not a namespace name.
+    #[error("-n: {0}")]
+    Namespace(#[from] kubeglass_client::names::NameError),
+    /// `--kubeconfig` names no file.
+    #[error("--kubeconfig {}: no such file", .0.display())]
+    NoKubeconfig(PathBuf),
+    /// kubectl could not be run at all.
+    #[error("cannot run {}: {source}", kubectl.display())]
+    Kubectl {
+        /// The kubectl asked for.
+        kubectl: PathBuf,
+        /// Why it did not run.
+        source: std::io::Error,
+    },
+    /// kubectl's view of the kubeconfig did not read.
+    #[error("{0}")]
+    Kubeconfig(String),
+    /// `--all-contexts` with a kubeconfig that has none.
+    #[error("the kubeconfig has no contexts")]
+    NoContexts,
+    /// No `--context` and no current context.
+    #[error("the kubeconfig has no current context: pass --context")]
+    NoCurrentContext,
+    /// Ctrl-C and SIGTERM cannot be caught, so the proxies could outlive us.
+    #[error("cannot handle signals: {0}")]
+    Signals(#[from] ctrlc::Error),
+    /// The private folder for the run could not be made or filled.
+    #[error("{}: {source}", path.display())]
+    Folder {
+        /// The folder or file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The session file could not be written as JSON.
+    #[error("cannot write the session file: {0}")]
+    Session(#[from] serde_json::Error),
+    /// No port could be found for a context.
+    #[error("no free port: {0}")]
+    NoPort(std::io::Error),
+    /// No randomness for the capability token.
+    #[error("{0}")]
+    Token(String),
+    /// Every context failed to start (with `--all-contexts`).
+    #[error("no context could be started")]
+    NoneStarted,
+}
+
+/// Starts a proxy per context, says where the app is, and waits for Ctrl-C
+/// (or a proxy that exits by itself); the proxies and the private folder go
+/// when it returns, whichever way.
+fn run(args: &Args) -> Result<ExitCode, LaunchError> {
+    check_args(args)?;
+    let contexts = match contexts(args)? {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    let stop = stop_signal()?;
+    // One private folder for this run (mode 0700), removed when it ends.
+    // Declared before the proxies, so it is removed after they are stopped.
+    let dir = tempfile::Builder::new()
+        .prefix("kubectl-glass-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|source| LaunchError::Folder {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let (mut proxies, failed) = match start_all(args, &contexts, dir.path(), &stop)? {
+        Started::Running { proxies, failed } => (proxies, failed),
+        Started::Exit(code) => return Ok(code),
+    };
+    announce(args, &proxies, &failed);
+    println!("App files in {}", dir.path().display());
+    let code = wait_until_stopped(&stop, &mut proxies);
+    drop(proxies);
+    drop(dir);
+    Ok(code)
+}
+
+/// The flags that can be checked before kubectl runs.
+fn check_args(args: &Args) -> Result<(), LaunchError> {
+    if let Some(ns) = &args.namespace {
+        kubeglass_client::names::validate_namespace(ns)?;
+    }
+    match &args.kubeconfig {
+        Some(k) if !k.is_file() => Err(LaunchError::NoKubeconfig(k.clone())),
+        _ => Ok(()),
+    }
+}
+
+/// A channel that receives once Ctrl-C, SIGTERM or SIGHUP arrives.
+fn stop_signal() -> Result<mpsc::Receiver<()>, LaunchError> {
+    let (tx, rx) = mpsc::channel::<()>();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })?;
+    Ok(rx)
+}
+
+/// What starting the proxies came to.
+enum Started {
+    /// At least one proxy serves; `failed` names the contexts that did not start.
+    Running {
+        proxies: Proxies,
+        failed: Vec<String>,
+    },
+    /// Stop now with this code (a proxy failed without `--all-contexts`, or
+    /// a signal came while starting).
+    Exit(ExitCode),
+}
+
+/// Starts one proxy per context, each with its own folder and port.
+fn start_all(
+    args: &Args,
+    contexts: &[Context],
+    dir: &std::path::Path,
+    stop: &mpsc::Receiver<()>,
+) -> Result<Started, LaunchError> {
+    let mut proxies = Proxies::default();
+    let mut taken = std::collections::BTreeSet::new();
+    let mut failed = Vec::new();
+    for (i, context) in contexts.iter().enumerate() {
+        match start_one(args, context, &dir.join(format!("app-{i}")), &mut taken)? {
+            Ok(running) => proxies.0.push(running),
+            Err((problem, status)) => {
+                if !args.all_contexts {
+                    eprintln!("kubectl-glass: {problem}");
+                    return Ok(Started::Exit(status.map_or(ExitCode::FAILURE, exit_code)));
+                }
+                eprintln!("kubectl-glass: {problem}; starting the others");
+                failed.push(context.name.clone());
+            }
+        }
+        if stop.try_recv().is_ok() {
+            // Stopped while starting: print nothing, open nothing.
+            return Ok(Started::Exit(ExitCode::SUCCESS));
+        }
+    }
+    if proxies.0.is_empty() {
+        return Err(LaunchError::NoneStarted);
+    }
+    Ok(Started::Running { proxies, failed })
+}
+
+/// Writes the app and its session file into `www`, picks a port and starts
+/// `context`'s proxy; `Ok(Err((why, status)))` when that proxy did not
+/// come up (it has been stopped).
+fn start_one(
+    args: &Args,
+    context: &Context,
+    www: &std::path::Path,
+    taken: &mut std::collections::BTreeSet<u16>,
+) -> Result<Result<Running, (String, Option<std::process::ExitStatus>)>, LaunchError> {
+    let folder = |source| LaunchError::Folder {
+        path: www.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir(www).map_err(folder)?;
+    let session = serde_json::to_string(&SessionFile::new(context, args.read_only))?;
+    app::write_to(www, &session).map_err(folder)?;
+    let choice = port::choose(&context.name, args.port, taken).map_err(LaunchError::NoPort)?;
+    taken.insert(choice.port());
+    if let Choice::Fallback { wanted, port } = choice {
+        eprintln!(
+            "kubectl-glass: port {wanted} (context {:?}'s own) is taken; using {port}, so this tab's storage starts empty",
+            context.name
+        );
+    }
+    let spec = proxy::Spec {
+        kubectl: args.kubectl.clone(),
+        kubeconfig: args.kubeconfig.clone(),
+        context: context.name.clone(),
+        port: choice.port(),
+        token: proxy::new_token().map_err(LaunchError::Token)?,
+        www: www.to_path_buf(),
+        read_only: args.read_only,
+    };
+    let (mut child, serving) = spec.spawn().map_err(|source| LaunchError::Kubectl {
+        kubectl: args.kubectl.clone(),
+        source,
+    })?;
+    let name = &context.name;
+    let problem = match proxy::wait_ready(&mut child, &serving, &spec.api(), READY_LIMIT) {
+        Ok(200) => None,
+        Ok(status) => {
+            eprintln!(
+                "kubectl-glass: context {name:?}: the cluster answered {status} to /version; the app will say more"
+            );
+            None
+        }
+        Err(proxy::NotReady::Exited(status)) => Some(format!(
+            "kubectl proxy for context {name:?} exited ({status})"
+        )),
+        Err(proxy::NotReady::Timeout(what, t)) => Some(format!(
+            "kubectl proxy for context {name:?} took longer than {t:?} {what}"
+        )),
+    };
+    Ok(match problem {
+        None => Ok(Running {
+            context: context.clone(),
+            spec,
+            child,
+        }),
+        Some(p) => {
+            let _ = child.kill();
+            Err((p, child.wait().ok()))
+        }
+    })
+}
+
+/// Prints where the app is (a table with `--all-contexts`) and opens the
+/// browser unless told not to.
+fn announce(args: &Args, proxies: &Proxies, failed: &[String]) {
+    let ro = if args.read_only { " (read-only)" } else { "" };
+    if args.all_contexts {
+        let width = proxies
+            .0
+            .iter()
+            .map(|r| r.context.name.len())
+            .max()
+            .unwrap_or(7)
+            .max(7);
+        println!("{:width$}  URL", "CONTEXT");
+        for r in &proxies.0 {
+            println!("{:width$}  {}", r.context.name, r.spec.url());
+        }
+        for name in failed {
+            println!("{name:width$}  (did not start; see above)");
+        }
+        println!(
+            "Kubeglass{ro} for {} contexts. Ctrl-C stops them all.",
+            proxies.0.len()
+        );
+        return;
+    }
+    let fragment = args
+        .namespace
+        .as_ref()
+        .map(|ns| format!("#/r/pods?ns={ns}"))
+        .unwrap_or_default();
+    let r = &proxies.0[0];
+    let url = format!("{}{fragment}", r.spec.url());
+    println!(
+        "Kubeglass{ro} for context {:?} (cluster {:?}):\n  {url}\nThe URL is the key: anyone with it can use your cluster as you while this runs. Ctrl-C stops.",
+        r.context.name, r.context.cluster
+    );
+    if args.no_open {
+        return;
+    }
+    if !has_display() {
+        eprintln!("kubectl-glass: no display; open the URL above");
+    } else if let Err(e) = open::that_detached(&url) {
+        eprintln!("kubectl-glass: could not open a browser ({e}); open the URL above");
+    }
+}
+
+/// Waits for a signal, or for a kubectl that exits by itself.
+fn wait_until_stopped(stop: &mpsc::Receiver<()>, proxies: &mut Proxies) -> ExitCode {
+    loop {
+        if stop.recv_timeout(Duration::from_millis(200)).is_ok() {
+            return ExitCode::SUCCESS;
+        }
+        if let Some((name, status)) = proxies.0.iter_mut().find_map(|r| match r.child.try_wait() {
+            Ok(Some(s)) => Some((r.context.name.clone(), s)),
+            _ => None,
+        }) {
+            eprintln!(
+                "kubectl-glass: kubectl proxy for context {name:?} exited ({status}); stopping"
+            );
+            return ExitCode::FAILURE;
         }
     }
 }
 
 /// kubectl's view of the kubeconfig: kubectl prints its own errors (a bad
 /// context, a broken kubeconfig) straight to the terminal.
-fn contexts(args: &Args) -> Result<Result<Vec<Context>, ExitCode>, String> {
+fn contexts(args: &Args) -> Result<Result<Vec<Context>, ExitCode>, LaunchError> {
     let mut cmd = Command::new(&args.kubectl);
     if let Some(k) = &args.kubeconfig {
         cmd.arg(format!("--kubeconfig={}", k.display()));
@@ -78,14 +356,18 @@ fn contexts(args: &Args) -> Result<Result<Vec<Context>, ExitCode>, String> {
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", args.kubectl.display()))?;
+        .map_err(|source| LaunchError::Kubectl {
+            kubectl: args.kubectl.clone(),
+            source,
+        })?;
     if !out.status.success() {
         return Ok(Err(exit_code(out.status)));
     }
-    let (all, current) = parse_view(&String::from_utf8_lossy(&out.stdout))?;
+    let (all, current) =
+        parse_view(&String::from_utf8_lossy(&out.stdout)).map_err(LaunchError::Kubeconfig)?;
     if args.all_contexts {
         if all.is_empty() {
-            return Err("the kubeconfig has no contexts".into());
+            return Err(LaunchError::NoContexts);
         }
         return Ok(Ok(all));
     }
@@ -93,7 +375,7 @@ fn contexts(args: &Args) -> Result<Result<Vec<Context>, ExitCode>, String> {
     let one = all
         .into_iter()
         .find(|c| Some(&c.name) == wanted.as_ref())
-        .ok_or("the kubeconfig has no current context: pass --context")?;
+        .ok_or(LaunchError::NoCurrentContext)?;
     Ok(Ok(vec![one]))
 }
 
@@ -131,168 +413,3 @@ impl Drop for Proxies {
 /// How long a proxy may take to start serving, and then to get an answer
 /// from the cluster (a credential plugin may be asking for a login).
 const READY_LIMIT: Duration = Duration::from_secs(120);
-
-fn run(args: &Args) -> Result<ExitCode, String> {
-    if let Some(ns) = &args.namespace {
-        kubeglass_client::names::validate_namespace(ns).map_err(|e| format!("-n: {e}"))?;
-    }
-    if let Some(k) = &args.kubeconfig
-        && !k.is_file()
-    {
-        return Err(format!("--kubeconfig {}: no such file", k.display()));
-    }
-    let contexts = match contexts(args)? {
-        Ok(c) => c,
-        Err(code) => return Ok(code),
-    };
-
-    let (tx, rx) = mpsc::channel::<()>();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
-    })
-    .map_err(|e| format!("cannot handle signals: {e}"))?;
-
-    // One private folder for this run (mode 0700), removed when it ends.
-    // Declared before the proxies, so it is removed after they are stopped.
-    let dir = tempfile::Builder::new()
-        .prefix("kubectl-glass-")
-        .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir()
-        .map_err(|e| format!("cannot make a temporary folder: {e}"))?;
-    let mut proxies = Proxies::default();
-    let mut taken = std::collections::BTreeSet::new();
-    let mut failed = Vec::new();
-
-    for (i, context) in contexts.iter().enumerate() {
-        let www = dir.path().join(format!("app-{i}"));
-        std::fs::create_dir(&www).map_err(|e| format!("{}: {e}", www.display()))?;
-        let session = serde_json::to_string(&SessionFile::new(context, args.read_only))
-            .map_err(|e| e.to_string())?;
-        app::write_to(&www, &session).map_err(|e| e.to_string())?;
-        let choice = port::choose(&context.name, args.port, &taken)
-            .map_err(|e| format!("no free port: {e}"))?;
-        taken.insert(choice.port());
-        if let Choice::Fallback { wanted, port } = choice {
-            eprintln!(
-                "kubectl-glass: port {wanted} (context {:?}'s own) is taken; using {port}, so this tab's storage starts empty",
-                context.name
-            );
-        }
-        let spec = proxy::Spec {
-            kubectl: args.kubectl.clone(),
-            kubeconfig: args.kubeconfig.clone(),
-            context: context.name.clone(),
-            port: choice.port(),
-            token: proxy::new_token()?,
-            www,
-            read_only: args.read_only,
-        };
-        let (mut child, serving) = spec
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", args.kubectl.display()))?;
-        let ready = proxy::wait_ready(&mut child, &serving, &spec.api(), READY_LIMIT);
-        let name = context.name.clone();
-        let problem = match ready {
-            Ok(200) => None,
-            Ok(status) => {
-                eprintln!(
-                    "kubectl-glass: context {name:?}: the cluster answered {status} to /version; the app will say more"
-                );
-                None
-            }
-            Err(proxy::NotReady::Exited(status)) => Some(format!(
-                "kubectl proxy for context {name:?} exited ({status})"
-            )),
-            Err(proxy::NotReady::Timeout(what, t)) => Some(format!(
-                "kubectl proxy for context {name:?} took longer than {t:?} {what}"
-            )),
-        };
-        match problem {
-            None => proxies.0.push(Running {
-                context: context.clone(),
-                spec,
-                child,
-            }),
-            Some(p) => {
-                let _ = child.kill();
-                let status = child.wait().ok();
-                if !args.all_contexts {
-                    eprintln!("kubectl-glass: {p}");
-                    return Ok(status.map_or(ExitCode::FAILURE, exit_code));
-                }
-                eprintln!("kubectl-glass: {p}; starting the others");
-                failed.push(name);
-            }
-        }
-        if rx.try_recv().is_ok() {
-            // Stopped while starting: print nothing, open nothing.
-            return Ok(ExitCode::SUCCESS);
-        }
-    }
-    if proxies.0.is_empty() {
-        return Err("no context could be started".into());
-    }
-
-    let fragment = args
-        .namespace
-        .as_ref()
-        .map(|ns| format!("#/r/pods?ns={ns}"))
-        .unwrap_or_default();
-    let ro = if args.read_only { " (read-only)" } else { "" };
-    if args.all_contexts {
-        let width = proxies
-            .0
-            .iter()
-            .map(|r| r.context.name.len())
-            .max()
-            .unwrap_or(7)
-            .max(7);
-        println!("{:width$}  URL", "CONTEXT");
-        for r in &proxies.0 {
-            println!("{:width$}  {}", r.context.name, r.spec.url());
-        }
-        for name in &failed {
-            println!("{name:width$}  (did not start; see above)");
-        }
-        println!(
-            "Kubeglass{ro} for {} contexts. Ctrl-C stops them all.",
-            proxies.0.len()
-        );
-    } else {
-        let r = &proxies.0[0];
-        let url = format!("{}{fragment}", r.spec.url());
-        println!(
-            "Kubeglass{ro} for context {:?} (cluster {:?}):\n  {url}\nThe URL is the key: anyone with it can use your cluster as you while this runs. Ctrl-C stops.",
-            r.context.name, r.context.cluster
-        );
-        if !args.no_open {
-            if has_display() {
-                if let Err(e) = open::that_detached(&url) {
-                    eprintln!("kubectl-glass: could not open a browser ({e}); open the URL above");
-                }
-            } else {
-                eprintln!("kubectl-glass: no display; open the URL above");
-            }
-        }
-    }
-    println!("App files in {}", dir.path().display());
-
-    // Until a signal, or until a kubectl exits by itself.
-    let code = loop {
-        if rx.recv_timeout(Duration::from_millis(200)).is_ok() {
-            break ExitCode::SUCCESS;
-        }
-        if let Some((name, status)) = proxies.0.iter_mut().find_map(|r| match r.child.try_wait() {
-            Ok(Some(s)) => Some((r.context.name.clone(), s)),
-            _ => None,
-        }) {
-            eprintln!(
-                "kubectl-glass: kubectl proxy for context {name:?} exited ({status}); stopping"
-            );
-            break ExitCode::FAILURE;
-        }
-    };
-    drop(proxies);
-    drop(dir);
-    Ok(code)
-}
