@@ -7,13 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::ByteString;
-
-/// True for core `secrets`, the resource whose data is only shown when asked.
-pub fn is_secret(info: &ResourceInfo) -> bool {
-    info.group.is_empty() && info.plural == "secrets"
-}
 
 /// One key of a revealed Secret.
 #[derive(Debug, Clone, PartialEq, Eq)]

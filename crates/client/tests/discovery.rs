@@ -605,3 +605,25 @@ fn a_version_the_server_drops_is_gone_from_the_cache_after_a_refresh() {
     );
     server.verify();
 }
+
+// One rule for "this is core Secrets": discovery's is_core_secrets is the
+// Secret guard's is_secrets_path read from the resource's collection path.
+#[test]
+fn core_secrets_are_recognised_by_the_guards_rule_and_nothing_else_is() {
+    let d = aggregated();
+    let secrets = d.mapper().resource_for("secrets").expect("secrets");
+    assert!(secrets.is_core_secrets());
+    for other in ["configmaps", "pods", "serviceaccounts"] {
+        assert!(
+            !d.mapper()
+                .resource_for(other)
+                .expect(other)
+                .is_core_secrets(),
+            "{other}"
+        );
+    }
+    // A CRD of another group that happens to be called secrets is not.
+    let mut crd = secrets.clone();
+    crd.group = "vault.example.com".into();
+    assert!(!crd.is_core_secrets());
+}

@@ -13,7 +13,6 @@ use crate::kube::use_kube;
 use crate::kube::watch::watch_problem;
 use crate::model::objects::{created, field_value, with_type_meta};
 use crate::model::problem::Problem;
-use crate::model::secrets::is_secret;
 use crate::model::time::age;
 use crate::model::yaml::to_yaml;
 
@@ -55,7 +54,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                 .into_any();
         }
     };
-    let secret = is_secret(&info);
+    let secret = info.is_core_secrets();
     let mut options = InformerOptions::<DynamicObject>::new(path);
     options.transform = None; // managedFields are folded in the YAML view, not dropped
     options.reflector.field_selector = Some(format!("metadata.name={}", field_value(&name)));

@@ -113,6 +113,15 @@ impl ResourceInfo {
         self.verbs.iter().any(|v| v == verb)
     }
 
+    /// True for core `secrets`, whose data is fetched only when a person
+    /// asks: the resource whose collection path
+    /// [`crate::rest::secrets::is_secrets_path`] guards (one rule, read
+    /// from the path there and from discovery here).
+    pub fn is_core_secrets(&self) -> bool {
+        self.collection_path(None)
+            .is_ok_and(|p| crate::rest::secrets::is_secrets_path(&p))
+    }
+
     /// True when the resource has the subresource `name`.
     pub fn has_subresource(&self, name: &str) -> bool {
         self.subresources.iter().any(|s| s.name == name)
