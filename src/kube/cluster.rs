@@ -57,12 +57,9 @@ impl ClusterState {
         );
         provide_context(now);
         let namespaces = RwSignal::new(BTreeMap::new());
-        let watch = kube.watch_rows(
-            "namespace-rows",
-            &cluster_path::<Namespace>(kube),
-            namespaces,
-            NamespaceRow::from_object,
-        );
+        let watch = kube
+            .subscribe("namespace-rows", &cluster_path::<Namespace>(kube))
+            .rows(namespaces, NamespaceRow::from_object);
         let state = Self {
             version: RwSignal::new(None),
             namespaces,

@@ -70,6 +70,140 @@ where
     }
 }
 
+impl<K> Watch<K>
+where
+    K: kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned + Clone + 'static,
+{
+    /// The cached objects whose owner references name `uid` (client-go's
+    /// owner-UID index; see [`Subscribe::owner_index`]).
+    pub fn owned_by(&self, uid: &str) -> Vec<Rc<K>> {
+        self.indexer()
+            .borrow()
+            .by_index(OWNER_UID_INDEX, uid)
+            .unwrap_or_default()
+    }
+}
+
+/// What a view asks to watch, said in one line, e.g.
+/// `kube.subscribe("pod-counts", &path).table().frames(apply)`.
+///
+/// The builder picks the informer's options — format (whole objects, Table
+/// rows, metadata), transform (managedFields dropped unless asked),
+/// selectors and indexes — so a view never builds them by hand. Secret
+/// redaction is not the view's to ask for: the informer applies it to every
+/// informer of core Secrets. Call [`Subscribe::table`] first, since the
+/// other options belong to the row type it picks.
+pub struct Subscribe<'a, K> {
+    kube: &'a Kube,
+    name: &'a str,
+    options: InformerOptions<K>,
+    owner_index: bool,
+}
+
+impl Kube {
+    /// Starts a subscription, named `name` on the X-ray page, to the
+    /// collection at `path` (whole objects over WebSocket, managedFields
+    /// dropped, until told otherwise).
+    pub fn subscribe<'a>(&'a self, name: &'a str, path: &str) -> Subscribe<'a, DynamicObject> {
+        Subscribe {
+            kube: self,
+            name,
+            options: InformerOptions::new(path),
+            owner_index: false,
+        }
+    }
+}
+
+impl<'a> Subscribe<'a, DynamicObject> {
+    /// kubectl's columns: server-side Table rows with their metadata.
+    pub fn table(self) -> Subscribe<'a, TableRowObject> {
+        let mut options = InformerOptions::new(self.options.reflector.url_path.clone());
+        options.reflector = self.options.reflector.tables();
+        Subscribe {
+            kube: self.kube,
+            name: self.name,
+            options,
+            owner_index: self.owner_index,
+        }
+    }
+
+    /// Keeps managedFields (an object's YAML view folds them; a list drops them).
+    pub fn with_managed_fields(mut self) -> Self {
+        self.options.transform = None;
+        self
+    }
+
+    /// Keeps `rows` (emptied first) equal to the cache, each row made by
+    /// `row` from its object, once per frame.
+    pub fn rows<R: Send + Sync + 'static>(
+        self,
+        rows: RwSignal<BTreeMap<String, R>>,
+        row: impl Fn(&DynamicObject) -> R + 'static,
+    ) -> Watch<DynamicObject> {
+        rows.set(BTreeMap::new());
+        self.frames(move |inf, keys| {
+            let indexer = inf.indexer();
+            let indexer = indexer.borrow();
+            rows.update(|rows| {
+                for key in keys {
+                    match indexer.get(&key) {
+                        Some(o) => {
+                            let r = row(&o);
+                            rows.insert(key, r);
+                        }
+                        None => {
+                            rows.remove(&key);
+                        }
+                    }
+                }
+            });
+        })
+    }
+}
+
+impl<K> Subscribe<'_, K>
+where
+    K: kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned + Clone + 'static,
+{
+    /// Metadata only (`PartialObjectMetadata`): what a Secret's page watches.
+    pub fn metadata_only(mut self) -> Self {
+        self.options.reflector = self.options.reflector.metadata_only();
+        self
+    }
+
+    /// Only the objects matching the field selector `selector`.
+    pub fn fields(mut self, selector: String) -> Self {
+        self.options.reflector.field_selector = Some(selector);
+        self
+    }
+
+    /// Only the objects matching the label selector, if one is given.
+    pub fn labels(mut self, selector: Option<String>) -> Self {
+        self.options.reflector.label_selector = selector;
+        self
+    }
+
+    /// Keeps client-go's owner-UID index, read with [`Watch::owned_by`]
+    /// (also when the informer is shared with a view that did not ask).
+    pub fn owner_index(mut self) -> Self {
+        self.owner_index = true;
+        self.options
+            .indexers
+            .push((OWNER_UID_INDEX.into(), owner_uid_index()));
+        self
+    }
+
+    /// Subscribes: the changed keys reach `apply` once per animation frame
+    /// (see [`Kube::watch_frames`]). Keep the [`Watch`] while the view shows them.
+    pub fn frames(self, apply: impl FnMut(&SharedInformer<K>, Vec<String>) + 'static) -> Watch<K> {
+        let watch = self.kube.watch_frames(self.name, self.options, apply);
+        if self.owner_index {
+            watch.ensure_owner_index();
+        }
+        watch
+    }
+}
+
 /// The failure a watch is in now, if any: shown until its list succeeds
 /// (and after, while its watch keeps failing); else the objects its last
 /// list could not read.
@@ -86,8 +220,8 @@ impl Kube {
     /// them. An informer that syncs with nothing notifies nothing, so then
     /// `apply` gets one empty batch: a view learns its list is empty. Keep
     /// the returned [`Watch`] as long as the view shows them. Every view
-    /// subscribes through this.
-    pub fn watch_frames<K>(
+    /// subscribes through this, by way of [`Kube::subscribe`].
+    pub(crate) fn watch_frames<K>(
         &self,
         name: &str,
         options: InformerOptions<K>,
@@ -150,47 +284,6 @@ impl Kube {
             status,
         }
     }
-
-    /// Whole objects of `path` (over WebSocket), kept in `rows` by key, each
-    /// made by `row` from its object, once per frame, through
-    /// [`Kube::watch_frames`]. `rows` starts empty.
-    pub fn watch_rows<R: Send + Sync + 'static>(
-        &self,
-        name: &str,
-        path: &str,
-        rows: RwSignal<BTreeMap<String, R>>,
-        row: impl Fn(&DynamicObject) -> R + 'static,
-    ) -> Watch<DynamicObject> {
-        rows.set(BTreeMap::new());
-        self.watch_frames(
-            name,
-            InformerOptions::<DynamicObject>::new(path),
-            move |inf, keys| {
-                let indexer = inf.indexer();
-                let indexer = indexer.borrow();
-                rows.update(|rows| {
-                    for key in keys {
-                        match indexer.get(&key) {
-                            Some(o) => {
-                                let r = row(&o);
-                                rows.insert(key, r);
-                            }
-                            None => {
-                                rows.remove(&key);
-                            }
-                        }
-                    }
-                });
-            },
-        )
-    }
-}
-
-/// A Table-format informer of `path` (kubectl's columns, row metadata).
-pub fn table_options(path: &str) -> InformerOptions<TableRowObject> {
-    let mut o = InformerOptions::new(path);
-    o.reflector = o.reflector.tables();
-    o
 }
 
 /// The cluster-wide collection path of the built-in kind `K` (all

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::use_kube;
-use crate::kube::watch::{cluster_path, table_options};
+use crate::kube::watch::cluster_path;
 use crate::model::discovery::{CrdChanges, matches_search};
 use crate::route::Route;
 
@@ -29,10 +29,11 @@ pub fn ApiTree() -> impl IntoView {
     // `:crd` table.
     let mut changes = CrdChanges::default();
     let k = kube.clone();
-    let watch = kube.watch_frames(
-        "crd-changes",
-        table_options(&cluster_path::<CustomResourceDefinition>(&kube)),
-        move |inf, _| {
+    let crd_path = cluster_path::<CustomResourceDefinition>(&kube);
+    let watch = kube
+        .subscribe("crd-changes", &crd_path)
+        .table()
+        .frames(move |inf, _| {
             let now: BTreeMap<String, String> = inf
                 .indexer()
                 .borrow()
@@ -47,8 +48,7 @@ pub fn ApiTree() -> impl IntoView {
             if changes.changed(now) {
                 k.load_discovery(true);
             }
-        },
-    );
+        });
     let _watch = StoredValue::new_local(watch);
 
     let query = RwSignal::new(String::new());

@@ -7,9 +7,7 @@ mod filters;
 mod rows;
 mod state;
 
-use kubeglass_client::cache::InformerOptions;
 use kubeglass_client::k8s_openapi::api::core::v1::Event;
-use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
@@ -52,10 +50,8 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
         ..
     } = stream;
     let watch = collection_path::<Event>(&kube, namespace.as_deref()).map(|path| {
-        kube.watch_frames(
-            "event-rows",
-            InformerOptions::<DynamicObject>::new(path),
-            move |inf, keys| {
+        kube.subscribe("event-rows", &path)
+            .frames(move |inf, keys| {
                 let indexer = inf.indexer();
                 let store = indexer.borrow();
                 let changes = keys.into_iter().map(|k| {
@@ -72,8 +68,7 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
                 if new > 0 {
                     arrived.update(|n| *n += new);
                 }
-            },
-        )
+            })
     });
     let status = watch.as_ref().ok().map(|w| w.status());
     let path_problem = watch.as_ref().err().cloned();

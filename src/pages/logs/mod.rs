@@ -5,9 +5,7 @@ mod state;
 mod toolbar;
 mod workload;
 
-use kubeglass_client::cache::InformerOptions;
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
-use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -56,18 +54,17 @@ fn PodLogs(namespace: String, pod: String) -> impl IntoView {
                 .into_any();
         }
     };
-    let mut options = InformerOptions::<DynamicObject>::new(path);
-    options.reflector.field_selector = Some(format!("metadata.name={}", field_value(&pod)));
     let key = format!("{namespace}/{pod}");
-    let watch = kube.watch_frames("log-pod", options, move |inf, _| {
-        match inf.indexer().borrow().get(&key) {
+    let watch = kube
+        .subscribe("log-pod", &path)
+        .fields(format!("metadata.name={}", field_value(&pod)))
+        .frames(move |inf, _| match inf.indexer().borrow().get(&key) {
             Some(o) => {
                 object.set(serde_json::to_value(o.as_ref()).ok());
                 missing.set(false);
             }
             None => missing.set(inf.has_synced()),
-        }
-    });
+        });
     let status = watch.status();
     let _watch = StoredValue::new_local(watch);
     let view_of = Memo::new(move |_| {

@@ -2,12 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use kubeglass_client::cache::InformerOptions;
-use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
-use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
@@ -45,8 +42,8 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
     let bump = move |_: &_, _| tick.update(|t| *t += 1);
     // The workload (for its UID), its ReplicaSets (a Deployment's pods are
     // theirs), and the namespace's pods, by owner UID.
-    let mut own = match info.collection_path(Some(&namespace)) {
-        Ok(p) => InformerOptions::<DynamicObject>::new(p),
+    let own = match info.collection_path(Some(&namespace)) {
+        Ok(p) => p,
         Err(e) => {
             let problem = Problem::from(e);
             return view! { <ProblemBox problem doing="open these logs".to_string() testid="route-error"/> }
@@ -62,20 +59,20 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
                 .into_any();
         }
     };
-    own.reflector.field_selector = Some(format!("metadata.name={}", field_value(&name)));
-    let owner = kube.watch_frames("log-workload", own, bump);
+    let owner = kube
+        .subscribe("log-workload", &own)
+        .fields(format!("metadata.name={}", field_value(&name)))
+        .frames(bump);
     let via_replicasets = info.group == "apps" && info.plural == "deployments";
-    let indexed = |path: String| {
-        let mut o = InformerOptions::<DynamicObject>::new(path);
-        o.indexers.push((OWNER_UID_INDEX.into(), owner_uid_index()));
-        o
-    };
-    let sets = via_replicasets
-        .then(|| kube.watch_frames("log-replicasets", indexed(rs_path.clone()), bump));
-    let pods = kube.watch_frames("log-pods", indexed(pods_path), bump);
-    for w in [Some(&pods), sets.as_ref()].into_iter().flatten() {
-        w.ensure_owner_index();
-    }
+    let sets = via_replicasets.then(|| {
+        kube.subscribe("log-replicasets", &rs_path)
+            .owner_index()
+            .frames(bump)
+    });
+    let pods = kube
+        .subscribe("log-pods", &pods_path)
+        .owner_index()
+        .frames(bump);
     let status = pods.status();
     let owner_status = owner.status();
     let key = format!("{namespace}/{name}");
@@ -91,20 +88,15 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
                 .and_then(|o| o.metadata.uid.clone())?;
             let owners: Vec<String> = match sets {
                 Some(sets) => sets
-                    .indexer()
-                    .borrow()
-                    .by_index(OWNER_UID_INDEX, &uid)
-                    .unwrap_or_default()
+                    .owned_by(&uid)
                     .iter()
                     .filter_map(|rs| rs.metadata.uid.clone())
                     .collect(),
                 None => vec![uid],
             };
-            let indexer = pods.indexer();
-            let indexer = indexer.borrow();
             let mut found: Vec<Member> = owners
                 .iter()
-                .flat_map(|u| indexer.by_index(OWNER_UID_INDEX, u).unwrap_or_default())
+                .flat_map(|u| pods.owned_by(u))
                 .filter(|p| p.metadata.deletion_timestamp.is_none())
                 .filter_map(|p| serde_json::to_value(p.as_ref()).ok())
                 .map(|p| Member::from_pod(&p, container.as_deref()))

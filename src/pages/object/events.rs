@@ -1,9 +1,7 @@
 //! An object's events, live: the same decoder and index as the event stream, so counts and times agree with it.
 
-use kubeglass_client::cache::InformerOptions;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::core::v1::Event;
-use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
@@ -22,23 +20,24 @@ pub fn ObjectEvents(info: ResourceInfo, namespace: Option<String>, name: String)
     let events: RwSignal<EventIndex> = RwSignal::new(EventIndex::default());
     let ns = events_namespace(namespace.as_deref());
     let watch = collection_path::<Event>(&kube, Some(ns)).map(|path| {
-        let mut o = InformerOptions::<DynamicObject>::new(path);
-        o.reflector.field_selector = Some(format!(
+        let fields = format!(
             "involvedObject.name={},involvedObject.kind={}",
             field_value(&name),
             field_value(&info.kind)
-        ));
-        kube.watch_frames("object-events", o, move |inf, keys| {
-            let indexer = inf.indexer();
-            let store = indexer.borrow();
-            let changes = keys.into_iter().map(|k| {
-                let row = store.get(&k).map(|e| EventRow::from_object(&e));
-                (k, row)
-            });
-            events.update(|ix| {
-                ix.apply(changes, |_| false);
-            });
-        })
+        );
+        kube.subscribe("object-events", &path)
+            .fields(fields)
+            .frames(move |inf, keys| {
+                let indexer = inf.indexer();
+                let store = indexer.borrow();
+                let changes = keys.into_iter().map(|k| {
+                    let row = store.get(&k).map(|e| EventRow::from_object(&e));
+                    (k, row)
+                });
+                events.update(|ix| {
+                    ix.apply(changes, |_| false);
+                });
+            })
     });
     let status = watch.as_ref().ok().map(|w| w.status());
     let path_problem = watch.as_ref().err().cloned();

@@ -1,8 +1,6 @@
 //! One object, live: its heading and actions, labels and annotations, owners and what it owns, conditions, events, a Secret's data on request, and its YAML.
 
-use kubeglass_client::cache::InformerOptions;
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -55,13 +53,15 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         }
     };
     let secret = info.is_core_secrets();
-    let mut options = InformerOptions::<DynamicObject>::new(path);
-    options.transform = None; // managedFields are folded in the YAML view, not dropped
-    options.reflector.field_selector = Some(format!("metadata.name={}", field_value(&name)));
+    // managedFields are folded in the YAML view, not dropped.
+    let mut subscription = kube
+        .subscribe("object", &path)
+        .with_managed_fields()
+        .fields(format!("metadata.name={}", field_value(&name)));
     if secret {
         // A Secret's data is fetched only when the person asks (Reveal); the
         // informer itself drops `kubectl apply`'s copy of it in an annotation.
-        options.reflector = options.reflector.metadata_only();
+        subscription = subscription.metadata_only();
     }
     let key = match &namespace {
         Some(ns) => format!("{ns}/{name}"),
@@ -71,7 +71,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let gone = RwSignal::new(false);
     let missing = RwSignal::new(false);
     let (k, api_version, kind) = (key.clone(), info.api_version(), info.kind.clone());
-    let watch = kube.watch_frames("object", options, move |inf, _| {
+    let watch = subscription.frames(move |inf, _| {
         let current = inf.indexer().borrow().get(&k);
         match current {
             Some(o) => {

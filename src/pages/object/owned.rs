@@ -1,6 +1,5 @@
 //! What an object owns (or, for a node, the pods on it), live, from a shared Table informer of the child resource looked up by the owner-UID index.
 
-use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::rest::table::TableRowObject;
@@ -8,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
-use crate::kube::watch::{cluster_path, table_options, watch_problem};
+use crate::kube::watch::{cluster_path, watch_problem};
 use crate::kube::{load, use_kube};
 use crate::model::objects::{OwnedRow, children_of, field_value};
 use crate::model::problem::Problem;
@@ -53,13 +52,13 @@ fn Owned(
 ) -> impl IntoView {
     let kube = use_kube();
     let now = expect_context::<Now>().0;
-    let mut options = if on_node {
-        let mut o = table_options(&cluster_path::<Pod>(&kube));
-        o.reflector.field_selector = Some(format!("spec.nodeName={}", field_value(&name)));
-        o
+    let subscription = if on_node {
+        kube.subscribe("owned", &cluster_path::<Pod>(&kube))
+            .table()
+            .fields(format!("spec.nodeName={}", field_value(&name)))
     } else {
         match child.collection_path(namespace.as_deref()) {
-            Ok(path) => table_options(&path),
+            Ok(path) => kube.subscribe("owned", &path).table(),
             Err(e) => {
                 let problem = Problem::from(e);
                 let doing = format!("list the {} it owns", child.plural);
@@ -67,12 +66,10 @@ fn Owned(
             }
         }
     };
-    options
-        .indexers
-        .push((OWNER_UID_INDEX.into(), owner_uid_index()));
     let tick = RwSignal::new(0u64);
-    let watch = kube.watch_frames("owned", options, move |_, _| tick.update(|t| *t += 1));
-    watch.ensure_owner_index();
+    let watch = subscription
+        .owner_index()
+        .frames(move |_, _| tick.update(|t| *t += 1));
     let status = watch.status();
     let watch = StoredValue::new_local(watch);
     let doing = format!("list the {} it owns", child.plural);
@@ -85,13 +82,10 @@ fn Owned(
         tick.get();
         let uid = uid.get();
         watch.with_value(|inf| {
-            let indexer = inf.indexer();
-            let indexer = indexer.borrow();
             let mut found: Vec<std::rc::Rc<TableRowObject>> = if on_node {
-                indexer.list()
+                inf.indexer().borrow().list()
             } else {
-                uid.and_then(|u| indexer.by_index(OWNER_UID_INDEX, &u).ok())
-                    .unwrap_or_default()
+                uid.map(|u| inf.owned_by(&u)).unwrap_or_default()
             };
             found.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
             let columns = inf.columns();

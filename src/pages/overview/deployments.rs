@@ -23,8 +23,10 @@ pub fn DeploymentsPanel(namespace: Option<String>) -> impl IntoView {
     let read_only = expect_context::<SessionState>().read_only();
     let kube = use_kube();
     let rows = RwSignal::new(BTreeMap::new());
-    let watch = collection_path::<Deployment>(&kube, namespace.as_deref())
-        .map(|path| kube.watch_rows("deployment-rows", &path, rows, DeploymentRow::from_object));
+    let watch = collection_path::<Deployment>(&kube, namespace.as_deref()).map(|path| {
+        kube.subscribe("deployment-rows", &path)
+            .rows(rows, DeploymentRow::from_object)
+    });
     let status = watch.as_ref().ok().map(|w| w.status());
     let path_problem = watch.as_ref().err().cloned();
     let _watch = StoredValue::new_local(watch.ok());

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::components::problem::ProblemBox;
 use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, table_options, watch_problem};
+use crate::kube::watch::{collection_path, watch_problem};
 use crate::model::namespaces::scope_label;
 use crate::model::objects::PodCounts;
 use crate::pages::events::EventStream;
@@ -38,15 +38,17 @@ fn OverviewIn(namespace: Option<String>) -> impl IntoView {
     // Pods as Table rows: the same informer (one watch) serves the pod table.
     let pods = collection_path::<Pod>(&kube, namespace.as_deref()).map(|path| {
         let mut counted = PodCounts::default();
-        kube.watch_frames("pod-counts", table_options(&path), move |inf, keys| {
-            let indexer = inf.indexer();
-            let indexer = indexer.borrow();
-            for key in keys {
-                let pod = indexer.get(&key);
-                counted.apply(key, pod.as_deref());
-            }
-            counts.set(Some(counted.clone()));
-        })
+        kube.subscribe("pod-counts", &path)
+            .table()
+            .frames(move |inf, keys| {
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                for key in keys {
+                    let pod = indexer.get(&key);
+                    counted.apply(key, pod.as_deref());
+                }
+                counts.set(Some(counted.clone()));
+            })
     });
     let status = pods.as_ref().ok().map(|w| w.status());
     let path_problem = pods.as_ref().err().cloned();

@@ -22,7 +22,9 @@ pub fn NodesPanel() -> impl IntoView {
     let rows = RwSignal::new(BTreeMap::new());
     let kube = use_kube();
     let path = cluster_path::<Node>(&kube);
-    let watch = kube.watch_rows("node-rows", &path, rows, NodeRow::from_object);
+    let watch = kube
+        .subscribe("node-rows", &path)
+        .rows(rows, NodeRow::from_object);
     let status = watch.status();
     let _watch = StoredValue::new_local(watch);
     view! {

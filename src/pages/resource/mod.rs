@@ -18,7 +18,6 @@ use crate::components::resolved::Resolved;
 use crate::kube::Now;
 use crate::kube::reads::preview_page;
 use crate::kube::use_kube;
-use crate::kube::watch::table_options;
 use crate::model::cells::{RowFilter, keys_in_order};
 use crate::model::live_rows::{LiveRows, More};
 use crate::model::problem::Problem;
@@ -67,9 +66,6 @@ fn LiveTable(
                 .into_any();
         }
     };
-    let mut options = table_options(&path);
-    options.reflector.label_selector = labels.clone();
-    options.reflector.field_selector = fields.clone();
 
     let live = Rc::new(RefCell::new(LiveRows::new()));
     let changes = RwSignal::new(0u64);
@@ -78,7 +74,14 @@ fn LiveTable(
 
     let l = live.clone();
     let clock = kube.clock.clone();
-    let watch = kube.watch_frames("resource-rows", options, move |inf, keys| {
+    let mut subscription = kube
+        .subscribe("resource-rows", &path)
+        .table()
+        .labels(labels.clone());
+    if let Some(f) = fields.clone() {
+        subscription = subscription.fields(f);
+    }
+    let watch = subscription.frames(move |inf, keys| {
         let cols = inf.columns();
         let indexer = inf.indexer();
         let indexer = indexer.borrow();
