@@ -52,6 +52,14 @@ step "clippy (native and wasm32, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p kubeglass -p kubeglass-web --all-targets --quiet -- -D warnings
 
+step "pages subscribe through kube/ only, and the browser's glue stays in src/platform/"
+if grep -rnE 'InformerOptions|kubeglass_client::cache|kubeglass_web' src/pages; then
+  die "a page builds informer options or calls the browser crate itself: use kube.subscribe(…) and crate::platform"
+fi
+if grep -rlE 'web_sys|js_sys|wasm_bindgen' src | grep -v '^src/platform/'; then
+  die "only src/platform/ may name web_sys, js_sys or wasm_bindgen"
+fi
+
 step "the client crate depends on no browser or runtime crate"
 if cargo tree -p kubeglass-client -e normal --target wasm32-unknown-unknown --prefix none \
   | grep -E '^(web-sys|wasm-bindgen|js-sys|gloo[a-z-]*|tokio) v'; then

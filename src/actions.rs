@@ -2,11 +2,11 @@
 
 use std::rc::Rc;
 
+use crate::platform::spawn;
 use kubeglass_client::actions::{Action, ActionKind, ActionQueue, ActionResult};
 use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
 use kubeglass_client::record::{ApiSink, EventBroadcaster};
 use kubeglass_client::workqueue::QueueMetrics;
-use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::kube::Kube;

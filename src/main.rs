@@ -9,23 +9,11 @@ mod components;
 mod kube;
 mod model;
 mod pages;
+mod platform;
 mod prefs;
 mod route;
 
 use leptos::prelude::*;
-
-/// True when the page is not the top-level document: another page frames
-/// it (and could trick a click on Delete). A cross-origin `top` that cannot
-/// be read counts as framed.
-fn framed() -> bool {
-    let Some(w) = web_sys::window() else {
-        return false;
-    };
-    match w.top() {
-        Ok(Some(top)) => wasm_bindgen::JsValue::from(top) != wasm_bindgen::JsValue::from(w),
-        _ => true,
-    }
-}
 
 /// What a framed page shows instead of the app: no controls, one line.
 #[component]
@@ -39,7 +27,7 @@ fn Framed() -> impl IntoView {
 
 fn main() {
     console_error_panic_hook::set_once();
-    if framed() {
+    if platform::framed() {
         leptos::mount::mount_to_body(Framed);
     } else {
         leptos::mount::mount_to_body(app::App);

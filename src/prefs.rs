@@ -7,21 +7,7 @@ pub const WIDE: &str = "kubeglass.wide";
 /// localStorage key of the namespace the app works in ("" for all).
 pub const NAMESPACE: &str = "kubeglass.namespace";
 
-fn storage() -> Option<leptos::web_sys::Storage> {
-    leptos::prelude::window().local_storage().ok().flatten()
-}
-
-/// The value remembered under `key`, if any (None when storage is off).
-pub fn get(key: &str) -> Option<String> {
-    storage()?.get_item(key).ok().flatten()
-}
-
-/// Remembers `value` under `key` (nothing happens when storage is off).
-pub fn set(key: &str, value: &str) {
-    if let Some(s) = storage() {
-        let _ = s.set_item(key, value);
-    }
-}
+pub use crate::platform::storage::{get, set};
 
 /// A flag remembered as "1" or "0".
 pub fn flag(key: &str) -> bool {

@@ -32,13 +32,13 @@ pub fn ConnectionBanner() -> impl IntoView {
             .into_any(),
         ),
         Connection::Unreachable { message, since } => {
-            let since = js_sys::Date::new(&(since * 1000.0).into()).to_locale_time_string("en-GB");
+            let since = crate::platform::local_time(since);
             Some(
                 view! {
                     <div class="banner banner-error" data-testid="connection-banner" data-problem="unreachable" role="alert">
                         <strong>"Cannot reach the Kubernetes API. "</strong>
                         "Is "<code>"kubectl proxy"</code>" still running? Reconnecting since "
-                        {String::from(since)}
+                        {since}
                         " — what you see may be stale. "
                         <span class="banner-detail">{message}</span>
                     </div>

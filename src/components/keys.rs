@@ -6,9 +6,7 @@ use leptos::prelude::*;
 /// True when the key went to a text field or menu (shortcuts then stay out
 /// of the way).
 pub fn typing(ev: &KeyboardEvent) -> bool {
-    ev.target()
-        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<leptos::web_sys::HtmlElement>(t).ok())
-        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+    crate::platform::to_text_field(ev)
 }
 
 /// True when a modifier (Ctrl, Meta, Alt) is held: the browser's shortcut, not ours.

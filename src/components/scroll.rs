@@ -22,9 +22,9 @@ impl ScrollWindow {
 
     /// Follows the scrolled element (its `on:scroll`).
     pub fn on_scroll(self, ev: &Event) {
-        let el = event_target::<leptos::web_sys::HtmlElement>(ev);
-        self.top.set(el.scroll_top() as f64);
-        self.height.set(el.client_height() as f64);
+        let (top, height) = crate::platform::scrolled(ev);
+        self.top.set(top);
+        self.height.set(height);
     }
 
     /// Back at the top (after the element was scrolled there).

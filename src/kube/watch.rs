@@ -8,7 +8,7 @@ use kubeglass_client::api::Api;
 use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
 use kubeglass_client::cache::informer::HandlerRegistration;
 use kubeglass_client::cache::{
-    InformerOptions, InformerRef, InformerSnapshot, Notification, SharedInformer, object_key,
+    InformerOptions, InformerRef, Notification, SharedInformer, object_key,
 };
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::rest::table::TableRowObject;
@@ -16,7 +16,11 @@ use kubeglass_web::{FrameQueue, spawn};
 use leptos::prelude::*;
 
 use crate::kube::Kube;
+
 use crate::model::problem::Problem;
+/// What views read of an informer: its status (the X-ray page's row, the
+/// table's heading) and the factory's view of it.
+pub use kubeglass_client::cache::{InformerSnapshot, factory::FactoryEntry};
 
 /// A view's hold on a shared informer with its handler: dropping it removes
 /// the handler and, if no other view holds the informer, stops its watch.

@@ -1,6 +1,6 @@
 //! The X-ray page: the client-go machinery at work inside this tab — informers, work queues, connections by kind, requests, the discovery cache.
 
-use kubeglass_client::cache::factory::FactoryEntry;
+use crate::kube::watch::FactoryEntry;
 use leptos::prelude::*;
 
 use crate::actions::Actions;
@@ -90,7 +90,7 @@ pub fn Xray() -> impl IntoView {
         now.track();
         format!(
             "{:.1} MiB of WebAssembly memory: the most this tab has needed (it grows and never shrinks), besides the JavaScript heap.",
-            kubeglass_web::wasm_memory_bytes() as f64 / 1_048_576.0
+            crate::platform::wasm_memory_bytes() as f64 / 1_048_576.0
         )
     };
 
@@ -185,7 +185,7 @@ pub fn Xray() -> impl IntoView {
                                 <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">"—"</td>
                             </tr>
                         });
-                        let frames = kubeglass_web::frame_queue_stats().into_iter().map(|q| {
+                        let frames = crate::platform::frame_queue_stats().into_iter().map(|q| {
                             let m = &q.metrics;
                             view! {
                                 <tr data-testid="xray-queue">

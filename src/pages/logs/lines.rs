@@ -19,38 +19,7 @@ pub const WRAPPED_LINES: usize = 2_000;
 /// A case-insensitive JavaScript RegExp finding every match, or why
 /// `pattern` is not one.
 fn compile_finder(pattern: &str) -> Result<Finder, String> {
-    let re = kubeglass_web::js_regexp(pattern, "gi")?;
-    Ok(Box::new(move |hay: &str| {
-        re.set_last_index(0);
-        let mut found = Vec::new();
-        // Offsets in UTF-16 units, turned into byte offsets.
-        let units: Vec<usize> = hay
-            .char_indices()
-            .flat_map(|(b, c)| std::iter::repeat_n(b, c.len_utf16()))
-            .chain(std::iter::once(hay.len()))
-            .collect();
-        while let Some(m) = re.exec(hay) {
-            let start = js_sys::Reflect::get(&m, &"index".into())
-                .ok()
-                .and_then(|i| i.as_f64())
-                .unwrap_or(0.0) as usize;
-            let len = m.get(0).as_string().map_or(0, |s| s.encode_utf16().count());
-            if len == 0 {
-                re.set_last_index(re.last_index() + 1);
-                if start >= units.len() - 1 {
-                    break;
-                }
-                continue;
-            }
-            if let (Some(a), Some(b)) = (units.get(start), units.get(start + len)) {
-                found.push((*a, *b));
-            }
-            if found.len() > 1_000 {
-                break;
-            }
-        }
-        found
-    }))
+    crate::platform::finder(pattern)
 }
 
 /// The filter box's text, compiled: None for no filter.
@@ -120,7 +89,7 @@ pub fn LogLines(state: LogState) -> impl IntoView {
     let body = NodeRef::<leptos::html::Div>::new();
     // The content's height: known from the line count unless wrapped, so
     // following reads no layout.
-    let content_height = move |el: &leptos::web_sys::HtmlElement| {
+    let content_height = move |el: &crate::platform::Element| {
         if wrap.get_untracked() {
             el.scroll_height()
         } else {

@@ -1,7 +1,6 @@
 //! The log view's controls: container, previous, since, tail, lines kept, timestamps, wrap, follow, filter, pause, download and copy; and the line counts.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::model::logs::{DEFAULT_TAIL, KEEP_CHOICES, LogRing, Tail, download_text};
 use crate::pages::logs::state::LogState;
@@ -18,28 +17,6 @@ const SINCE: [(&str, i64); 7] = [
 ];
 /// `tailLines` choices (0: all).
 const TAILS: [i64; 5] = [100, 1_000, DEFAULT_TAIL, 20_000, 0];
-
-fn download(name: &str, text: &str) {
-    let parts = js_sys::Array::of1(&text.into());
-    let bag = web_sys::BlobPropertyBag::new();
-    bag.set_type("text/plain;charset=utf-8");
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    if let Some(a) = document()
-        .create_element("a")
-        .ok()
-        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok())
-    {
-        a.set_href(&url);
-        a.set_download(name);
-        a.click();
-    }
-    let _ = web_sys::Url::revoke_object_url(&url);
-}
 
 /// The controls. `containers` are the choices (name, init/app/ephemeral);
 /// `file` names a download.
@@ -98,14 +75,14 @@ pub fn LogToolbar(
         let text = state
             .names
             .with_untracked(|n| state.ring.with_untracked(|r| download_text(r, ts, n)));
-        download(&file_name.get_value(), &text);
+        crate::platform::download_text(&file_name.get_value(), &text);
     };
     let copy = move |_| {
         let ts = o.with_untracked(|x| x.timestamps);
         let text = state
             .names
             .with_untracked(|n| state.ring.with_untracked(|r| download_text(r, ts, n)));
-        let _ = window().navigator().clipboard().write_text(&text);
+        crate::platform::copy_text(&text);
     };
     let counts = move || {
         state.ring.with(|r: &LogRing| {

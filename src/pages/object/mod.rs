@@ -101,7 +101,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     });
     let yaml = move || object.with(|o| o.as_ref().map(to_yaml).unwrap_or_default());
     let copy = move |_| {
-        let _ = window().navigator().clipboard().write_text(&yaml());
+        crate::platform::copy_text(&yaml());
     };
     let created_ago = move || {
         let t = object.with(|o| o.as_ref().and_then(created))?;

@@ -1,6 +1,6 @@
 //! A Secret's data: not fetched until the person confirms Reveal, then kept in this component's signal only, masked until clicked.
 
-use kubeglass_web::spawn;
+use crate::platform::spawn;
 use leptos::prelude::*;
 
 use crate::components::dialog::confirm;

@@ -8,9 +8,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::platform::spawn;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::rest::table::TableColumn;
-use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;

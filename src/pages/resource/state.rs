@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use kubeglass_client::cache::InformerSnapshot;
+use crate::kube::watch::InformerSnapshot;
 use kubeglass_client::rest::table::TableColumn;
 use leptos::prelude::*;
 
@@ -35,8 +35,7 @@ impl PartialEq for Keys {
 
 /// A case-insensitive JavaScript RegExp's test, or why `pattern` is not one.
 pub fn compile_regex(pattern: &str) -> Compiled {
-    let re = kubeglass_web::js_regexp(pattern, "i")?;
-    Ok(Box::new(move |text: &str| re.test(text)))
+    crate::platform::regex(pattern)
 }
 
 /// One table's state, shared by its parts (cheap to copy).

@@ -1,0 +1,81 @@
+//! The browser's glue, in one room: spawning, the clipboard, downloads, storage, the local clock's words, regular expressions, element reads and the page's own counters.
+//!
+//! Nothing else in `src/` names `web_sys`, `js_sys` or `wasm_bindgen`
+//! (the kube room reaches the browser through `kubeglass_web`, the client's
+//! browser side). What is here is small on purpose: each function does one
+//! browser call and says what happens when the browser refuses.
+
+mod regexp;
+pub mod storage;
+
+pub use kubeglass_web::{frame_queue_stats, spawn, wasm_memory_bytes};
+pub use regexp::{finder, regex};
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// An element of the page, as the browser hands it to event handlers.
+pub type Element = web_sys::HtmlElement;
+
+/// Puts `text` on the clipboard; a browser that refuses (no permission, an
+/// insecure context) leaves the clipboard as it was.
+pub fn copy_text(text: &str) {
+    let _ = window().navigator().clipboard().write_text(text);
+}
+
+/// Saves `text` as the file `name` (UTF-8 plain text) through a temporary
+/// object URL, revoked at once; nothing happens where the browser refuses.
+pub fn download_text(name: &str, text: &str) {
+    let parts = js_sys::Array::of1(&text.into());
+    let bag = web_sys::BlobPropertyBag::new();
+    bag.set_type("text/plain;charset=utf-8");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Some(a) = document()
+        .create_element("a")
+        .ok()
+        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// `secs` since the epoch as this browser's local time of day (`14:03:07`).
+pub fn local_time(secs: f64) -> String {
+    js_sys::Date::new(&(secs * 1000.0).into())
+        .to_locale_time_string("en-GB")
+        .into()
+}
+
+/// True when `ev` went to a text field or a menu (INPUT, SELECT, TEXTAREA).
+pub fn to_text_field(ev: &leptos::ev::KeyboardEvent) -> bool {
+    ev.target()
+        .and_then(|t| t.dyn_into::<Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+}
+
+/// The scrolled element's top and visible height, from its `scroll` event.
+pub fn scrolled(ev: &leptos::ev::Event) -> (f64, f64) {
+    let el = event_target::<Element>(ev);
+    (f64::from(el.scroll_top()), f64::from(el.client_height()))
+}
+
+/// True when the page is not the top-level document: another page frames
+/// it (and could trick a click on Delete). A cross-origin `top` that cannot
+/// be read counts as framed.
+pub fn framed() -> bool {
+    let Some(w) = web_sys::window() else {
+        return false;
+    };
+    match w.top() {
+        Ok(Some(top)) => wasm_bindgen::JsValue::from(top) != wasm_bindgen::JsValue::from(w),
+        _ => true,
+    }
+}
