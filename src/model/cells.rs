@@ -1,5 +1,6 @@
 //! What a table cell shows (kubectl's text, ages from the one clock), its status colour, and the row filter (text or `/regex/`).
 
+use crate::model::filter::{Filter, Test};
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
 
 use crate::model::table::{TableModel, is_age, row_text};
@@ -54,50 +55,21 @@ pub fn cell_class(column: &TableColumn, text: &str) -> &'static str {
     }
 }
 
-/// The filter box's text, read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RowFilter {
-    /// Empty: every row.
-    All,
-    /// Rows whose text contains this (lowercased), in any case.
-    Text(String),
-    /// `/pattern/`: rows whose text matches the regular expression.
-    Pattern(String),
-}
-
-impl RowFilter {
-    /// Reads the box: `/…/` is a pattern, anything else text.
-    pub fn parse(text: &str) -> Self {
-        if text.is_empty() {
-            return RowFilter::All;
-        }
-        match text.strip_prefix('/').and_then(|r| r.strip_suffix('/')) {
-            Some(p) if !p.is_empty() => RowFilter::Pattern(p.to_string()),
-            _ => RowFilter::Text(text.to_lowercase()),
-        }
-    }
-}
-
-/// A compiled pattern's test, or why the pattern does not compile.
-pub type Compiled = Result<Box<dyn Fn(&str) -> bool>, String>;
-
-/// The model's keys, in order, that pass `filter`; `compile` turns a
-/// pattern into a test (the browser's RegExp in the app). A pattern that
+/// The model's keys, in order, that pass `filter` (the one grammar,
+/// [`crate::model::filter`]); `compile` turns a pattern into a test (the
+/// browser's RegExp in the app). A pattern that
 /// does not compile matches nothing; the filter box says why.
 pub fn keys_in_order(
     model: &TableModel,
-    filter: &RowFilter,
-    compile: impl Fn(&str) -> Compiled,
+    filter: &Filter,
+    compile: impl Fn(&str) -> Result<Test, String>,
 ) -> Vec<String> {
-    match filter {
-        RowFilter::All => model.order().to_vec(),
-        RowFilter::Text(needle) => {
-            model.filtered(|r| row_text(r).to_lowercase().contains(needle.as_str()))
-        }
-        RowFilter::Pattern(p) => match compile(p) {
-            Ok(test) => model.filtered(|r| test(&row_text(r))),
-            Err(_) => Vec::new(),
-        },
+    if *filter == Filter::All {
+        return model.order().to_vec();
+    }
+    match filter.test(compile) {
+        Ok(test) => model.filtered(|r| test(&row_text(r))),
+        Err(_) => Vec::new(),
     }
 }
 
@@ -150,33 +122,30 @@ mod tests {
 
     #[test]
     fn filters_are_text_or_patterns() {
-        assert_eq!(RowFilter::parse(""), RowFilter::All);
-        assert_eq!(RowFilter::parse("Web"), RowFilter::Text("web".into()));
+        assert_eq!(Filter::parse(""), Filter::All);
+        assert_eq!(Filter::parse("Web"), Filter::Text("web".into()));
         assert_eq!(
-            RowFilter::parse("/^ns\\/a/"),
-            RowFilter::Pattern("^ns\\/a".into())
+            Filter::parse("/^ns\\/a/"),
+            Filter::Pattern("^ns\\/a".into())
         );
-        assert_eq!(RowFilter::parse("/"), RowFilter::Text("/".into()));
+        assert_eq!(Filter::parse("/"), Filter::Text("/".into()));
         let mut m = TableModel::new();
         m.set_columns(vec![column("Name", "string"), column("Status", "string")]);
         m.upsert(row("a", "Running"));
         m.upsert(row("b", "Pending"));
-        let compile = |p: &str| -> Compiled {
+        let compile = |p: &str| -> Result<Test, String> {
             let p = p.to_string();
             if p == "(" {
                 return Err("unbalanced".into());
             }
             Ok(Box::new(move |text: &str| text.contains(&p)))
         };
-        assert_eq!(keys_in_order(&m, &RowFilter::All, compile).len(), 2);
+        assert_eq!(keys_in_order(&m, &Filter::All, compile).len(), 2);
+        assert_eq!(keys_in_order(&m, &Filter::parse("PEND"), compile), ["ns/b"]);
         assert_eq!(
-            keys_in_order(&m, &RowFilter::parse("PEND"), compile),
-            ["ns/b"]
-        );
-        assert_eq!(
-            keys_in_order(&m, &RowFilter::parse("/Running/"), compile),
+            keys_in_order(&m, &Filter::parse("/Running/"), compile),
             ["ns/a"]
         );
-        assert!(keys_in_order(&m, &RowFilter::parse("/(/"), compile).is_empty());
+        assert!(keys_in_order(&m, &Filter::parse("/(/"), compile).is_empty());
     }
 }

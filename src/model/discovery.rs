@@ -4,16 +4,28 @@ use std::collections::BTreeMap;
 
 use kubeglass_client::discovery::ResourceInfo;
 
-/// True when `r` matches the search `q` (lower case, trimmed): part of its
-/// plural, kind or group, or one of its short names or categories exactly.
-/// An empty search matches everything.
-pub fn matches_search(r: &ResourceInfo, q: &str) -> bool {
-    q.is_empty()
-        || r.plural.contains(q)
-        || r.kind.to_lowercase().contains(q)
-        || r.group.contains(q)
-        || r.short_names.iter().any(|s| s == q)
-        || r.categories.iter().any(|c| c == q)
+use crate::model::filter::{Filter, Test};
+
+/// True when `r` matches the search, read with the one filter grammar:
+/// text is part of its plural, kind or group, or one of its short names or
+/// categories exactly; a `/pattern/` (`test`, its compiled form) matches
+/// any of them; an empty search matches everything.
+pub fn matches_search(r: &ResourceInfo, search: &Filter, test: &Test) -> bool {
+    match search {
+        Filter::All => true,
+        Filter::Text(q) => {
+            r.plural.contains(q.as_str())
+                || r.kind.to_lowercase().contains(q.as_str())
+                || r.group.contains(q.as_str())
+                || r.short_names.iter().any(|s| s == q)
+                || r.categories.iter().any(|c| c == q)
+        }
+        Filter::Pattern(_) => [&r.plural, &r.kind, &r.group]
+            .into_iter()
+            .chain(&r.short_names)
+            .chain(&r.categories)
+            .any(|s| test(s)),
+    }
 }
 
 /// The CRDs of the last delivery.
@@ -53,11 +65,38 @@ mod tests {
             "verbs": ["list"], "short_names": ["deploy"], "categories": ["all"],
             "subresources": [], "preferred": true}))
         .expect("resource info");
-        for q in ["", "deploy", "dep", "ployment", "app", "all"] {
-            assert!(matches_search(&r, q), "{q:?}");
+        let search = |q: &str| {
+            let f = Filter::parse(q);
+            // A stand-in for the browser's RegExp: `^` anchors, else a literal.
+            let test = f
+                .test(|p: &str| -> Result<Test, String> {
+                    let p = p.to_lowercase();
+                    Ok(match p.strip_prefix('^') {
+                        Some(start) => {
+                            let start = start.to_string();
+                            Box::new(move |t: &str| t.to_lowercase().starts_with(&start))
+                        }
+                        None => Box::new(move |t: &str| t.to_lowercase().contains(&p)),
+                    })
+                })
+                .expect("compiles");
+            matches_search(&r, &f, &test)
+        };
+        for q in [
+            "",
+            "deploy",
+            "Dep",
+            "ployment",
+            "app",
+            "all",
+            "/^deploy/",
+            "/^app/",
+        ] {
+            assert!(search(q), "{q:?}");
         }
-        assert!(!matches_search(&r, "al"), "a category is matched whole");
-        assert!(!matches_search(&r, "pods"));
+        assert!(!search("al"), "a category is matched whole");
+        assert!(!search("pods"));
+        assert!(!search("/^ployment/"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use kubeglass_client::cache::object_key;
 use kubeglass_client::kube_core::DynamicObject;
 
+use crate::model::filter::{Filter, Test, contains_any_case};
 use crate::model::time::{Seconds, age, parse_time};
 
 /// One Event in the stream.
@@ -66,47 +67,40 @@ pub struct EventFilter {
     pub kind: String,
     /// Part of the involved object's name (case-insensitive).
     pub object: String,
-    /// Part of the reason, namespace, object, message or source (case-insensitive).
+    /// Part of the reason, namespace, object, message or source (any
+    /// case), or `/pattern/` (the one filter grammar).
     pub text: String,
 }
 
 impl EventFilter {
     /// A test of whether a row passes every field that is set, for many
-    /// rows: the search terms are lowercased once, and ASCII terms are
-    /// compared without allocating.
-    pub fn matcher(&self) -> impl Fn(&EventRow) -> bool + '_ {
-        let (object, text) = (self.object.to_lowercase(), self.text.to_lowercase());
+    /// rows: the search terms are read once, and ASCII terms are compared
+    /// without allocating. The free text is read with the one filter
+    /// grammar (`/pattern/` through `compile`); a pattern that does not
+    /// compile passes nothing (the box says why).
+    pub fn matcher(
+        &self,
+        compile: impl Fn(&str) -> Result<Test, String>,
+    ) -> impl Fn(&EventRow) -> bool + '_ {
+        let object = self.object.to_lowercase();
+        let text = Filter::parse(&self.text);
+        let all = text == Filter::All;
+        let test = text.test(compile);
         move |e: &EventRow| {
             let exact = |want: &str, have: &str| want.is_empty() || want == have;
             exact(&self.type_, &e.type_)
                 && exact(&self.reason, &e.reason)
                 && exact(&self.namespace, &e.namespace)
                 && exact(&self.kind, &e.involved.kind)
-                && contains_lowercase(&e.involved.name, &object)
-                && (text.is_empty()
-                    || [&e.reason, &e.namespace, &e.object, &e.message, &e.source]
-                        .iter()
-                        .any(|f| contains_lowercase(f, &text)))
+                && contains_any_case(&e.involved.name, &object)
+                && (all
+                    || test.as_ref().is_ok_and(|t| {
+                        [&e.reason, &e.namespace, &e.object, &e.message, &e.source]
+                            .iter()
+                            .any(|f| t(f))
+                    }))
         }
     }
-}
-
-/// True when `hay` contains `needle` (already lowercase) in any case.
-fn contains_lowercase(hay: &str, needle: &str) -> bool {
-    if needle.is_empty() {
-        return true;
-    }
-    if needle.is_ascii() {
-        // ASCII bytes never occur inside a multi-byte UTF-8 sequence, so a
-        // byte-wise match is a match of whole characters (ASCII letters in
-        // any case).
-        let n = needle.as_bytes();
-        return hay
-            .as_bytes()
-            .windows(n.len())
-            .any(|w| w.eq_ignore_ascii_case(n));
-    }
-    hay.to_lowercase().contains(needle)
 }
 
 /// How many events hold each value of one field (the choices of a filter
@@ -467,12 +461,27 @@ mod tests {
                 "involvedObject": {"kind": "Deployment", "name": "cart"}}),
             ),
         ];
+        // A stand-in for the browser's RegExp: a literal, in any case.
+        let compile = |p: &str| -> Result<Test, String> {
+            if p.contains('(') {
+                return Err("Unterminated group".into());
+            }
+            let p = p.to_lowercase();
+            Ok(Box::new(move |t: &str| t.to_lowercase().contains(&p)))
+        };
         let pass = |f: EventFilter| -> Vec<String> {
             rows.iter()
-                .filter(|e| f.matcher()(e))
+                .filter(|e| f.matcher(compile)(e))
                 .map(|e| e.key.clone())
                 .collect()
         };
+        // The free text reads the one grammar: a pattern, or a bad one that passes nothing.
+        let text = |t: &str| EventFilter {
+            text: t.into(),
+            ..Default::default()
+        };
+        assert_eq!(pass(text("/BACK-OFF/")), ["shop/a"]);
+        assert!(pass(text("/back(/")).is_empty());
         assert_eq!(pass(EventFilter::default()).len(), 3);
         assert_eq!(
             pass(EventFilter {
@@ -524,17 +533,6 @@ mod tests {
             }),
             ["shop/a"]
         );
-    }
-
-    #[test]
-    fn case_insensitive_search_with_and_without_ascii() {
-        assert!(contains_lowercase("Back-Off restarting", "back-off"));
-        assert!(contains_lowercase("x", ""));
-        assert!(!contains_lowercase("ba", "back"));
-        assert!(contains_lowercase("Größe ÜBER", "über"));
-        assert!(!contains_lowercase("Größe", "über"));
-        // An ASCII term never matches half of a multi-byte character.
-        assert!(!contains_lowercase("é", "e"));
     }
 
     fn at(name: &str, reason: &str, kind: &str, last: u32) -> EventRow {

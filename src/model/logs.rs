@@ -358,51 +358,6 @@ impl LogRing {
     }
 }
 
-/// Finds the byte ranges a filter matches in a line's plain text; an empty
-/// result means no match.
-pub type Finder = Box<dyn Fn(&str) -> Vec<(usize, usize)>>;
-
-/// The filter box's text as a finder: `/…/` is a pattern for `compile`
-/// (the browser's RegExp in the app), anything else is text found in any
-/// case. None: no filter. Err: a pattern that does not compile.
-pub fn finder(
-    text: &str,
-    compile: impl Fn(&str) -> Result<Finder, String>,
-) -> Option<Result<Finder, String>> {
-    if text.is_empty() {
-        return None;
-    }
-    if let Some(p) = text.strip_prefix('/').and_then(|r| r.strip_suffix('/'))
-        && !p.is_empty()
-    {
-        return Some(compile(p));
-    }
-    let needle = text.to_string();
-    Some(Ok(Box::new(move |hay: &str| find_text(hay, &needle))))
-}
-
-/// Every place `needle` occurs in `hay`, ASCII letters in any case.
-pub fn find_text(hay: &str, needle: &str) -> Vec<(usize, usize)> {
-    let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    let mut found = Vec::new();
-    if n.is_empty() || n.len() > h.len() {
-        return found;
-    }
-    let mut i = 0;
-    while i + n.len() <= h.len() {
-        // ASCII bytes never occur inside a multi-byte character, and a
-        // match starts where the needle's first byte does, so a byte-wise
-        // match is a match of whole characters.
-        if h[i..i + n.len()].eq_ignore_ascii_case(n) && hay.is_char_boundary(i) {
-            found.push((i, i + n.len()));
-            i += n.len();
-        } else {
-            i += 1;
-        }
-    }
-    found
-}
-
 /// One piece of a drawn line: text and the classes that colour it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Piece {
@@ -707,6 +662,7 @@ pub fn stream_problem(p: &Problem, what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::filter::{Filter, Finder, find_text};
 
     fn query<'a>(pairs: &'a [(&'static str, String)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |k| pairs.iter().find(|(p, _)| *p == k).map(|(_, v)| v.clone())
@@ -949,16 +905,27 @@ mod tests {
                     .unwrap_or_default()
             }))
         };
-        assert!(finder("", compile).is_none());
+        assert!(Filter::parse("").finder(compile).is_none());
         assert_eq!(
-            finder("GET", compile).expect("present").expect("present")("a get b"),
+            Filter::parse("GET")
+                .finder(compile)
+                .expect("present")
+                .expect("present")("a get b"),
             [(2, 5)]
         );
         assert_eq!(
-            finder("/GET/", compile).expect("present").expect("present")("a get b"),
+            Filter::parse("/GET/")
+                .finder(compile)
+                .expect("present")
+                .expect("present")("a get b"),
             []
         );
-        assert!(finder("/(/", compile).expect("present").is_err());
+        assert!(
+            Filter::parse("/(/")
+                .finder(compile)
+                .expect("present")
+                .is_err()
+        );
     }
 
     #[test]

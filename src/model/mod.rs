@@ -4,6 +4,7 @@ pub mod cells;
 pub mod connection;
 pub mod discovery;
 pub mod events;
+pub mod filter;
 pub mod labels;
 pub mod live_rows;
 pub mod log_merge;

@@ -14,6 +14,7 @@ use crate::components::problem::ProblemBox;
 use crate::kube::use_kube;
 use crate::kube::watch::cluster_path;
 use crate::model::discovery::{CrdChanges, matches_search};
+use crate::model::filter::Filter;
 use crate::route::Route;
 
 /// The page.
@@ -53,7 +54,15 @@ pub fn ApiTree() -> impl IntoView {
 
     let query = RwSignal::new(String::new());
     let tree = move || {
-        let q = query.get().trim().to_lowercase();
+        let search = Filter::parse(query.get().trim());
+        let test = match search.test(crate::platform::regex) {
+            Ok(t) => t,
+            Err(e) => {
+                return view! { <p class="error-box" data-testid="api-search-error">"Search: " {e}</p> }
+                    .into_any();
+            }
+        };
+        let keep = move |r: &ResourceInfo| matches_search(r, &search, &test);
         let crds = crds.get();
         match discovered.get() {
             None => view! { <p class="muted">"Reading the server's API…"</p> }.into_any(),
@@ -61,7 +70,7 @@ pub fn ApiTree() -> impl IntoView {
                 view! { <ProblemBox problem=p doing="read the server's resources".to_string()/> }
                     .into_any()
             }
-            Some(Ok(d)) => view! { {failures(&d)} {render(&d, &q, &crds)} }.into_any(),
+            Some(Ok(d)) => view! { {failures(&d)} {render(&d, &keep, &crds)} }.into_any(),
         }
     };
 
@@ -79,7 +88,7 @@ pub fn ApiTree() -> impl IntoView {
                     })}
                 </span>
             </div>
-            <input class="filter" type="search" placeholder="Search kind, plural, group, short name or category"
+            <input class="filter" type="search" placeholder="Search kind, plural, group, short name or category (/regex/)"
                 aria-label="Search resources" data-testid="api-search"
                 prop:value=move || query.get()
                 on:input=move |ev| query.set(event_target_value(&ev))/>
@@ -113,7 +122,11 @@ fn failures(d: &Arc<Discovery>) -> impl IntoView + use<> {
     })
 }
 
-fn render(d: &Arc<Discovery>, q: &str, crds: &BTreeSet<String>) -> impl IntoView {
+fn render(
+    d: &Arc<Discovery>,
+    keep: &dyn Fn(&ResourceInfo) -> bool,
+    crds: &BTreeSet<String>,
+) -> impl IntoView {
     d.groups
         .iter()
         .filter_map(|g| {
@@ -124,7 +137,7 @@ fn render(d: &Arc<Discovery>, q: &str, crds: &BTreeSet<String>) -> impl IntoView
                     let mut rs: Vec<&ResourceInfo> = d
                         .resources_for(&g.name, v)
                         .into_iter()
-                        .filter(|r| matches_search(r, q))
+                        .filter(|r| keep(r))
                         .collect();
                     if rs.is_empty() {
                         return None;

@@ -1,5 +1,6 @@
 //! The event stream's filters: type, reason, namespace and kind menus (their choices are what the events hold now), the involved object's name and free text.
 
+use crate::model::filter::Filter;
 use leptos::prelude::*;
 
 use crate::model::events::{EventFilter, EventIndex};
@@ -62,9 +63,12 @@ pub fn EventFilters(filter: RwSignal<EventFilter>, events: RwSignal<EventIndex>)
                     aria-label="Involved object name" data-testid="event-object-filter"
                     prop:value=move || filter.with(|f| f.object.clone())
                     on:input=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.object = v); }/>
-                <input class="filter" type="search" placeholder="Text in reason, object, message, source"
+                <input class="filter" type="search" placeholder="Text in reason, object, message, source (/regex/)"
                     aria-label="Filter events" data-testid="event-filter"
                     prop:value=move || filter.with(|f| f.text.clone())
                     on:input=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.text = v); }/>
+                {move || filter
+                    .with(|f| Filter::parse(&f.text).error(crate::platform::regex))
+                    .map(|e| view! { <p class="error-box" data-testid="event-filter-error">"Filter: " {e}</p> })}
     }
 }

@@ -60,7 +60,7 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
                 });
                 let counting = paused.get_untracked();
                 let new = filter.with_untracked(|f| {
-                    let pass = f.matcher();
+                    let pass = f.matcher(crate::platform::regex);
                     events
                         .try_update(|ix| ix.apply(changes, |row| counting && pass(row)))
                         .unwrap_or(0)

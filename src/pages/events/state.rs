@@ -32,7 +32,7 @@ impl Stream {
         let filtered = Memo::new(move |_| {
             let f = filter.get();
             (f != EventFilter::default()).then(|| {
-                let pass = f.matcher();
+                let pass = f.matcher(crate::platform::regex);
                 let shown = |ix: &EventIndex| ix.newest().filter(|e| pass(e)).cloned().collect();
                 if paused.get() {
                     frozen.with(shown)

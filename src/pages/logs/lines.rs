@@ -3,7 +3,8 @@
 use leptos::prelude::*;
 
 use crate::components::scroll::ScrollWindow;
-use crate::model::logs::{Finder, LogLine, LogRing, finder, pieces, strip_ansi};
+use crate::model::filter::{Filter, Finder};
+use crate::model::logs::{LogLine, LogRing, pieces, strip_ansi};
 use crate::pages::logs::state::LogState;
 
 /// Height of one line, px (`.log-line` in style/main.css).
@@ -24,7 +25,7 @@ fn compile_finder(pattern: &str) -> Result<Finder, String> {
 
 /// The filter box's text, compiled: None for no filter.
 fn current_finder(text: &str) -> Option<Result<Finder, String>> {
-    finder(text, compile_finder)
+    Filter::parse(text).finder(compile_finder)
 }
 
 /// The indexes of the lines to show: every line, or those the filter finds.

@@ -18,7 +18,8 @@ use crate::components::resolved::Resolved;
 use crate::kube::Now;
 use crate::kube::reads::preview_page;
 use crate::kube::use_kube;
-use crate::model::cells::{RowFilter, keys_in_order};
+use crate::model::cells::keys_in_order;
+use crate::model::filter::Filter;
 use crate::model::live_rows::{LiveRows, More};
 use crate::model::problem::Problem;
 use crate::model::table::Sort;
@@ -136,14 +137,13 @@ fn LiveTable(
     let generation = StoredValue::new(0u64);
     let visible = Memo::new(move |_| {
         changes.track();
-        let f = RowFilter::parse(&filter.get());
+        let f = Filter::parse(&filter.get());
         let s = sort.get();
         generation.update_value(|g| *g += 1);
         let (filtered, len, leaving) = rows.with_value(|l| {
             let mut l = l.borrow_mut();
             l.model_mut().set_sort(s);
-            let filtered =
-                (f != RowFilter::All).then(|| keys_in_order(l.model(), &f, compile_regex));
+            let filtered = (f != Filter::All).then(|| keys_in_order(l.model(), &f, compile_regex));
             match &filtered {
                 Some(keys) => (
                     Some(Arc::new(keys.clone())),

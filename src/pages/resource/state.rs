@@ -8,7 +8,7 @@ use crate::kube::watch::InformerSnapshot;
 use kubeglass_client::rest::table::TableColumn;
 use leptos::prelude::*;
 
-use crate::model::cells::Compiled;
+use crate::model::filter::Test;
 use crate::model::live_rows::{LiveRows, More};
 use crate::model::table::Sort;
 use crate::prefs;
@@ -34,7 +34,7 @@ impl PartialEq for Keys {
 }
 
 /// A case-insensitive JavaScript RegExp's test, or why `pattern` is not one.
-pub fn compile_regex(pattern: &str) -> Compiled {
+pub fn compile_regex(pattern: &str) -> Result<Test, String> {
     crate::platform::regex(pattern)
 }
 

@@ -5,7 +5,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use super::state::{Table, compile_regex};
-use crate::model::cells::RowFilter;
+use crate::model::filter::Filter;
 use crate::route::{Route, navigate};
 
 /// The toolbar; selectors apply on Enter, as a new URL.
@@ -37,10 +37,7 @@ pub fn Toolbar(
             apply_selectors.with_value(|f| f());
         }
     };
-    let filter_error = move || match RowFilter::parse(&table.filter.get()) {
-        RowFilter::Pattern(p) => compile_regex(&p).err(),
-        _ => None,
-    };
+    let filter_error = move || Filter::parse(&table.filter.get()).error(compile_regex);
     view! {
         <div class="toolbar">
             <input
