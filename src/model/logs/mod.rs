@@ -1,0 +1,332 @@
+//! Container logs in plain Rust, one idea a file: the log view's options and their URL (`options`), lines cut from a byte stream (`lines`), a bounded ring in timestamp order (`ring`), ANSI colour as classes and highlight (`ansi`), and the words and files made of them (`words`). The filter is the app's one grammar, `crate::model::filter`.
+
+mod ansi;
+mod lines;
+mod options;
+mod ring;
+mod words;
+
+pub use ansi::*;
+pub use lines::*;
+pub use options::*;
+pub use ring::*;
+pub use words::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::filter::{Filter, Finder, find_text};
+    use crate::model::problem::Problem;
+
+    fn query<'a>(pairs: &'a [(&'static str, String)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| pairs.iter().find(|(p, _)| *p == k).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn only_what_the_request_asks_for_reopens_a_stream() {
+        let o = LogOptions {
+            container: Some("web".into()),
+            tail: Tail::All,
+            follow: false,
+            ..LogOptions::default()
+        };
+        let viewed = LogOptions {
+            timestamps: true,
+            wrap: true,
+            filter: "/err/".into(),
+            keep: 10_000,
+            ..o.clone()
+        };
+        assert_eq!(
+            viewed.request_part(),
+            o.request_part(),
+            "the view's own options"
+        );
+        for asked in [
+            LogOptions {
+                previous: true,
+                ..o.clone()
+            },
+            LogOptions {
+                since_seconds: Some(60),
+                ..o.clone()
+            },
+            LogOptions {
+                since_time: Some("2026-12-03T10:00:00Z".into()),
+                ..o.clone()
+            },
+            LogOptions {
+                tail: Tail::Lines(10),
+                ..o.clone()
+            },
+            LogOptions {
+                follow: true,
+                ..o.clone()
+            },
+            LogOptions {
+                container: Some("sidecar".into()),
+                ..o.clone()
+            },
+        ] {
+            assert_ne!(asked.request_part(), o.request_part(), "{asked:?}");
+        }
+    }
+
+    #[test]
+    fn options_round_trip_through_the_url_and_defaults_stay_out() {
+        assert!(LogOptions::default().to_query().is_empty());
+        let o = LogOptions {
+            container: Some("web".into()),
+            previous: true,
+            since_seconds: Some(300),
+            since_time: Some("2026-12-01T10:00:00Z".into()),
+            tail: Tail::All,
+            timestamps: true,
+            wrap: true,
+            follow: false,
+            filter: "/err(or)?/".into(),
+            keep: 50_000,
+        };
+        let q = o.to_query();
+        assert_eq!(LogOptions::from_query(query(&q)), o);
+        let tail = LogOptions {
+            tail: Tail::Lines(20),
+            ..LogOptions::default()
+        };
+        assert_eq!(tail.to_query(), [("tail", "20".to_string())]);
+        assert_eq!(LogOptions::from_query(query(&tail.to_query())), tail);
+    }
+
+    #[test]
+    fn nonsense_in_the_url_is_ignored() {
+        let q = [
+            ("c", "../secrets".to_string()),
+            ("tail", "-5".to_string()),
+            ("since", "abc".to_string()),
+            ("sinceTime", "yesterday".to_string()),
+            ("follow", "maybe".to_string()),
+            ("keep", "lots".to_string()),
+        ];
+        assert_eq!(LogOptions::from_query(query(&q)), LogOptions::default());
+        // A cap outside the choices is brought inside them.
+        let keep = |v: &str| LogOptions::from_query(query(&[("keep", v.to_string())])).keep;
+        assert_eq!(keep("5"), KEEP_CHOICES[0]);
+        assert_eq!(keep("999999999"), 1_000_000);
+        assert_eq!(keep("123456"), 123_456);
+    }
+
+    #[test]
+    fn params_ask_for_timestamps_and_never_follow_a_previous_log() {
+        let p = LogOptions::default().params("web");
+        assert_eq!(p.container.as_deref(), Some("web"));
+        assert!(p.follow && p.timestamps);
+        assert_eq!(p.tail_lines, Some(DEFAULT_TAIL));
+        let prev = LogOptions {
+            previous: true,
+            tail: Tail::All,
+            since_time: Some("2026-12-01T10:00:00Z".into()),
+            ..LogOptions::default()
+        }
+        .params("web");
+        assert!(prev.previous && !prev.follow);
+        assert_eq!(prev.tail_lines, None);
+        assert!(prev.since_time.is_some());
+    }
+
+    #[test]
+    fn lines_survive_any_cut_of_the_stream() {
+        let text = "one\r\ntwo ü€\nthree\n4";
+        let bytes = text.as_bytes();
+        for cut in 0..bytes.len() {
+            let mut s = LineSplitter::default();
+            let mut lines = s.push(&bytes[..cut]);
+            lines.extend(s.push(&bytes[cut..]));
+            lines.extend(s.finish());
+            assert_eq!(lines, ["one", "two ü€", "three", "4"], "cut at {cut}");
+        }
+        let mut s = LineSplitter::default();
+        assert_eq!(s.push(b"bad \xff\n"), ["bad \u{fffd}"]);
+        assert_eq!(s.finish(), None);
+    }
+
+    #[test]
+    fn a_line_keeps_its_time_apart_from_its_text() {
+        let l = LogLine::parse(0, "2026-12-01T10:00:00.5Z GET / 200");
+        assert_eq!(l.stamp.as_deref(), Some("2026-12-01T10:00:00.5Z"));
+        assert_eq!(&*l.text, "GET / 200");
+        assert!(l.at.is_some());
+        let plain = LogLine::parse(0, "no time here");
+        assert_eq!((plain.stamp, &*plain.text), (None, "no time here"));
+        let word = LogLine::parse(0, "2 apples");
+        assert_eq!(&*word.text, "2 apples");
+    }
+
+    fn at(source: u16, t: &str, text: &str) -> LogLine {
+        LogLine::parse(source, &format!("2026-12-01T10:00:{t}Z {text}"))
+    }
+
+    #[test]
+    fn the_ring_orders_streams_by_time_and_drops_the_oldest() {
+        let mut r = LogRing::new(4);
+        r.push(at(0, "01", "a1"));
+        r.push(at(0, "03", "a3"));
+        r.push(at(1, "02", "b2"));
+        r.push(LogLine::parse(1, "no time"));
+        let texts: Vec<&str> = r.iter().map(|l| &*l.text).collect();
+        assert_eq!(texts, ["a1", "b2", "a3", "no time"]);
+        r.push(at(0, "04", "a4"));
+        assert_eq!((r.len(), r.dropped()), (4, 1));
+        assert_eq!(&*r.get(0).expect("present").text, "b2");
+        // A smaller cap drops the oldest at once, and counts them.
+        let mut smaller = r.clone();
+        smaller.set_cap(2);
+        assert_eq!((smaller.len(), smaller.dropped()), (2, 3));
+        assert_eq!(&*smaller.get(0).expect("present").text, "no time");
+        // Equal times keep their arrival order.
+        let mut r = LogRing::new(10);
+        r.push(at(0, "05", "first"));
+        r.push(at(1, "05", "second"));
+        assert_eq!(&*r.get(1).expect("present").text, "second");
+    }
+
+    #[test]
+    fn ansi_becomes_classes_and_markup_stays_text() {
+        let (plain, styles) =
+            strip_ansi("\x1b[1;31mERROR\x1b[0m <b>x</b> \x1b[38;5;46mok\x1b[39m\x1b]0;title\x07");
+        assert_eq!(plain, "ERROR <b>x</b> ok");
+        assert_eq!(
+            strip_ansi("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ b\x01").0,
+            "alink b\u{fffd}"
+        );
+        let p = pieces(&plain, &styles, &[]);
+        assert_eq!(
+            p[0],
+            Piece {
+                text: "ERROR".into(),
+                class: "ansi-fg-1 ansi-bold".into()
+            }
+        );
+        assert_eq!(
+            p[1],
+            Piece {
+                text: " <b>x</b> ".into(),
+                class: String::new()
+            }
+        );
+        assert_eq!(p[2].text, "ok");
+        assert_eq!(p[2].class, "ansi-fg-2", "xterm 46 is nearest to green");
+        // An unterminated sequence is dropped, not shown.
+        assert_eq!(strip_ansi("a\x1b[31").0, "a");
+        assert_eq!(strip_ansi("\x1b[38;2;250;250;250mw").1[0].1, "ansi-fg-15");
+    }
+
+    #[test]
+    fn matches_are_highlighted_across_colours() {
+        let (plain, styles) = strip_ansi("\x1b[32mINFO\x1b[0m request");
+        let found = find_text(&plain, "fo re");
+        assert_eq!(found, [(2, 7)]);
+        let p = pieces(&plain, &styles, &found);
+        let drawn: Vec<(&str, &str)> = p
+            .iter()
+            .map(|p| (p.text.as_str(), p.class.as_str()))
+            .collect();
+        assert_eq!(
+            drawn,
+            [
+                ("IN", "ansi-fg-2"),
+                ("FO", "ansi-fg-2 log-match"),
+                (" re", "log-match"),
+                ("quest", "")
+            ]
+        );
+        assert_eq!(
+            find_text("Ünïcode ERROR error", "error"),
+            [(10, 15), (16, 21)]
+        );
+        assert!(find_text("abc", "abcd").is_empty());
+    }
+
+    #[test]
+    fn the_filter_is_text_or_a_pattern() {
+        let compile = |p: &str| -> Result<Finder, String> {
+            if p == "(" {
+                return Err("unbalanced".into());
+            }
+            let p = p.to_string();
+            Ok(Box::new(move |h: &str| {
+                h.find(&p)
+                    .map(|i| vec![(i, i + p.len())])
+                    .unwrap_or_default()
+            }))
+        };
+        assert!(Filter::parse("").finder(compile).is_none());
+        assert_eq!(
+            Filter::parse("GET")
+                .finder(compile)
+                .expect("present")
+                .expect("present")("a get b"),
+            [(2, 5)]
+        );
+        assert_eq!(
+            Filter::parse("/GET/")
+                .finder(compile)
+                .expect("present")
+                .expect("present")("a get b"),
+            []
+        );
+        assert!(
+            Filter::parse("/(/")
+                .finder(compile)
+                .expect("present")
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn names_and_downloads() {
+        assert_eq!(
+            short_pod_name("frontend-7d9c-abcde", "frontend", Some("7d9c")),
+            "abcde"
+        );
+        assert_eq!(
+            short_pod_name("frontend-7d9c-abcde", "frontend", None),
+            "7d9c-abcde"
+        );
+        assert_eq!(short_pod_name("db-0", "db", None), "0");
+        assert_eq!(short_pod_name("other", "frontend", Some("7d9c")), "other");
+        let mut r = LogRing::new(10);
+        r.push(at(0, "01", "\x1b[31mred\x1b[0m"));
+        r.push(at(1, "02", "b"));
+        let names = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            download_text(&r, true, &names),
+            "2026-12-01T10:00:01Z [a] red\n2026-12-01T10:00:02Z [b] b\n"
+        );
+        assert_eq!(download_text(&r, false, &names[..1]), "red\nb\n");
+    }
+
+    #[test]
+    fn a_stream_that_cannot_be_read_is_said_in_words_of_its_kind() {
+        let say = |p: Problem| stream_problem(&p, "container web of pod p");
+        assert!(say(Problem::Forbidden(String::new())).contains("(pods/log)"));
+        assert!(say(Problem::NotFound(String::new())).contains("is gone"));
+        for kubelet in [
+            "container \"web\" in pod \"p\" is waiting to start: image can't be pulled",
+            "ContainerCreating",
+        ] {
+            assert_eq!(
+                say(Problem::Invalid(kubelet.into())),
+                "container web of pod p has not started yet, so it has no log.",
+                "{kubelet}"
+            );
+        }
+        assert!(
+            say(Problem::Invalid(
+                "previous terminated container \"web\" in pod \"p\" not found".into()
+            ))
+            .contains("has not restarted")
+        );
+        assert!(say(Problem::Invalid("bad sinceTime".into())).contains("the request is not valid"));
+        assert!(say(Problem::Unreachable(String::new())).contains("cannot be reached"));
+    }
+}
