@@ -3,6 +3,7 @@
 // pool, and frame-time recording and percentiles.
 import http from 'node:http';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -54,9 +55,8 @@ export function keepAliveClient(base) {
 /** Debian's headless Chromium with the flags the tests use. */
 export function launchChromium() {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_FLAGS],
   });
 }
 

@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
 
 const url = process.env.KUBEGLASS_URL ?? 'http://127.0.0.1:8001/ui/';
 const kubeconfig = process.env.KUBECONFIG ?? `${homedir()}/.cache/kubeglass/cluster/admin.kubeconfig`;
@@ -15,9 +16,8 @@ const kubectl = (...a) => execFileSync(process.env.KUBECTL ?? 'kubectl', ['--kub
 const fail = (m) => { console.error(`FAIL: ${m}`); process.exitCode = 1; };
 
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  executablePath: CHROMIUM,
+  args: [...CHROMIUM_FLAGS],
 });
 try {
   const page = await browser.newPage();

@@ -6,6 +6,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
 
 const env = (name) => {
   const v = process.env[name];
@@ -89,12 +90,10 @@ export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newT
 export async function launchBrowser() {
   const profile = mkdtempSync(join(tmpdir(), 'kubeglass-e2e-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 800 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--disable-dev-shm-usage'],
+    args: [...CHROMIUM_FLAGS],
   });
   const page = context.pages()[0] ?? await context.newPage();
   const errors = [];

@@ -3,6 +3,7 @@
 // after `make demo`. Uses Debian's Chromium, like the tests. SHOTS=logs,pods
 // takes only those.
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
 
 const [base = 'http://127.0.0.1:8001/ui/', out = 'docs/screenshots'] = process.argv.slice(2);
 const views = [
@@ -16,9 +17,8 @@ const views = [
   ['xray', '#/xray', 'xray-informer'],
 ];
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  executablePath: CHROMIUM,
+  args: [...CHROMIUM_FLAGS],
 });
 for (const scheme of ['light', 'dark']) {
   const page = await browser.newPage({ viewport: { width: 1360, height: 860 }, colorScheme: scheme });

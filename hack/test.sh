@@ -60,6 +60,18 @@ if grep -rlE 'web_sys|js_sys|wasm_bindgen' src | grep -v '^src/platform/'; then
   die "only src/platform/ may name web_sys, js_sys or wasm_bindgen"
 fi
 
+step "one list of Chromium flags: crates/web/webdriver.json starts it as e2e/chromium.json says"
+python3 - "$REPO_ROOT" <<'PY' || die "crates/web/webdriver.json and e2e/chromium.json disagree (binary or flags)"
+import json, sys
+root = sys.argv[1]
+spec = json.load(open(f"{root}/e2e/chromium.json"))
+driver = json.load(open(f"{root}/crates/web/webdriver.json"))["goog:chromeOptions"]
+missing = [f for f in spec["flags"] if f not in driver["args"]]
+if driver["binary"] != spec["binary"] or missing:
+    print("webdriver.json lacks", missing or spec["binary"], file=sys.stderr)
+    sys.exit(1)
+PY
+
 step "the client crate depends on no browser or runtime crate"
 if cargo tree -p kubeglass-client -e normal --target wasm32-unknown-unknown --prefix none \
   | grep -E '^(web-sys|wasm-bindgen|js-sys|gloo[a-z-]*|tokio) v'; then
