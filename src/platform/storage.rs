@@ -1,19 +1,14 @@
-//! This browser's localStorage, for the few preferences the app remembers; off (private mode, a full quota) means nothing is remembered and nothing fails.
+//! This browser's localStorage for the few preferences the app remembers, through the one wrapper the discovery cache uses too (`kubeglass_web::LocalStorage`); off (private mode, a full quota) means nothing is remembered and nothing fails.
 
-use leptos::prelude::window;
-
-fn local() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
-}
+use kubeglass_client::discovery::KeyValueStore;
+use kubeglass_web::LocalStorage;
 
 /// The value remembered under `key`, if any (None when storage is off).
 pub fn get(key: &str) -> Option<String> {
-    local()?.get_item(key).ok().flatten()
+    LocalStorage.load(key)
 }
 
 /// Remembers `value` under `key` (nothing happens when storage is off).
 pub fn set(key: &str, value: &str) {
-    if let Some(s) = local() {
-        let _ = s.set_item(key, value);
-    }
+    LocalStorage.save(key, value);
 }
