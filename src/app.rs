@@ -12,6 +12,7 @@ use crate::kube::provide_kube;
 use crate::kube::session::SessionState;
 use crate::kube::start::start;
 use crate::model::namespaces::initial_namespace;
+use crate::model::session::SessionLabel;
 use crate::pages::api::ApiTree;
 use crate::pages::events::EventsPage;
 use crate::pages::logs::LogsPage;

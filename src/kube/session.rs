@@ -30,7 +30,7 @@ impl SessionState {
             match kubeglass_web::fetch_beside_page(SESSION_FILE).await {
                 Ok(Some(text)) => match Session::parse(&text) {
                     Ok(s) => state.session.set(s),
-                    Err(e) => state.error.set(Some(e)),
+                    Err(e) => state.error.set(Some(e.to_string())),
                 },
                 Ok(None) => {}
                 Err(e) => state.error.set(Some(e)),

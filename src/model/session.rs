@@ -1,4 +1,4 @@
-//! The launcher's session file, read: which context, cluster and namespace this tab shows, and whether it may write.
+//! The launcher's session file as the header shows it; the schema itself is the client's (`kubeglass_client::session`), shared with `kubectl glass`.
 //!
 //! `kubectl glass` writes `kubeglass-context.json` next to the app, on the
 //! same origin and under the same capability prefix. The header shows its
@@ -8,45 +8,19 @@
 //! as `null`, so under a plain `kubectl proxy --www` or `make serve` (or
 //! with no file at all) nothing extra is shown.
 
-use serde::Deserialize;
+pub use kubeglass_client::session::{SESSION_FILE, Session};
 
-/// The file's name, beside `index.html`.
-pub const SESSION_FILE: &str = "kubeglass-context.json";
-
-/// What the launcher says about this session.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Session {
-    /// The kubeconfig context.
-    pub context: String,
-    /// The context's cluster.
-    pub cluster: String,
-    /// The context's namespace, if it names one.
-    #[serde(default)]
-    pub namespace: Option<String>,
-    /// The proxy refuses every write method.
-    #[serde(default)]
-    pub read_only: bool,
+/// How the header names a session.
+pub trait SessionLabel {
+    /// `context · cluster` for the header (one name when they are the same).
+    fn label(&self) -> String;
 }
 
 /// Longest context or cluster name shown; longer ones are cut, with `…`.
 const MAX_SHOWN: usize = 80;
 
-impl Session {
-    /// Reads the file's text: `null` (what `make app` ships, so a plain
-    /// proxy answers 200 rather than a 404 in the console) is no session; a
-    /// file that is neither says why.
-    pub fn parse(text: &str) -> Result<Option<Self>, String> {
-        let s: Option<Self> =
-            serde_json::from_str(text).map_err(|e| format!("{SESSION_FILE}: {e}"))?;
-        if s.as_ref().is_some_and(|s| s.context.is_empty()) {
-            return Err(format!("{SESSION_FILE}: the context is empty"));
-        }
-        Ok(s)
-    }
-
-    /// `context · cluster` for the header (one name when they are the same).
-    pub fn label(&self) -> String {
+impl SessionLabel for Session {
+    fn label(&self) -> String {
         let cut = |s: &str| -> String {
             if s.chars().count() > MAX_SHOWN {
                 let mut t: String = s.chars().take(MAX_SHOWN).collect();
@@ -101,7 +75,7 @@ mod tests {
             r#"{"context": "a", "cluster": "b", "extra": 1}"#,
             r#"{"context": 1, "cluster": "b"}"#,
         ] {
-            let e = Session::parse(bad).expect_err(bad);
+            let e = Session::parse(bad).expect_err(bad).to_string();
             assert!(e.starts_with(SESSION_FILE), "{e}");
         }
     }

@@ -19,6 +19,7 @@ pub mod names;
 pub mod reconnect;
 pub mod record;
 pub mod rest;
+pub mod session;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod transport;

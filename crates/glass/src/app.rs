@@ -12,8 +12,7 @@ use rust_embed::RustEmbed;
 #[allow_missing = true]
 struct Dist;
 
-/// The session file's name, next to `index.html` (the app reads it).
-pub const SESSION_FILE: &str = "kubeglass-context.json";
+pub use kubeglass_client::session::SESSION_FILE;
 
 /// True when this binary was built with the app inside.
 pub fn embedded() -> bool {

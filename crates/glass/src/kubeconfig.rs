@@ -2,7 +2,8 @@
 //! them: kubectl reads the files (merging `KUBECONFIG`, resolving
 //! `--kubeconfig`), so the launcher never parses a kubeconfig itself.
 
-use serde::{Deserialize, Serialize};
+use kubeglass_client::session::Session;
+use serde::Deserialize;
 
 /// One context: its name, cluster and namespace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,31 +63,14 @@ pub fn parse_view(json: &str) -> Result<(Vec<Context>, Option<String>), String> 
     Ok((contexts, v.current_context.filter(|c| !c.is_empty())))
 }
 
-/// What the app is told about its session (`kubeglass-context.json`; the
-/// app's `state/session.rs` reads it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionFile {
-    /// The context.
-    pub context: String,
-    /// Its cluster.
-    pub cluster: String,
-    /// Its namespace, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    /// The proxy refuses every write method.
-    pub read_only: bool,
-}
-
-impl SessionFile {
-    /// The file for `context`.
-    pub fn new(context: &Context, read_only: bool) -> Self {
-        Self {
-            context: context.name.clone(),
-            cluster: context.cluster.clone(),
-            namespace: context.namespace.clone(),
-            read_only,
-        }
+/// The session file for `context` (the one schema, shared with the app:
+/// [`kubeglass_client::session::Session`]).
+pub fn session_for(context: &Context, read_only: bool) -> Session {
+    Session {
+        context: context.name.clone(),
+        cluster: context.cluster.clone(),
+        namespace: context.namespace.clone(),
+        read_only,
     }
 }
 
@@ -126,7 +110,8 @@ mod tests {
                 },
             ]
         );
-        let file = serde_json::to_value(SessionFile::new(&contexts[0], true)).expect("json");
+        let file: serde_json::Value =
+            serde_json::from_str(&session_for(&contexts[0], true).to_json()).expect("json");
         assert_eq!(
             file,
             serde_json::json!({"context": "prod", "cluster": "eks-eu", "namespace": "shop", "readOnly": true})

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use clap::Parser;
-use kubectl_glass::kubeconfig::{Context, SessionFile, parse_view};
+use kubectl_glass::kubeconfig::{Context, parse_view, session_for};
 use kubectl_glass::port::{self, Choice};
 use kubectl_glass::{app, proxy};
 
@@ -97,9 +97,6 @@ enum LaunchError {
         /// Why.
         source: std::io::Error,
     },
-    /// The session file could not be written as JSON.
-    #[error("cannot write the session file: {0}")]
-    Session(#[from] serde_json::Error),
     /// No port could be found for a context.
     #[error("no free port: {0}")]
     NoPort(std::io::Error),
@@ -222,7 +219,7 @@ fn start_one(
         source,
     };
     std::fs::create_dir(www).map_err(folder)?;
-    let session = serde_json::to_string(&SessionFile::new(context, args.read_only))?;
+    let session = session_for(context, args.read_only).to_json();
     app::write_to(www, &session).map_err(folder)?;
     let choice = port::choose(&context.name, args.port, taken).map_err(LaunchError::NoPort)?;
     taken.insert(choice.port());
