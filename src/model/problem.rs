@@ -62,7 +62,7 @@ impl Problem {
     /// its last list could not read, if any.
     pub fn from_status(s: &ReflectorStatus) -> Option<Self> {
         let Some(text) = s.last_error.clone() else {
-            return unreadable(&s.undecodable);
+            return unreadable(&s.undecodable, s.undecodable_more);
         };
         Some(if s.unreachable {
             Problem::Unreachable(text)
@@ -121,7 +121,10 @@ impl Problem {
 const NAMED: usize = 5;
 
 /// The objects a list could not read, in one line: `2 objects: ns/a: why; ns/b: why`.
-fn unreadable(objects: &[kubeglass_client::rest::list::Undecodable]) -> Option<Problem> {
+fn unreadable(
+    objects: &[kubeglass_client::rest::list::Undecodable],
+    unnamed: usize,
+) -> Option<Problem> {
     if objects.is_empty() {
         return None;
     }
@@ -130,8 +133,9 @@ fn unreadable(objects: &[kubeglass_client::rest::list::Undecodable]) -> Option<P
         .take(NAMED)
         .map(ToString::to_string)
         .collect();
-    let more = objects.len().saturating_sub(NAMED);
-    let count = match objects.len() {
+    let total = objects.len() + unnamed;
+    let more = total.saturating_sub(NAMED);
+    let count = match total {
         1 => "1 object".to_string(),
         n => format!("{n} objects"),
     };
@@ -178,6 +182,12 @@ mod tests {
             p.detail()
         );
         assert!(p.detail().ends_with("; and 2 more"), "{}", p.detail());
+        // Past what the status names, the count still tells them all.
+        s.undecodable_more = 993;
+        let p = Problem::from_status(&s).expect("a problem");
+        assert!(p.detail().starts_with("1000 objects:"), "{}", p.detail());
+        assert!(p.detail().ends_with("; and 995 more"), "{}", p.detail());
+        s.undecodable_more = 0;
         // A failure now comes first.
         s.last_error = Some("connection refused".into());
         s.unreachable = true;

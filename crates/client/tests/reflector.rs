@@ -869,3 +869,32 @@ fn an_undecodable_watch_event_relists_and_the_bad_object_is_named() {
     assert_eq!(h.names(), ["ns/a", "ns/c", "ns/d"]);
     h.server.verify();
 }
+
+// A cluster full of bad objects does not make the status (copied into every
+// snapshot the views read) large: it names the first hundred and counts
+// the rest.
+#[test]
+fn a_list_of_many_bad_objects_names_a_hundred_and_counts_the_rest() {
+    use kubeglass_client::cache::reflector::MAX_UNDECODABLE;
+    let server = FakeApiServer::new();
+    let mut items: Vec<Value> = (0..MAX_UNDECODABLE + 5)
+        .map(|i| {
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("bad-{i}"), "namespace": "ns", "resourceVersion": "5"},
+                "data": {"k": 42}})
+        })
+        .collect();
+    items.push(cm("good", "6"));
+    server
+        .expect_get(PATH)
+        .query("resourceVersion", "0")
+        .reply(list("10", items, None));
+    let (reply, _watch) = Reply::stream();
+    server.expect_get(PATH).query("watch", "true").reply(reply);
+    let h = Harness::start(server);
+    assert_eq!(h.names(), ["ns/good"]);
+    let status = h.status.borrow();
+    assert_eq!(status.undecodable.len(), MAX_UNDECODABLE);
+    assert_eq!(status.undecodable_more, 5);
+    assert_eq!(status.undecodable[0].key, "ns/bad-0");
+}

@@ -123,9 +123,16 @@ pub struct ReflectorStatus {
     /// page; None while none has.
     pub last_fallback: Option<String>,
     /// The objects the last list could not decode as the view's type: left
-    /// out of the store and named here, while every other object stays live.
+    /// out of the store and named here (at most [`MAX_UNDECODABLE`]), while
+    /// every other object stays live.
     pub undecodable: Vec<Undecodable>,
+    /// How many more did not decode than `undecodable` names.
+    pub undecodable_more: usize,
 }
+
+/// How many undecodable objects a status names: it is copied into every
+/// snapshot, so a cluster full of bad objects must not make it large.
+pub const MAX_UNDECODABLE: usize = 100;
 
 impl Default for ReflectorStatus {
     fn default() -> Self {
@@ -149,6 +156,7 @@ impl Default for ReflectorStatus {
             watch_list_fallbacks: 0,
             last_fallback: None,
             undecodable: Vec::new(),
+            undecodable_more: 0,
         }
     }
 }
@@ -702,6 +710,8 @@ where
             s.lists += 1;
             s.synced = true;
             s.last_resource_version = Some(resource_version);
+            s.undecodable_more = undecodable.len().saturating_sub(MAX_UNDECODABLE);
+            undecodable.truncate(MAX_UNDECODABLE);
             s.undecodable = undecodable;
             s.last_error = None;
             s.last_error_code = None;

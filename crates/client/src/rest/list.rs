@@ -17,13 +17,25 @@ use serde_json::Value;
 use super::Error;
 use super::table::{TableColumn, TablePage};
 
+/// Longest error text kept for one item: serde quotes the offending value
+/// whole, and a cluster's value may be megabytes long.
+pub const MAX_ERROR_CHARS: usize = 300;
+
+/// `text` cut to [`MAX_ERROR_CHARS`] characters, with `…` where it was cut.
+pub fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 /// One listed item that did not decode as the view's type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undecodable {
     /// `namespace/name` (or `name`) when the item has them, else its
     /// position in the page (`item 3`).
     pub key: String,
-    /// serde's description of what did not fit.
+    /// serde's description of what did not fit, cut to [`MAX_ERROR_CHARS`].
     pub error: String,
 }
 
@@ -104,7 +116,7 @@ pub fn decode_list_page<K: DeserializeOwned + Clone>(
             Ok(item) => items.push(item),
             Err(e) => undecodable.push(Undecodable {
                 key,
-                error: e.to_string(),
+                error: clip(&e.to_string()),
             }),
         }
     }
@@ -165,6 +177,23 @@ mod tests {
             "{}",
             page.undecodable[0]
         );
+    }
+
+    #[test]
+    fn a_huge_bad_value_is_not_copied_whole_into_the_error() {
+        let huge = "x".repeat(1_000_000);
+        let body = json!({"metadata": {"resourceVersion": "1"},
+            "items": [{"metadata": {"name": "a", "namespace": "ns", "labels": huge}}]});
+        let page: ListPage<ConfigMap> =
+            decode_list_page(body.to_string().as_bytes(), false).expect("page");
+        let error = &page.undecodable[0].error;
+        assert!(
+            error.chars().count() <= MAX_ERROR_CHARS + 1,
+            "{} chars",
+            error.len()
+        );
+        assert!(error.starts_with("invalid type: string \"xxx") && error.ends_with('…'));
+        assert_eq!(clip("short"), "short");
     }
 
     #[test]

@@ -99,7 +99,7 @@ impl LineBuffer {
 /// Decodes one line into a watch event.
 pub fn decode_event<K: DeserializeOwned>(line: &[u8]) -> Result<WatchEvent<K>, DecodeError> {
     serde_json::from_slice(line).map_err(|e| DecodeError::Invalid {
-        message: e.to_string(),
+        message: super::list::clip(&e.to_string()),
         excerpt: String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned(),
     })
 }
