@@ -114,8 +114,8 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
+  forwarder?.closeAllConnections();
   await new Promise((r) => (forwarder ? forwarder.close(r) : r()));
-  forwarder?.closeAllConnections?.();
   await proxy?.stop();
   try { kubectl('delete', 'namespace', NS, '--wait=false'); } catch { /* best effort */ }
 });

@@ -58,13 +58,18 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
                     let row = store.get(&k).map(|e| EventRow::from_object(&e));
                     (k, row)
                 });
-                let counting = paused.get_untracked();
-                let new = filter.with_untracked(|f| {
-                    let pass = f.matcher(crate::platform::regex);
+                // Only a paused stream counts what arrives, so only then is
+                // the filter (perhaps a RegExp) built for this frame.
+                let new = if paused.get_untracked() {
+                    filter.with_untracked(|f| {
+                        let pass = f.matcher(crate::platform::regex);
+                        events.try_update(|ix| ix.apply(changes, pass)).unwrap_or(0)
+                    })
+                } else {
                     events
-                        .try_update(|ix| ix.apply(changes, |row| counting && pass(row)))
+                        .try_update(|ix| ix.apply(changes, |_| false))
                         .unwrap_or(0)
-                });
+                };
                 if new > 0 {
                     arrived.update(|n| *n += new);
                 }
