@@ -6,6 +6,10 @@ Trunk writes the loader as an inline module script whose text changes with
 every build (it names the hashed files), so the policy allows exactly that
 script by its SHA-256 hash instead of allowing inline scripts at large.
 
+It also writes the policy to csp.txt beside index.html: kubectl glass sends
+it as a real response header, adding what a <meta> tag cannot carry
+(frame-ancestors).
+
 Usage: csp.py dist/index.html [dist/<name>_bg.wasm]
 """
 import base64
@@ -41,4 +45,5 @@ if len(sys.argv) > 2:
     if n != 1:
         sys.exit(f"expected one integrity attribute for {name}, found {n}")
 open(path, "w", encoding="utf-8").write(html)
+open(path.rsplit("/", 1)[0] + "/csp.txt" if "/" in path else "csp.txt", "w", encoding="utf-8").write(policy + "\n")
 print(f"Content-Security-Policy: {policy}")

@@ -1,5 +1,6 @@
-//! Rebuild when dist/ changes: the app is embedded from it, and Trunk's file
-//! names carry content hashes, so a new build is new files, not changed ones.
+//! Rebuilds the launcher when `make app` adds or removes a file in dist/:
+//! rust-embed's own tracking sees the files it embedded, not new ones (the
+//! compressed copies, a renamed hashed file).
 fn main() {
     println!("cargo:rerun-if-changed=../../dist");
 }

@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, copyFileSync, rmSync, statSync, writeFileSync, readFileSync, chmodSync } from 'node:fs';
+import { request, createServer } from 'node:http';
+import { existsSync, mkdtempSync, mkdirSync, copyFileSync, rmSync, statSync, writeFileSync, readFileSync, chmodSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { kubectl, launchBrowser, until } from '../lib.mjs';
@@ -41,23 +42,24 @@ after(async () => {
  * with `--kubectl` (a wrapper, or one that does not exist).
  * Resolves `started` once it printed its URL (or exited).
  */
-function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFIG') } = {}) {
-  const plugin = kubectlPath === env('KUBECTL');
+function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFIG'), open = false, extraEnv = {}, direct = false } = {}) {
+  const plugin = !direct && kubectlPath === env('KUBECTL');
+  const flags = open ? [] : ['--no-open'];
   const child = plugin
-    ? spawn(env('KUBECTL'), ['glass', '--kubeconfig', kubeconfig, '--no-open', ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: `${pluginDir}:${dirname(env('KUBECTL'))}`, HOME: process.env.HOME } })
-    : spawn(env('GLASS'), ['--kubectl', kubectlPath, '--kubeconfig', kubeconfig, '--no-open', ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn(env('KUBECTL'), ['glass', '--kubeconfig', kubeconfig, ...flags, ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: `${pluginDir}:${dirname(env('KUBECTL'))}`, HOME: process.env.HOME, ...extraEnv } })
+    : spawn(env('GLASS'), ['--kubectl', kubectlPath, '--kubeconfig', kubeconfig, ...flags, ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extraEnv } });
   const run = { child, stdout: '', stderr: '', code: undefined };
   child.stdout.on('data', (d) => { run.stdout += d; });
   child.stderr.on('data', (d) => { run.stderr += d; });
   // 'close', not 'exit': by then stdout and stderr have been read to the end.
   run.exited = new Promise((r) => child.once('close', (code, signal) => { run.code = code; run.signal = signal; r(code); }));
   run.started = (async () => {
-    assert.ok(await until(async () => run.code !== undefined || /App files in /.test(run.stdout), 30000),
+    assert.ok(await until(async () => run.code !== undefined || /Private folder: /.test(run.stdout), 30000),
       `kubectl-glass neither started nor exited within 30 s: ${run.stdout} ${run.stderr}`);
     const urls = [...run.stdout.matchAll(/http:\/\/127\.0\.0\.1:(\d+)\/([0-9a-f]{32})\/ui\/\S*/g)].map((m) => m[0]);
-    const dir = /App files in (\S+)/.exec(run.stdout)?.[1];
+    const dir = /Private folder: (\S+)/.exec(run.stdout)?.[1];
     return { urls, dir };
   })();
   return run;
@@ -65,8 +67,71 @@ function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFI
 
 const apiOf = (url) => url.slice(0, url.indexOf('/ui/'));
 
+/** The command lines of every live process on the machine (zombies left out). */
+function commandLines() {
+  return execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' }).split('\n')
+    .filter((l) => l.trim() && !l.trim().startsWith('Z'))
+    .map((l) => l.trim().replace(/^\S+\s+/, ''));
+}
+
+/** A raw HTTP/1.1 request with exactly these headers (fetch would set Host and Origin itself). */
+function raw(url, { method = 'GET', headers = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, setHost: !('Host' in headers) });
+    req.on('response', (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    // A WebSocket handshake the server accepts would end here instead.
+    req.on('upgrade', (res, socket) => { socket.destroy(); resolve({ status: res.statusCode, headers: res.headers, body: Buffer.alloc(0) }); });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * The front door's rules, checked from outside while `url`'s launcher runs:
+ * no token in any command line, kubectl on the private socket, our Host
+ * only, our own origin only, 404 without the token (upgrades too), and the
+ * app's security headers.
+ */
+async function frontDoorHolds(url, dir) {
+  const token = new URL(url).pathname.split('/')[1];
+  const port = new URL(url).port;
+  const lines = commandLines();
+  assert.ok(lines.some((l) => l.includes(' proxy ') && l.includes(`--unix-socket=${dir}/`)),
+    `kubectl proxy listens on the private socket: ${lines.filter((l) => l.includes('proxy')).join('\n')}`);
+  assert.deepEqual(lines.filter((l) => l.includes(token)), [], 'the token is in no command line');
+  const api = apiOf(url);
+  assert.equal((await raw(`${api}/version`, { headers: { Host: `evil.example:${port}` } })).status, 421, 'DNS rebinding');
+  assert.equal((await raw(`${api}/version`, { headers: { Origin: 'http://127.0.0.1:8080' } })).status, 403, 'another origin');
+  assert.equal((await raw(`${api}/version`, { headers: { 'Sec-Fetch-Site': 'same-site' } })).status, 403, 'another port');
+  assert.equal((await raw(`${api}/version`, { headers: { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' } })).status, 200, 'our page');
+  const upgrade = { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+  assert.equal((await raw(`http://127.0.0.1:${port}/api/v1/pods?watch=1`, { headers: upgrade })).status, 404, 'an upgrade without the token');
+  assert.equal((await raw(`http://127.0.0.1:${port}/${token.slice(0, 31)}0/api/v1/pods?watch=1`, { headers: upgrade })).status, 404, 'a wrong token');
+  // (The API server's WebSocket handler wants an Origin; a browser sends it.)
+  assert.equal((await raw(`${api}/api/v1/pods?watch=1`, { headers: { ...upgrade, Origin: `http://127.0.0.1:${port}` } })).status, 101,
+    'an upgrade with it');
+  const index = await raw(url, { headers: { 'Accept-Encoding': 'gzip, br' } });
+  assert.equal(index.status, 200);
+  assert.equal(index.headers['content-encoding'], 'br');
+  const csp = index.headers['content-security-policy'] ?? '';
+  for (const d of ["frame-ancestors 'none'", "worker-src 'none'", "object-src 'none'", "default-src 'self'"]) {
+    assert.ok(csp.includes(d), `${d} in ${csp}`);
+  }
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/=]+'/);
+  for (const [h, v] of [['x-content-type-options', 'nosniff'], ['referrer-policy', 'no-referrer'],
+    ['cross-origin-opener-policy', 'same-origin'], ['cross-origin-resource-policy', 'same-origin'], ['cache-control', 'no-store']]) {
+    assert.equal(index.headers[h], v, h);
+  }
+}
+
 test('kubectl glass serves the app for the context, names it in the header, and cleans up on SIGTERM', async () => {
   const run = glass(['--port', String(PORT)]);
+  // Whatever fails below, the launcher does not outlive the test.
+  after(() => run.child.kill('SIGKILL'));
   const { urls, dir } = await run.started;
   assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
   assert.equal(urls.length, 1, run.stdout);
@@ -77,9 +142,30 @@ test('kubectl glass serves the app for the context, names it in the header, and 
   // The capability URL: nothing without the token.
   assert.equal((await fetch(`http://127.0.0.1:${PORT}/version`)).status, 404);
   assert.equal((await fetch(`${apiOf(url)}/version`)).status, 200);
+  await frontDoorHolds(url, dir);
   const { page } = browser;
+  const responses = [];
+  const seen = (r) => responses.push(r);
+  page.on('response', seen);
   await page.goto(url);
   await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  page.off('response', seen);
+  // The wasm came compressed at build time, as wasm (so it compiles while
+  // it downloads), cached for good under its hashed name.
+  const wasm = responses.find((r) => r.url().endsWith('.wasm'));
+  assert.ok(wasm, 'the wasm was fetched');
+  const wh = await wasm.allHeaders();
+  assert.equal(wh['content-encoding'], 'br', 'brotli');
+  assert.equal(wh['content-type'], 'application/wasm');
+  assert.match(wh['cache-control'], /immutable/);
+  // A watch streams over WebSocket through the door.
+  const api = apiOf(url);
+  const watched = await page.evaluate((wsUrl) => new Promise((resolve) => {
+    const ws = new WebSocket(wsUrl);
+    ws.onmessage = (m) => { ws.close(); resolve(String(m.data).slice(0, 30)); };
+    ws.onerror = () => resolve('error');
+  }), `${api.replace('http:', 'ws:')}/api/v1/namespaces/demo-shop/configmaps?watch=1`);
+  assert.match(watched, /^\{"type":"ADDED"/);
   assert.equal(await page.getByTestId('session-context').innerText(), 'admin@kubeglass-local · kubeglass-local');
   assert.equal(await page.getByTestId('read-only-badge').count(), 0);
   await page.goto(`${url}#/o/deployments.apps/demo-shop/frontend`);
@@ -106,6 +192,18 @@ test('--read-only: the proxy refuses every write, and the app shows a badge and 
       assert.equal(r.status, 403, `${method} answered ${r.status}`);
     }
     assert.equal((await fetch(`${api}/api/v1/namespaces/demo-shop/configmaps`)).status, 200, 'reads still work');
+    assert.equal((await fetch(`${api}/api/v1/namespaces/demo-shop/pods?watch=1&timeoutSeconds=1`)).status, 200, 'and watches');
+    // An allowlist, whatever the method: connect-style subresources (an
+    // aggregated API's console, which kubectl proxy would pass on) and exec.
+    for (const path of ['/apis/subresources.kubevirt.io/v1/namespaces/demo-shop/virtualmachineinstances/vm/console',
+      '/apis/apps/v1/namespaces/demo-shop/deployments/frontend/rollback']) {
+      const r = await fetch(api + path);
+      assert.equal(r.status, 403, `GET ${path} answered ${r.status}`);
+      assert.match(await r.text(), /^read-only: the (console|rollback) subresource is not a read$/);
+    }
+    const exec = await fetch(`${api}/api/v1/namespaces/demo-shop/pods/x/exec?command=sh`);
+    assert.equal(exec.status, 403);
+    assert.match(await exec.text(), /exec subresource is never passed/);
     assert.equal(kubectl('-n', 'demo-shop', 'get', 'configmap', name, '--ignore-not-found').trim(), '', 'nothing was written');
 
     const { page } = browser;
@@ -205,4 +303,95 @@ test('--all-contexts starts one proxy per context and prints a table', async () 
     await run.exited;
   }
   for (const u of urls) await assert.rejects(fetch(`${apiOf(u)}/version`));
+});
+
+test('a page on another origin cannot read, watch or write through the launcher, even knowing the token', async () => {
+  const run = glass(['--port', String(PORT)]);
+  const { urls } = await run.started;
+  assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
+  // The other tab: a page on another port of 127.0.0.1 (same site, another origin).
+  const evil = createServer((req, res) => { res.setHeader('content-type', 'text/html'); res.end('<title>elsewhere</title>'); });
+  await new Promise((r) => evil.listen(0, '127.0.0.1', r));
+  const name = `cross-origin-probe-${Date.now() % 1000000}`;
+  try {
+    const { page } = browser;
+    await page.goto(`http://127.0.0.1:${evil.address().port}/`);
+    const api = apiOf(urls[0]);
+    const tried = await page.evaluate(async ({ api, name }) => {
+      const out = {};
+      // A write the browser sends without asking (a "simple" request).
+      await fetch(`${api}/api/v1/namespaces/demo-shop/configmaps`, {
+        method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
+      }).catch(() => {});
+      // A watch over WebSocket: the same-origin policy does not cover it.
+      out.socket = await new Promise((resolve) => {
+        const ws = new WebSocket(`${api.replace('http:', 'ws:')}/api/v1/namespaces/demo-shop/configmaps?watch=1`);
+        ws.onmessage = () => { ws.close(); resolve('read'); };
+        ws.onerror = () => resolve('refused');
+      });
+      out.read = await fetch(`${api}/api/v1/namespaces/demo-shop/configmaps`).then((r) => r.status, () => 'refused');
+      return out;
+    }, { api, name });
+    assert.deepEqual(tried, { socket: 'refused', read: 'refused' });
+    assert.equal(kubectl('-n', 'demo-shop', 'get', 'configmap', name, '--ignore-not-found').trim(), '', 'nothing was written');
+  } finally {
+    evil.close();
+    run.child.kill('SIGTERM');
+    await run.exited;
+  }
+});
+
+test('the browser is opened through a private redirect file: no token in its command line', async () => {
+  const fake = join(scratch, 'fake-open');
+  mkdirSync(fake, { recursive: true });
+  const log = join(fake, 'log');
+  // A stand-in for xdg-open: records its arguments, the file's mode and text.
+  writeFileSync(join(fake, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$*" > '${log}.args'\nstat -c %a "$1" > '${log}.mode'\ncp "$1" '${log}.html'\n`);
+  chmodSync(join(fake, 'xdg-open'), 0o755);
+  const run = glass(['--port', String(PORT)], { open: true, direct: true, extraEnv: { PATH: `${fake}:${process.env.PATH}`, DISPLAY: ':99' } });
+  try {
+    const { urls } = await run.started;
+    assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
+    assert.ok(await until(async () => existsSync(`${log}.html`), 10000), `the browser was asked to open something: ${run.stderr}`);
+    const token = new URL(urls[0]).pathname.split('/')[1];
+    const args = readFileSync(`${log}.args`, 'utf8').trim();
+    assert.ok(!args.includes(token), `the token is not in the browser's command line: ${args}`);
+    assert.equal(readFileSync(`${log}.mode`, 'utf8').trim(), '600');
+    const html = readFileSync(`${log}.html`, 'utf8');
+    assert.ok(html.includes(urls[0]), html);
+    assert.ok(existsSync(args), 'the file is there until the app is fetched');
+    const { page } = browser;
+    await page.goto(`file://${args}`);
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 }).catch(async (e) => {
+      throw new Error(`${e.message}\n  at ${page.url()}: ${(await page.content()).slice(0, 300)}`);
+    });
+    assert.ok(await until(async () => !existsSync(args), 5000), 'and removed once the browser has it');
+  } finally {
+    run.child.kill('SIGTERM');
+    await run.exited;
+  }
+});
+
+test('no kubectl and no folder outlive the launcher, however it ends', async () => {
+  for (const how of ['SIGHUP', 'SIGKILL', 'SIGABRT', 'a broken pipe']) {
+    const tmp = mkdtempSync(join(scratch, 'tmp-'));
+    const run = glass(['--port', String(PORT)], { direct: true, extraEnv: { TMPDIR: tmp } });
+    if (how === 'a broken pipe') {
+      // `kubectl glass | head -0`: the reader is gone before the URL is written.
+      run.child.stdout.destroy();
+      await run.exited;
+      assert.match(run.stderr, /standard output is closed/, `${how}: ${run.stderr}`);
+    } else {
+      const { dir } = await run.started;
+      assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
+      assert.ok(dir.startsWith(tmp), dir);
+      assert.ok(commandLines().some((l) => l.includes(' proxy ') && l.includes(tmp)), 'kubectl proxy runs');
+      run.child.kill(how);
+      await run.exited;
+    }
+    const left = () => commandLines().filter((l) => l.includes(tmp));
+    assert.ok(await until(async () => left().length === 0 && readdirSync(tmp).length === 0, 10000),
+      `${how}: left behind ${JSON.stringify(left())} and ${JSON.stringify(readdirSync(tmp))}`);
+  }
 });

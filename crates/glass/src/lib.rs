@@ -1,14 +1,20 @@
 //! `kubectl glass`: Kubeglass for any kubeconfig context, in one command.
 //!
-//! The binary carries the built app. It writes the app to a private
-//! temporary folder, starts the person's own `kubectl proxy` for a context
-//! with the capability URL and the hardened flags (docs/kubectl-proxy.md),
-//! waits for it to answer, prints the URL and opens the browser. Ctrl-C,
-//! SIGTERM or kubectl exiting stops everything and removes the folder.
-//! Nothing but `kubectl` is needed at run time.
+//! The binary carries the built app. For a context it starts the person's
+//! own `kubectl proxy` on a Unix socket in a private folder, listens on
+//! 127.0.0.1 itself, and lets through only requests that carry the run's
+//! token (held in memory), name our host and come from our own page: the
+//! app, served from memory with real security headers and compressed, and
+//! the API, passed to the socket. It prints the URL and opens the browser
+//! through a private redirect file. Ctrl-C, SIGTERM, SIGHUP or kubectl
+//! exiting stops everything and removes the folder; kubectl dies with the
+//! launcher however it dies. docs/security.md has the threat model.
 #![warn(missing_docs)]
 
-pub mod app;
+pub mod assets;
+pub mod gate;
 pub mod kubeconfig;
+pub mod orphan;
 pub mod port;
 pub mod proxy;
+pub mod serve;

@@ -1,15 +1,18 @@
 //! `kubectl glass`: see the crate docs in lib.rs and the README.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use kubectl_glass::kubeconfig::{Context, parse_view, session_for};
 use kubectl_glass::port::{self, Choice};
-use kubectl_glass::{app, proxy};
+use kubectl_glass::serve::{self, Door};
+use kubectl_glass::{assets, proxy};
+use tokio::signal::unix::{SignalKind, signal};
 
 /// Kubeglass, the live Kubernetes dashboard, for a kubeconfig context: starts
 /// your kubectl proxy under a random token and opens the app.
@@ -42,11 +45,16 @@ struct Args {
     all_contexts: bool,
 }
 
-/// A running proxy and what it serves.
+/// A running proxy and the door in front of it.
 struct Running {
     context: Context,
-    spec: proxy::Spec,
+    /// The URL of the app (the token is in it).
+    url: String,
     child: Child,
+    /// The door's task: aborted when the run ends.
+    door: tokio::task::JoinHandle<()>,
+    /// What the door knows (the redirect file to remove).
+    shared: Arc<Door>,
 }
 
 fn main() -> ExitCode {
@@ -86,9 +94,18 @@ enum LaunchError {
     /// No `--context` and no current context.
     #[error("the kubeconfig has no current context: pass --context")]
     NoCurrentContext,
-    /// Ctrl-C and SIGTERM cannot be caught, so the proxies could outlive us.
+    /// Ctrl-C, SIGTERM or SIGHUP cannot be caught, or the async runtime
+    /// did not start, so the proxies could outlive us.
     #[error("cannot handle signals: {0}")]
-    Signals(#[from] ctrlc::Error),
+    Signals(std::io::Error),
+    /// This binary has no app inside (built before `make app`).
+    #[error(
+        "this kubectl-glass was built without the app (dist/ was empty): build it with `make install`"
+    )]
+    NoApp,
+    /// Standard output is closed (`kubectl glass | head -1`).
+    #[error("standard output is closed; stopping")]
+    Stdout(std::io::Error),
     /// The private folder for the run could not be made or filled.
     #[error("{}: {source}", path.display())]
     Folder {
@@ -97,27 +114,40 @@ enum LaunchError {
         /// Why.
         source: std::io::Error,
     },
-    /// No port could be found for a context.
-    #[error("no free port: {0}")]
+    /// No port could be bound for a context.
+    #[error("cannot listen on 127.0.0.1: {0}")]
     NoPort(std::io::Error),
     /// No randomness for the capability token.
     #[error("{0}")]
-    Token(String),
+    Token(#[from] proxy::NoRandomness),
     /// Every context failed to start (with `--all-contexts`).
     #[error("no context could be started")]
     NoneStarted,
 }
 
-/// Starts a proxy per context, says where the app is, and waits for Ctrl-C
-/// (or a proxy that exits by itself); the proxies and the private folder go
-/// when it returns, whichever way.
+/// Starts a proxy and a door per context, says where the app is, and
+/// waits for Ctrl-C, SIGTERM or SIGHUP (or a proxy that exits by itself);
+/// the proxies and the private folder go when it returns, whichever way.
+/// Everything runs on this thread: kubectl's parent-death signal follows
+/// the thread that started it.
 fn run(args: &Args) -> Result<ExitCode, LaunchError> {
     check_args(args)?;
+    if !assets::embedded() {
+        return Err(LaunchError::NoApp);
+    }
     let contexts = match contexts(args)? {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };
-    let stop = stop_signal()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(LaunchError::Signals)?;
+    runtime.block_on(run_doors(args, &contexts))
+}
+
+async fn run_doors(args: &Args, contexts: &[Context]) -> Result<ExitCode, LaunchError> {
+    let mut stop = Stop::new()?;
     // One private folder for this run (mode 0700), removed when it ends.
     // Declared before the proxies, so it is removed after they are stopped.
     let dir = tempfile::Builder::new()
@@ -128,13 +158,13 @@ fn run(args: &Args) -> Result<ExitCode, LaunchError> {
             path: std::env::temp_dir(),
             source,
         })?;
-    let (mut proxies, failed) = match start_all(args, &contexts, dir.path(), &stop)? {
+    let _watchdog = watchdog(dir.path());
+    let (mut proxies, failed) = match start_all(args, contexts, dir.path(), &mut stop).await? {
         Started::Running { proxies, failed } => (proxies, failed),
         Started::Exit(code) => return Ok(code),
     };
-    announce(args, &proxies, &failed);
-    println!("App files in {}", dir.path().display());
-    let code = wait_until_stopped(&stop, &mut proxies);
+    announce(args, &proxies, &failed, dir.path())?;
+    let code = wait_until_stopped(&mut stop, &mut proxies).await;
     drop(proxies);
     drop(dir);
     Ok(code)
@@ -151,13 +181,60 @@ fn check_args(args: &Args) -> Result<(), LaunchError> {
     }
 }
 
-/// A channel that receives once Ctrl-C, SIGTERM or SIGHUP arrives.
-fn stop_signal() -> Result<mpsc::Receiver<()>, LaunchError> {
-    let (tx, rx) = mpsc::channel::<()>();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
-    })?;
-    Ok(rx)
+/// Ctrl-C, SIGTERM and SIGHUP, caught.
+struct Stop(Vec<tokio::signal::unix::Signal>);
+
+impl Stop {
+    fn new() -> Result<Self, LaunchError> {
+        [
+            SignalKind::interrupt(),
+            SignalKind::terminate(),
+            SignalKind::hangup(),
+        ]
+        .into_iter()
+        .map(|k| signal(k).map_err(LaunchError::Signals))
+        .collect::<Result<_, _>>()
+        .map(Self)
+    }
+
+    /// Resolves when any of them arrives.
+    async fn wait(&mut self) {
+        let [a, b, c] = &mut self.0[..] else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = a.recv() => {}
+            _ = b.recv() => {}
+            _ = c.recv() => {}
+        }
+    }
+
+    /// True when one has arrived already.
+    fn came(&mut self) -> bool {
+        use std::task::{Context, Poll};
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        self.0
+            .iter_mut()
+            .any(|s| matches!(s.poll_recv(&mut cx), Poll::Ready(_)))
+    }
+}
+
+/// A process that removes `dir` when the launcher is gone, however it
+/// went (SIGKILL, an abort): it waits for its stdin, a pipe only the
+/// launcher holds, to close. After a normal exit the folder is gone
+/// already and it only ends.
+fn watchdog(dir: &Path) -> Option<(Child, ChildStdin)> {
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", "read _; rm -rf -- \"$1\"", "kubectl-glass-watchdog"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdin = child.stdin.take()?;
+    Some((child, stdin))
 }
 
 /// What starting the proxies came to.
@@ -173,17 +250,17 @@ enum Started {
 }
 
 /// Starts one proxy per context, each with its own folder and port.
-fn start_all(
+async fn start_all(
     args: &Args,
     contexts: &[Context],
-    dir: &std::path::Path,
-    stop: &mpsc::Receiver<()>,
+    dir: &Path,
+    stop: &mut Stop,
 ) -> Result<Started, LaunchError> {
     let mut proxies = Proxies::default();
     let mut taken = std::collections::BTreeSet::new();
     let mut failed = Vec::new();
     for (i, context) in contexts.iter().enumerate() {
-        match start_one(args, context, &dir.join(format!("app-{i}")), &mut taken)? {
+        match start_one(args, context, &dir.join(format!("app-{i}")), &mut taken).await? {
             Ok(running) => proxies.0.push(running),
             Err((problem, status)) => {
                 if !args.all_contexts {
@@ -194,7 +271,7 @@ fn start_all(
                 failed.push(context.name.clone());
             }
         }
-        if stop.try_recv().is_ok() {
+        if stop.came() {
             // Stopped while starting: print nothing, open nothing.
             return Ok(Started::Exit(ExitCode::SUCCESS));
         }
@@ -205,23 +282,25 @@ fn start_all(
     Ok(Started::Running { proxies, failed })
 }
 
-/// Writes the app and its session file into `www`, picks a port and starts
-/// `context`'s proxy; `Ok(Err((why, status)))` when that proxy did not
-/// come up (it has been stopped).
-fn start_one(
+/// Binds `context`'s port (so it is ours before anything is sent), starts
+/// its kubectl proxy on a socket in `folder`, and opens the door once
+/// kubectl answers; `Ok(Err((why, status)))` when that proxy did not come
+/// up (it has been stopped).
+async fn start_one(
     args: &Args,
     context: &Context,
-    www: &std::path::Path,
+    folder: &Path,
     taken: &mut std::collections::BTreeSet<u16>,
 ) -> Result<Result<Running, (String, Option<std::process::ExitStatus>)>, LaunchError> {
-    let folder = |source| LaunchError::Folder {
-        path: www.to_path_buf(),
-        source,
-    };
-    std::fs::create_dir(www).map_err(folder)?;
-    let session = session_for(context, args.read_only).to_json();
-    app::write_to(www, &session).map_err(folder)?;
-    let choice = port::choose(&context.name, args.port, taken).map_err(LaunchError::NoPort)?;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(folder)
+        .map_err(|source| LaunchError::Folder {
+            path: folder.to_path_buf(),
+            source,
+        })?;
+    let (listener, choice) =
+        port::bind(&context.name, args.port, taken).map_err(LaunchError::NoPort)?;
     taken.insert(choice.port());
     if let Choice::Fallback { wanted, port } = choice {
         eprintln!(
@@ -233,9 +312,7 @@ fn start_one(
         kubectl: args.kubectl.clone(),
         kubeconfig: args.kubeconfig.clone(),
         context: context.name.clone(),
-        port: choice.port(),
-        token: proxy::new_token().map_err(LaunchError::Token)?,
-        www: www.to_path_buf(),
+        socket: proxy::socket_in(folder),
         read_only: args.read_only,
     };
     let (mut child, serving) = spec.spawn().map_err(|source| LaunchError::Kubectl {
@@ -243,7 +320,7 @@ fn start_one(
         source,
     })?;
     let name = &context.name;
-    let problem = match proxy::wait_ready(&mut child, &serving, &spec.api(), READY_LIMIT) {
+    let problem = match wait_ready(&mut child, &serving, &spec.socket, READY_LIMIT).await {
         Ok(200) => None,
         Ok(status) => {
             eprintln!(
@@ -251,30 +328,95 @@ fn start_one(
             );
             None
         }
-        Err(proxy::NotReady::Exited(status)) => Some(format!(
+        Err(NotReady::Exited(status)) => Some(format!(
             "kubectl proxy for context {name:?} exited ({status})"
         )),
-        Err(proxy::NotReady::Timeout(what, t)) => Some(format!(
+        Err(NotReady::Timeout(what, t)) => Some(format!(
             "kubectl proxy for context {name:?} took longer than {t:?} {what}"
         )),
     };
-    Ok(match problem {
-        None => Ok(Running {
-            context: context.clone(),
-            spec,
-            child,
-        }),
-        Some(p) => {
-            let _ = child.kill();
-            Err((p, child.wait().ok()))
+    if let Some(p) = problem {
+        let _ = child.kill();
+        return Ok(Err((p, child.wait().ok())));
+    }
+    let token = proxy::new_token()?;
+    let port = choice.port();
+    let url = format!("http://127.0.0.1:{port}/{token}/ui/");
+    listener
+        .set_nonblocking(true)
+        .map_err(LaunchError::NoPort)?;
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(LaunchError::NoPort)?;
+    let door = Arc::new(Door {
+        token,
+        port,
+        read_only: args.read_only,
+        socket: spec.socket.clone(),
+        session: session_for(context, args.read_only).to_json(),
+        csp: assets::content_security_policy().ok_or(LaunchError::NoApp)?,
+        open_file: Mutex::new(None),
+    });
+    let task = tokio::spawn(serve::serve(listener, door.clone()));
+    Ok(Ok(Running {
+        context: context.clone(),
+        url,
+        child,
+        door: task,
+        shared: door,
+    }))
+}
+
+/// How waiting for a proxy ended badly.
+#[derive(Debug)]
+enum NotReady {
+    /// kubectl exited first, with this status.
+    Exited(std::process::ExitStatus),
+    /// It did not get that far within the time allowed.
+    Timeout(&'static str, Duration),
+}
+
+/// Waits until kubectl says it serves on its socket, then until
+/// `GET /version` gets any HTTP answer through it; returns that status. A
+/// status other than 200 is the cluster's answer (unreachable,
+/// unauthorized): the app shows it.
+async fn wait_ready(
+    child: &mut Child,
+    serving: &mpsc::Receiver<()>,
+    socket: &Path,
+    limit: Duration,
+) -> Result<u16, NotReady> {
+    let start = Instant::now();
+    let mut said = false;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(NotReady::Exited(status));
         }
-    })
+        said = said || serving.try_recv().is_ok();
+        if said && let Ok(status) = serve::version_status(socket).await {
+            return Ok(status);
+        }
+        if start.elapsed() > limit {
+            let what = if said {
+                "to answer"
+            } else {
+                "to start serving"
+            };
+            return Err(NotReady::Timeout(what, limit));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// Prints where the app is (a table with `--all-contexts`) and opens the
-/// browser unless told not to.
-fn announce(args: &Args, proxies: &Proxies, failed: &[String]) {
+/// browser unless told not to, through a redirect file only this user can
+/// read, so the token is in no command line. A closed stdout ends the run.
+fn announce(
+    args: &Args,
+    proxies: &Proxies,
+    failed: &[String],
+    dir: &Path,
+) -> Result<(), LaunchError> {
     let ro = if args.read_only { " (read-only)" } else { "" };
+    let mut out = std::io::stdout().lock();
     if args.all_contexts {
         let width = proxies
             .0
@@ -283,18 +425,21 @@ fn announce(args: &Args, proxies: &Proxies, failed: &[String]) {
             .max()
             .unwrap_or(7)
             .max(7);
-        println!("{:width$}  URL", "CONTEXT");
+        let mut text = format!("{:width$}  URL\n", "CONTEXT");
         for r in &proxies.0 {
-            println!("{:width$}  {}", r.context.name, r.spec.url());
+            text += &format!("{:width$}  {}\n", r.context.name, r.url);
         }
         for name in failed {
-            println!("{name:width$}  (did not start; see above)");
+            text += &format!("{name:width$}  (did not start; see above)\n");
         }
-        println!(
-            "Kubeglass{ro} for {} contexts. Ctrl-C stops them all.",
-            proxies.0.len()
+        text += &format!(
+            "Kubeglass{ro} for {} contexts. Ctrl-C stops them all.\nPrivate folder: {}\n",
+            proxies.0.len(),
+            dir.display()
         );
-        return;
+        return write!(out, "{text}")
+            .and_then(|()| out.flush())
+            .map_err(LaunchError::Stdout);
     }
     let fragment = args
         .namespace
@@ -302,26 +447,63 @@ fn announce(args: &Args, proxies: &Proxies, failed: &[String]) {
         .map(|ns| format!("#/r/pods?ns={ns}"))
         .unwrap_or_default();
     let r = &proxies.0[0];
-    let url = format!("{}{fragment}", r.spec.url());
-    println!(
-        "Kubeglass{ro} for context {:?} (cluster {:?}):\n  {url}\nThe URL is the key: anyone with it can use your cluster as you while this runs. Ctrl-C stops.",
-        r.context.name, r.context.cluster
-    );
+    let url = format!("{}{fragment}", r.url);
+    writeln!(
+        out,
+        "Kubeglass{ro} for context {:?} (cluster {:?}):\n  {url}\nThe URL is the key: anyone with it can use your cluster as you while this runs. Ctrl-C stops.\nPrivate folder: {}",
+        r.context.name,
+        r.context.cluster,
+        dir.display()
+    )
+    .and_then(|()| out.flush())
+    .map_err(LaunchError::Stdout)?;
     if args.no_open {
-        return;
+        return Ok(());
     }
     if !has_display() {
         eprintln!("kubectl-glass: no display; open the URL above");
-    } else if let Err(e) = open::that_detached(&url) {
-        eprintln!("kubectl-glass: could not open a browser ({e}); open the URL above");
+        return Ok(());
     }
+    let file = dir.join("open.html");
+    let opened = write_redirect(&file, &url).and_then(|()| {
+        open::that_detached(&file)?;
+        Ok(())
+    });
+    match opened {
+        Ok(()) => {
+            if let Ok(mut f) = r.shared.open_file.lock() {
+                *f = Some(file);
+            }
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&file);
+            eprintln!("kubectl-glass: could not open a browser ({e}); open the URL above");
+        }
+    }
+    Ok(())
+}
+
+/// A page that sends the browser to `url`, readable by this user only; the
+/// door removes it once the app has been fetched.
+fn write_redirect(file: &Path, url: &str) -> std::io::Result<()> {
+    let href = url.replace('&', "&amp;").replace('"', "&quot;");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(file)?;
+    writeln!(
+        f,
+        "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\"><meta http-equiv=\"refresh\" content=\"0;url={href}\"><title>Kubeglass</title><a href=\"{href}\">Open Kubeglass</a>"
+    )
 }
 
 /// Waits for a signal, or for a kubectl that exits by itself.
-fn wait_until_stopped(stop: &mpsc::Receiver<()>, proxies: &mut Proxies) -> ExitCode {
+async fn wait_until_stopped(stop: &mut Stop, proxies: &mut Proxies) -> ExitCode {
     loop {
-        if stop.recv_timeout(Duration::from_millis(200)).is_ok() {
-            return ExitCode::SUCCESS;
+        tokio::select! {
+            () = stop.wait() => return ExitCode::SUCCESS,
+            () = tokio::time::sleep(Duration::from_millis(200)) => {}
         }
         if let Some((name, status)) = proxies.0.iter_mut().find_map(|r| match r.child.try_wait() {
             Ok(Some(s)) => Some((r.context.name.clone(), s)),
@@ -401,6 +583,7 @@ struct Proxies(Vec<Running>);
 impl Drop for Proxies {
     fn drop(&mut self) {
         for r in &mut self.0 {
+            r.door.abort();
             let _ = r.child.kill();
             let _ = r.child.wait();
         }

@@ -8,7 +8,7 @@ use std::ops::Range;
 /// Where derived ports fall: 800 ports clear of the project's own scripts
 /// (8001, 1xxxx–4xxxx below 47000) and of well-known services. Linux's
 /// ephemeral range (32768–60999) includes it, so an outgoing connection may
-/// hold one for a while; then [`choose`] falls back to a free port.
+/// hold one for a while; then [`bind`] falls back to a free port.
 pub const PORT_RANGE: Range<u16> = 47100..47900;
 
 /// The derived port of `context`: FNV-1a of its name, folded into
@@ -22,18 +22,6 @@ pub fn port_for(context: &str) -> u16 {
     let span = u32::from(PORT_RANGE.end - PORT_RANGE.start);
     // The remainder is below `span`, which fits a u16.
     PORT_RANGE.start + u16::try_from(h % span).unwrap_or(0)
-}
-
-/// True when nothing listens on `127.0.0.1:port` (binding it succeeds).
-pub fn is_free(port: u16) -> bool {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok()
-}
-
-/// A port the system says is free now.
-pub fn any_free() -> std::io::Result<u16> {
-    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
-        .local_addr()?
-        .port())
 }
 
 /// How a port was chosen, for the message printed at start.
@@ -61,25 +49,31 @@ impl Choice {
     }
 }
 
-/// Picks the port for `context`: `given`, else its derived port when free
-/// and not in `taken` (ports this run already gave another context), else
-/// any free port not in `taken`.
-pub fn choose(
+/// Binds the listener for `context` on 127.0.0.1: `given`, else its
+/// derived port when free and not in `taken`, else any free port not in
+/// `taken`. The port is ours from here on: nothing learns the token before.
+pub fn bind(
     context: &str,
     given: Option<u16>,
     taken: &std::collections::BTreeSet<u16>,
-) -> std::io::Result<Choice> {
+) -> std::io::Result<(TcpListener, Choice)> {
     if let Some(p) = given {
-        return Ok(Choice::Given(p));
+        return Ok((
+            TcpListener::bind((Ipv4Addr::LOCALHOST, p))?,
+            Choice::Given(p),
+        ));
     }
     let wanted = port_for(context);
-    if !taken.contains(&wanted) && is_free(wanted) {
-        return Ok(Choice::Derived(wanted));
+    if !taken.contains(&wanted)
+        && let Ok(l) = TcpListener::bind((Ipv4Addr::LOCALHOST, wanted))
+    {
+        return Ok((l, Choice::Derived(wanted)));
     }
     loop {
-        let port = any_free()?;
+        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        let port = l.local_addr()?.port();
         if !taken.contains(&port) {
-            return Ok(Choice::Fallback { wanted, port });
+            return Ok((l, Choice::Fallback { wanted, port }));
         }
     }
 }
@@ -114,23 +108,21 @@ mod tests {
             // Something else holds it already: the fallback is exercised anyway.
             let none = std::collections::BTreeSet::new();
             assert!(matches!(
-                choose(context, None, &none),
-                Ok(Choice::Fallback { .. })
+                bind(context, None, &none),
+                Ok((_, Choice::Fallback { .. }))
             ));
             return;
         };
         let none = std::collections::BTreeSet::new();
-        match choose(context, None, &none).expect("a port") {
+        match bind(context, None, &none).expect("a port").1 {
             Choice::Fallback { wanted: w, port } => {
                 assert_eq!(w, wanted);
                 assert_ne!(port, wanted);
             }
             other => panic!("expected a fallback, got {other:?}"),
         }
-        assert_eq!(
-            choose(context, Some(9), &none).expect("given"),
-            Choice::Given(9)
-        );
+        // A given port that is taken is an error, not a surprise port.
+        assert!(bind(context, Some(wanted), &none).is_err());
     }
 
     #[test]
@@ -139,7 +131,7 @@ mod tests {
         // even though nothing listens on it yet.
         let wanted = port_for("first");
         let taken = [wanted].into_iter().collect();
-        let second = choose("first", None, &taken).expect("a port");
+        let (_l, second) = bind("first", None, &taken).expect("a port");
         assert_ne!(second.port(), wanted);
     }
 }

@@ -1,11 +1,12 @@
-//! `kubectl proxy` as Kubeglass runs it: the capability URL, 127.0.0.1, the
-//! hardened reject-paths, and for `--read-only` every write method refused.
+//! `kubectl proxy` as Kubeglass runs it: on a Unix socket in the run's
+//! private folder (no TCP port, no token in any argument), with the
+//! hardened reject-paths, and for `--read-only` every write method refused
+//! (the launcher's own allowlist, in `gate`, refuses them first).
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 /// kubectl proxy's default reject-paths (exec, attach) plus port-forward and
 /// the `proxy` subresource of pods, services and nodes: `hack/reject-paths`,
@@ -15,11 +16,16 @@ pub const REJECT_PATHS: &str = include_str!("../../../hack/reject-paths");
 /// What `--read-only` refuses: every method that writes, in any case.
 pub const WRITE_METHODS: &str = "(?i)^(POST|PUT|PATCH|DELETE)$";
 
-/// A fresh capability token: 128 random bits in hex. Hex never starts with
-/// `api`, a prefix kubectl proxy would not strip.
-pub fn new_token() -> Result<String, String> {
+/// No randomness for a token.
+#[derive(Debug, thiserror::Error)]
+#[error("no randomness for the token: {0}")]
+pub struct NoRandomness(#[from] getrandom::Error);
+
+/// A fresh capability token: 128 random bits in hex. It lives in the
+/// launcher's memory and in the URL it prints, nowhere else.
+pub fn new_token() -> Result<String, NoRandomness> {
     let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|e| format!("no randomness for the token: {e}"))?;
+    getrandom::fill(&mut b)?;
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
@@ -32,18 +38,14 @@ pub struct Spec {
     pub kubeconfig: Option<PathBuf>,
     /// The context.
     pub context: String,
-    /// The port on 127.0.0.1.
-    pub port: u16,
-    /// The capability token.
-    pub token: String,
-    /// The app's folder.
-    pub www: PathBuf,
+    /// The socket, in a folder only this user can enter.
+    pub socket: PathBuf,
     /// Refuse every write method.
     pub read_only: bool,
 }
 
 impl Spec {
-    /// kubectl's arguments.
+    /// kubectl's arguments: none of them is a secret.
     pub fn args(&self) -> Vec<String> {
         let mut a = Vec::new();
         if let Some(k) = &self.kubeconfig {
@@ -52,11 +54,7 @@ impl Spec {
         a.extend([
             format!("--context={}", self.context),
             "proxy".into(),
-            "--address=127.0.0.1".into(),
-            format!("--port={}", self.port),
-            format!("--api-prefix=/{}/", self.token),
-            format!("--www={}", self.www.display()),
-            format!("--www-prefix=/{}/ui/", self.token),
+            format!("--unix-socket={}", self.socket.display()),
             format!("--reject-paths={}", reject_paths()),
         ]);
         if self.read_only {
@@ -65,27 +63,19 @@ impl Spec {
         a
     }
 
-    /// The API's base URL (the token is its path).
-    pub fn api(&self) -> String {
-        format!("http://127.0.0.1:{}/{}", self.port, self.token)
-    }
-
-    /// The app's URL.
-    pub fn url(&self) -> String {
-        format!("{}/ui/", self.api())
-    }
-
     /// Starts kubectl. Its stderr and stdin are the person's terminal (so
     /// its own messages reach them, and a credential plugin may ask them
     /// something); its stdout is read for "Starting to serve on", which is
-    /// reported once on the returned channel.
+    /// reported once on the returned channel. On Linux kubectl gets SIGTERM
+    /// when the launcher dies, however it dies (SIGKILL included).
     pub fn spawn(&self) -> std::io::Result<(Child, mpsc::Receiver<()>)> {
-        let mut child = Command::new(&self.kubectl)
-            .args(self.args())
+        let mut cmd = Command::new(&self.kubectl);
+        cmd.args(self.args())
             .stdin(Stdio::inherit())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()?;
+            .stderr(Stdio::inherit());
+        crate::orphan::die_with_parent(&mut cmd);
+        let mut child = cmd.spawn()?;
         let (tx, rx) = mpsc::channel();
         if let Some(out) = child.stdout.take() {
             std::thread::spawn(move || {
@@ -111,54 +101,9 @@ pub fn reject_paths() -> String {
         .join(",")
 }
 
-/// How waiting for a proxy ended badly.
-#[derive(Debug)]
-pub enum NotReady {
-    /// kubectl exited first, with this status.
-    Exited(std::process::ExitStatus),
-    /// It did not get that far within the time allowed.
-    Timeout(&'static str, Duration),
-}
-
-/// Waits until kubectl says it serves (so the port is its own, and the
-/// token goes to nobody else), then until `GET <api>/version` gets any
-/// HTTP answer through it; returns that status. A status other than 200 is
-/// the cluster's answer (unreachable, unauthorized): the app shows it.
-pub fn wait_ready(
-    child: &mut Child,
-    serving: &mpsc::Receiver<()>,
-    api: &str,
-    limit: Duration,
-) -> Result<u16, NotReady> {
-    let start = Instant::now();
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Err(NotReady::Exited(status));
-        }
-        if serving.recv_timeout(Duration::from_millis(100)).is_ok() {
-            break;
-        }
-        if start.elapsed() > limit {
-            return Err(NotReady::Timeout("to start serving", limit));
-        }
-    }
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(limit))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Err(NotReady::Exited(status));
-        }
-        if let Ok(r) = agent.get(format!("{api}/version")).call() {
-            return Ok(r.status().as_u16());
-        }
-        if start.elapsed() > limit {
-            return Err(NotReady::Timeout("to answer", limit));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+/// The socket's path in `dir`.
+pub fn socket_in(dir: &Path) -> PathBuf {
+    dir.join("proxy.sock")
 }
 
 #[cfg(test)]
@@ -170,25 +115,19 @@ mod tests {
             kubectl: "kubectl".into(),
             kubeconfig: Some("/home/me/.kube/prod".into()),
             context: "prod".into(),
-            port: 47123,
-            token: "0123456789abcdef0123456789abcdef".into(),
-            www: "/tmp/kubectl-glass-x/app".into(),
+            socket: "/tmp/kubectl-glass-x/app-0/proxy.sock".into(),
             read_only,
         }
     }
 
     #[test]
-    fn the_proxy_gets_the_capability_url_and_the_hardened_flags() {
+    fn the_proxy_listens_on_the_private_socket_with_the_hardened_flags() {
         let a = spec(false).args();
         for want in [
             "--kubeconfig=/home/me/.kube/prod",
             "--context=prod",
             "proxy",
-            "--address=127.0.0.1",
-            "--port=47123",
-            "--api-prefix=/0123456789abcdef0123456789abcdef/",
-            "--www=/tmp/kubectl-glass-x/app",
-            "--www-prefix=/0123456789abcdef0123456789abcdef/ui/",
+            "--unix-socket=/tmp/kubectl-glass-x/app-0/proxy.sock",
         ] {
             assert!(a.iter().any(|x| x == want), "{want} missing from {a:?}");
         }
@@ -208,19 +147,23 @@ mod tests {
         }
         assert!(!rp.contains('\n'));
         assert!(!a.iter().any(|x| x.starts_with("--reject-methods")));
-        assert!(
-            !a.iter().any(|x| x.starts_with("--accept-hosts")),
-            "kubectl's default accept-hosts"
-        );
+        for gone in [
+            "--port",
+            "--address",
+            "--api-prefix",
+            "--www",
+            "--www-prefix",
+        ] {
+            assert!(
+                !a.iter().any(|x| x.starts_with(gone)),
+                "{gone}: kubectl listens on the socket only, and serves no files"
+            );
+        }
         assert!(
             spec(true)
                 .args()
                 .iter()
                 .any(|x| x == "--reject-methods=(?i)^(POST|PUT|PATCH|DELETE)$")
-        );
-        assert_eq!(
-            spec(false).url(),
-            "http://127.0.0.1:47123/0123456789abcdef0123456789abcdef/ui/"
         );
     }
 

@@ -47,6 +47,7 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
         paused,
         filter,
         arrived,
+        loaded,
         ..
     } = stream;
     let watch = collection_path::<Event>(&kube, namespace.as_deref()).map(|path| {
@@ -72,6 +73,9 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
                 };
                 if new > 0 {
                     arrived.update(|n| *n += new);
+                }
+                if !loaded.get_untracked() {
+                    loaded.set(true);
                 }
             })
     });
@@ -116,7 +120,12 @@ fn StreamHeading(stream: Stream, now: Signal<f64>) -> impl IntoView {
         let line = stream
             .events
             .with(|ix| Sparkline::new(&per_minute(ix, now.get(), SPARK_MINUTES), 4.0, 24.0));
-        (line, stream.with_shown(|ix| held_words(ix.len())))
+        let held = if stream.loaded.get() {
+            stream.with_shown(|ix| held_words(ix.len()))
+        } else {
+            "loading events…".to_string()
+        };
+        (line, held)
     };
     view! {
         <div class="resource-head">

@@ -18,6 +18,10 @@ pub struct Stream {
     pub filter: RwSignal<EventFilter>,
     /// Events that pass the filter, added or changed since the pause.
     pub arrived: RwSignal<usize>,
+    /// Whether the first frame has come. A shared informer may be synced
+    /// already, yet its objects reach this view a frame later; until then
+    /// the stream is loading, not empty.
+    pub loaded: RwSignal<bool>,
     /// With a filter set, the events that pass it, newest first (shared
     /// rows: a frame copies pointers); `None` without one.
     pub filtered: Memo<Option<Vec<Arc<EventRow>>>>,
@@ -47,6 +51,7 @@ impl Stream {
             paused,
             filter,
             arrived: RwSignal::new(0),
+            loaded: RwSignal::new(false),
             filtered,
         }
     }

@@ -1,0 +1,298 @@
+//! The front door: the launcher's own listener on 127.0.0.1. It answers
+//! only requests for our `Host` that carry the token and come from our own
+//! page, serves the app from memory with real security headers, and passes
+//! API requests (streams and WebSocket upgrades included, unbuffered) to
+//! kubectl proxy's private socket.
+//!
+//! hyper on tokio: the HTTP/1 stack most Rust servers stand on (axum,
+//! reqwest), with upgrades and streaming bodies as plain values; a
+//! framework's router would add nothing to four rules and one forward.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, UnixStream};
+
+use crate::assets;
+use crate::gate::{self, Refusal, Route};
+
+/// A response body: a file, a refusal, or kubectl's stream.
+pub type Body = BoxBody<Bytes, hyper::Error>;
+
+/// What one context's door knows.
+pub struct Door {
+    /// The capability token, only here and in the printed URL.
+    pub token: String,
+    /// The port it listens on, for the `Host` and `Origin` checks.
+    pub port: u16,
+    /// Only reads pass.
+    pub read_only: bool,
+    /// kubectl proxy's socket.
+    pub socket: PathBuf,
+    /// The session file's text (the context, read-only).
+    pub session: String,
+    /// The `Content-Security-Policy` header.
+    pub csp: String,
+    /// The browser's redirect file: removed once the app has been fetched,
+    /// so the token is on disk only until the browser has read it.
+    pub open_file: Mutex<Option<PathBuf>>,
+}
+
+/// Serves `door` on `listener` until the task is dropped.
+pub async fn serve(listener: TcpListener, door: Arc<Door>) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let door = door.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |req| {
+                let door = door.clone();
+                async move { Ok::<_, std::convert::Infallible>(answer(&door, req).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades()
+                .await;
+        });
+    }
+}
+
+/// One request's answer, with the headers every answer carries.
+async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
+    let mut resp = match admit(door, &req) {
+        Err(refusal) => refuse(&refusal),
+        Ok((Route::ToApp, _)) => {
+            let mut r = text(StatusCode::PERMANENT_REDIRECT, "");
+            if let Ok(v) = HeaderValue::from_str(&format!("/{}/ui/", door.token)) {
+                r.headers_mut().insert(header::LOCATION, v);
+            }
+            r
+        }
+        Ok((Route::App(name), _)) => app_file(door, &req, &name),
+        Ok((Route::Api, rest)) => match forward(&door.socket, req, &rest).await {
+            Ok(r) => r,
+            Err(e) => text(
+                StatusCode::BAD_GATEWAY,
+                &format!("kubectl proxy did not answer: {e}"),
+            ),
+        },
+    };
+    secure(resp.headers_mut());
+    resp
+}
+
+/// The rules, in order: our `Host`, the token, our own page, the path.
+/// Returns the route and the path after the token (query included).
+fn admit(door: &Door, req: &Request<Incoming>) -> Result<(Route, String), Refusal> {
+    let h = req.headers();
+    let get = |name: header::HeaderName| h.get(name).and_then(|v| v.to_str().ok());
+    if !gate::host_is_ours(get(header::HOST), door.port) {
+        return Err(Refusal::Host(door.port));
+    }
+    let rest = gate::strip_token(req.uri().path(), &door.token).ok_or(Refusal::NotFound)?;
+    let route = gate::route(rest, req.method().as_str(), door.read_only)?;
+    // Opening the app in a tab is a navigation from wherever the link was
+    // (the redirect file is `file://`, so cross-site): allowed for the
+    // page, as any link is. Its answer goes to our own origin, not to the
+    // page that navigated, and it cannot be framed.
+    let navigation = matches!(route, Route::App(_) | Route::ToApp)
+        && req.method() == hyper::Method::GET
+        && get_str(h, "sec-fetch-mode") == Some("navigate")
+        && get_str(h, "sec-fetch-dest") == Some("document");
+    if !navigation
+        && !gate::same_origin(get(header::ORIGIN), get_str(h, "sec-fetch-site"), door.port)
+    {
+        return Err(Refusal::CrossSite);
+    }
+    let rest = match req.uri().query() {
+        Some(q) => format!("{rest}?{q}"),
+        None => rest.to_string(),
+    };
+    Ok((route, rest))
+}
+
+fn get_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// A file of the app.
+fn app_file(door: &Door, req: &Request<Incoming>, name: &str) -> Response<Body> {
+    if req.method() != hyper::Method::GET && req.method() != hyper::Method::HEAD {
+        return text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the app's files are read-only",
+        );
+    }
+    let accept = get_str(req.headers(), "accept-encoding");
+    let Some(asset) = assets::get(name, accept, &door.session) else {
+        return text(StatusCode::NOT_FOUND, "not found");
+    };
+    if (name.is_empty() || name == "index.html")
+        && let Ok(mut f) = door.open_file.lock()
+        && let Some(path) = f.take()
+    {
+        let _ = std::fs::remove_file(path);
+    }
+    let body = if req.method() == hyper::Method::HEAD {
+        Bytes::new()
+    } else {
+        Bytes::from(asset.body.into_owned())
+    };
+    let mut r = Response::new(Full::new(body).map_err(|never| match never {}).boxed());
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(asset.content_type),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(asset.cache));
+    h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    if let Some(e) = asset.encoding {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(e));
+    }
+    if let Ok(v) = HeaderValue::from_str(&door.csp) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    r
+}
+
+/// Headers on every answer: no sniffing, no referrer (the URL holds the
+/// token), no window or resource shared with another origin.
+fn secure(h: &mut HeaderMap) {
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        "cross-origin-opener-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+    h.insert(
+        "cross-origin-resource-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+}
+
+fn refuse(r: &Refusal) -> Response<Body> {
+    let status = StatusCode::from_u16(r.status()).unwrap_or(StatusCode::FORBIDDEN);
+    text(status, &r.to_string())
+}
+
+fn text(status: StatusCode, body: &str) -> Response<Body> {
+    let mut r = Response::new(
+        Full::new(Bytes::from(body.to_string()))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// Why a request could not be passed to kubectl.
+#[derive(Debug, thiserror::Error)]
+pub enum ForwardError {
+    /// The socket did not take the connection.
+    #[error("{0}")]
+    Connect(#[from] std::io::Error),
+    /// HTTP between us and kubectl failed.
+    #[error("{0}")]
+    Http(#[from] hyper::Error),
+    /// The path did not make a request line.
+    #[error("{0}")]
+    Uri(#[from] hyper::http::uri::InvalidUri),
+}
+
+/// Headers that belong to one connection, not to the request.
+const HOP_BY_HOP: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// Passes `req` to kubectl on `socket` as `rest` (path and query after the
+/// token), with `Host: localhost` (kubectl's accepted hosts). The answer's
+/// body streams back as it arrives; a `101 Switching Protocols` joins the
+/// two upgraded connections.
+pub async fn forward(
+    socket: &Path,
+    mut req: Request<Incoming>,
+    rest: &str,
+) -> Result<Response<Body>, ForwardError> {
+    let stream = UnixStream::connect(socket).await?;
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(async move {
+        let _ = conn.with_upgrades().await;
+    });
+    let upgrading = req.headers().contains_key(header::UPGRADE);
+    let from_browser = upgrading.then(|| hyper::upgrade::on(&mut req));
+    let (mut parts, body) = req.into_parts();
+    parts.uri = rest.parse()?;
+    if !upgrading {
+        for h in HOP_BY_HOP {
+            parts.headers.remove(*h);
+        }
+    }
+    parts
+        .headers
+        .insert(header::HOST, HeaderValue::from_static("localhost"));
+    let mut resp = sender
+        .send_request(Request::from_parts(parts, body))
+        .await?;
+    if resp.status() == StatusCode::SWITCHING_PROTOCOLS
+        && let Some(from_browser) = from_browser
+    {
+        let from_kubectl = hyper::upgrade::on(&mut resp);
+        tokio::spawn(async move {
+            if let (Ok(a), Ok(b)) = (from_browser.await, from_kubectl.await) {
+                let _ =
+                    tokio::io::copy_bidirectional(&mut TokioIo::new(a), &mut TokioIo::new(b)).await;
+            }
+        });
+    } else {
+        for h in HOP_BY_HOP {
+            resp.headers_mut().remove(*h);
+        }
+    }
+    let (parts, body) = resp.into_parts();
+    Ok(Response::from_parts(parts, body.boxed()))
+}
+
+/// `GET /version` through kubectl's socket: the status, once kubectl
+/// answers at all (any status is the cluster's answer).
+pub async fn version_status(socket: &Path) -> Result<u16, ForwardError> {
+    let stream = UnixStream::connect(socket).await?;
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let req = Request::get("/version")
+        .header(header::HOST, "localhost")
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| ForwardError::Connect(std::io::Error::other(e)))?;
+    let resp = sender.send_request(req).await?;
+    Ok(resp.status().as_u16())
+}
