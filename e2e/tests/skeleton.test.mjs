@@ -2,7 +2,7 @@
 // `kubectl proxy` in front of the real local apiserver.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectl, startProxy, launchBrowser, shownPodCount, until, ARTIFACTS } from '../lib.mjs';
+import { apply, kubectl, startProxy, launchBrowser, shownPodCount, until, ARTIFACTS } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101);
 // Unique per run: a namespace from an earlier run may still be terminating.
@@ -80,6 +80,8 @@ test('says clearly when the proxy is gone and recovers when it returns', async (
   // Connected first (the banner says "Connecting…" until the informers sync).
   await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 20000 });
 
+  const serverCount = () => JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json'))
+    .items.filter((p) => !p.metadata.deletionTimestamp).length;
   await proxy.stop();
   let t = Date.now();
   const banner = page.getByTestId('connection-banner');
@@ -93,15 +95,33 @@ test('says clearly when the proxy is gone and recovers when it returns', async (
   assert.equal(await shownPodCount(page), frozen);
   assert.ok(Math.abs(frozen - count) <= 2, `close to what was shown before (${count})`);
   await page.screenshot({ path: `${ARTIFACTS}/proxy-down.png` });
+  // The cluster goes on while the page cannot see it: a pod comes, so the
+  // count after reconnecting must differ from what was frozen.
+  const before = serverCount();
+  apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'while-away', namespace: NS },
+    spec: { containers: [{ name: 'c', image: 'registry.example/e2e/away:1' }] } });
+  assert.ok(await until(async () => serverCount() > before, 10000, 200), 'the pod exists');
 
-  proxy = await startProxy(PORT);
+  // The same proxy again: same port, same token (a new token would answer
+  // the page's requests with 404, and the count would only seem to recover
+  // while no pod came or went).
+  proxy = await startProxy(PORT, undefined, { token: proxy.token });
   t = Date.now();
   await banner.waitFor({ state: 'detached', timeout: 60000 });
   console.log(`  reconnected ${Date.now() - t} ms after the proxy answered again`);
-  // The cluster went on meanwhile (the demo CronJob starts pods): once
-  // reconnected, the count is the server's again.
-  const serverCount = () => JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json'))
-    .items.filter((p) => !p.metadata.deletionTimestamp).length;
-  assert.ok(await until(async () => (await shownPodCount(page)) === serverCount(), 20000, 300),
-    `shown ${await shownPodCount(page)} pods after reconnecting, the server has ${serverCount()}`);
+  // Once reconnected, the count is the server's again (the pod made while
+  // away among them, and whatever the demo CronJob did meanwhile).
+  if (!await until(async () => (await shownPodCount(page)) === serverCount(), 20000, 300)) {
+    // Which namespace differs, and what the pod informer says of itself.
+    const pods = JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json')).items;
+    const byNs = {};
+    for (const p of pods) {
+      const k = `${p.metadata.namespace}${p.metadata.deletionTimestamp ? ' (deleting)' : ''}`;
+      byNs[k] = (byNs[k] ?? 0) + 1;
+    }
+    assert.fail(`shown ${await shownPodCount(page)} pods after reconnecting, the server has ${serverCount()}.
+server: ${JSON.stringify(byNs)}
+page: ${await page.getByTestId('namespace-table').innerText()}
+informer: ${await page.getByTestId('pod-informer-state').innerText()}`);
+  }
 });
