@@ -1,5 +1,7 @@
-// Helpers for the end-to-end tests: a real `kubectl proxy` serving the built
-// app, real Chromium (Debian's, never a downloaded one), real kubectl.
+// Helpers for the end-to-end tests: the app through the real kubectl-glass
+// launcher (or, for the tests about kubectl proxy itself, a real `kubectl
+// proxy` serving the built app), real Chromium (Debian's, never a downloaded
+// one), real kubectl.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -43,10 +45,12 @@ export const REJECT_PATHS = readFileSync(new URL('../hack/reject-paths', import.
 export const newToken = () => randomBytes(16).toString('hex');
 
 /**
- * Starts `kubectl proxy` as Kubeglass runs it: the API and the app under a
- * fresh capability token (`/<token>/`, `/<token>/ui/`), the hardened
- * reject-paths, 127.0.0.1 only. Resolves once it answers; `url` is the app,
- * `api` the API's base.
+ * Starts a plain `kubectl proxy` serving the built app, as the by-hand recipe
+ * in the README does: the API and the app under a capability token
+ * (`/<token>/`, `/<token>/ui/`; a given one, to come back after a stop), the
+ * hardened reject-paths, 127.0.0.1 only. For the tests about kubectl proxy
+ * itself, its outages and its flags; the rest use `startApp`. Resolves once
+ * it answers; `url` is the app, `api` the API's base.
  */
 export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newToken(), extra = [], plain = false } = {}) {
   // `plain`: no token at all, as a person might run it by hand
@@ -80,6 +84,47 @@ export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newT
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Starts the app as a person does: `kubectl glass` (the launcher built by
+ * `make test`, the app inside) on `port` for `kubeconfig`, kubectl proxy on
+ * its private socket, the token in its memory. Resolves once it printed its
+ * URL (it prints it only when kubectl answers); `url` is the app, `api`
+ * the API's base, as `startProxy` gives them.
+ */
+export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = false } = {}) {
+  const child = spawn(env('GLASS'), ['--kubectl', KUBECTL(), '--kubeconfig', kubeconfig,
+    '--port', String(port), '--no-open', ...(readOnly ? ['--read-only'] : [])],
+  { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise((r) => child.once('exit', r));
+  const printed = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kubectl-glass printed no URL within 30 s: ${output}`)), 30000);
+    const seen = () => {
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\/([0-9a-f]{32})\/ui\//.exec(output);
+      if (m && output.includes('Private folder: ')) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout.on('data', (d) => { output += d; seen(); });
+    child.stderr.on('data', (d) => { output += d; });
+    exited.then((code) => { clearTimeout(timer); reject(new Error(`kubectl-glass exited (${code}): ${output}`)); });
+  });
+  const [url, shownPort, token] = await printed;
+  return {
+    url,
+    api: `http://127.0.0.1:${shownPort}/${token}`,
+    token,
+    port: Number(shownPort),
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await exited;
     },

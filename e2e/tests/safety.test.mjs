@@ -2,7 +2,7 @@
 // and strings from the cluster render as text, never as HTML.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+import { startApp, kubectl, launchBrowser, until } from '../lib.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ let proxy;
 let browser;
 
 before(async () => {
-  proxy = await startProxy(PORT);
+  proxy = await startApp(PORT);
   browser = await launchBrowser();
 });
 
@@ -151,21 +151,26 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
   }
 });
 
-test('a Secret made with kubectl apply shows none of its data before Reveal, though its last-applied annotation holds it', async () => {
+test('a Secret made with kubectl apply and annotated like kapp shows no annotation value before Reveal, and every one after it', async () => {
   const secret = `applied-probe-${Date.now() % 1000000}`;
   const value = `s3cr3t-${Math.random().toString(36).slice(2)}-applied`;
   const b64 = Buffer.from(value).toString('base64');
+  const team = `team-${Math.random().toString(36).slice(2)}`;
   const dir = mkdtempSync(join(tmpdir(), 'kubeglass-secret-'));
   const file = join(dir, 'secret.json');
+  // kapp keeps the whole manifest, data and all, in its own annotation.
+  const kapp = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', data: { password: b64 } });
   writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Secret',
-    metadata: { name: secret, namespace: 'demo-shop', annotations: { team: 'shop' } },
+    metadata: { name: secret, namespace: 'demo-shop',
+      annotations: { team, 'kapp.k14s.io/original': kapp } },
     data: { password: b64 } }));
   kubectl('apply', '-f', file);
   rmSync(dir, { recursive: true, force: true });
-  // The premise: the annotation kubectl apply wrote holds the data, and
-  // metadata-only reads (all the page makes) return annotations.
+  // The premise: the annotations hold the data, and metadata-only reads
+  // (all the page makes) return annotations.
   const meta = JSON.parse(kubectl('get', '--raw', `/api/v1/namespaces/demo-shop/secrets/${secret}`));
   assert.ok(meta.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'].includes(b64));
+  assert.ok(meta.metadata.annotations['kapp.k14s.io/original'].includes(b64));
   const b = await launchBrowser();
   try {
     const { page } = b;
@@ -173,13 +178,23 @@ test('a Secret made with kubectl apply shows none of its data before Reveal, tho
     await page.getByTestId('resource-row').filter({ hasText: secret }).waitFor({ timeout: 20000 });
     await page.goto(`${proxy.url}#/o/secrets/demo-shop/${secret}`);
     await page.getByTestId('object-title').waitFor({ timeout: 20000 });
-    // Other annotations still show, in the chips and the YAML.
-    assert.ok(await until(async () => (await page.getByTestId('annotations').innerText()).includes('team'), 15000), 'annotation chips');
-    assert.ok(await until(async () => (await page.getByTestId('yaml').innerText()).includes('team: shop'), 15000), 'YAML');
+    // Every annotation's key shows, no value does: not in the chips, not
+    // in the YAML, not anywhere in the page or its storage.
+    const chips = page.getByTestId('annotations');
+    for (const key of ['team', 'kapp.k14s.io/original', 'kubectl.kubernetes.io/last-applied-configuration']) {
+      assert.ok(await until(async () => (await chips.innerText()).includes(key), 15000), `the key ${key} shows`);
+    }
     await page.getByTestId('secret-reveal').waitFor({ timeout: 10000 });
     const held = await pageHoldings(page);
-    assert.ok(!held.includes(b64) && !held.includes(value), 'the data is not in the page or its storage');
-    assert.ok(!held.includes('last-applied-configuration'), 'the annotation itself is dropped');
+    for (const secretish of [b64, value, team]) {
+      assert.ok(!held.includes(secretish), `${secretish} is not in the page or its storage`);
+    }
+    // After Reveal, the values are there, annotations' included.
+    page.once('dialog', (d) => d.accept());
+    await page.getByTestId('secret-reveal').click();
+    await page.getByTestId('secret-key').first().waitFor({ timeout: 15000 });
+    assert.ok(await until(async () => (await chips.innerText()).includes(`team=${team}`), 15000), 'revealed annotation');
+    assert.ok((await chips.innerText()).includes('kapp.k14s.io/original='), 'the kapp copy is revealed too');
   } finally {
     await b.close();
     try { kubectl('-n', 'demo-shop', 'delete', 'secret', secret, '--ignore-not-found'); } catch { /* best effort */ }

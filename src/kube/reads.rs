@@ -10,7 +10,7 @@ use kubeglass_client::typed::SecretsApi;
 use crate::kube::Kube;
 use crate::model::live_rows::More;
 use crate::model::problem::Problem;
-use crate::model::secrets::{RevealedValue, revealed_values};
+use crate::model::secrets::{Revealed, revealed_values};
 
 /// Rows read in one page to show at once while the informer's first list
 /// (the whole collection in one piece) is under way.
@@ -66,16 +66,20 @@ pub async fn preview_page(
     })
 }
 
-/// The values of the Secret `name` in `namespace`: the client's only read
-/// that may carry Secret data (`Api::reveal`), made when a person asks.
+/// The values of the Secret `name` in `namespace`, its annotations' with
+/// them: the client's only read that may carry Secret data
+/// (`Api::reveal`), made when a person asks.
 pub async fn reveal_secret(
     kube: &Kube,
     namespace: Option<&str>,
     name: &str,
-) -> Result<Vec<RevealedValue>, Problem> {
+) -> Result<Revealed, Problem> {
     SecretsApi::new(kube.client.clone(), namespace)
         .reveal(name)
         .await
-        .map(|s| revealed_values(s.data.as_ref()))
+        .map(|s| Revealed {
+            values: revealed_values(s.data.as_ref()),
+            annotations: s.metadata.annotations.unwrap_or_default(),
+        })
         .map_err(|e| Problem::from_error(&e))
 }

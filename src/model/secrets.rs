@@ -30,6 +30,16 @@ impl RevealedValue {
     }
 }
 
+/// What a Reveal brings: the data's values and the annotations' (which the
+/// page's metadata cache holds keys of only).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Revealed {
+    /// The values under `data`, sorted by key.
+    pub values: Vec<RevealedValue>,
+    /// Every annotation with its value.
+    pub annotations: BTreeMap<String, String>,
+}
+
 /// The values of a Secret's `data` (already decoded from base64 by the
 /// typed Secret), sorted by key.
 pub fn revealed_values(data: Option<&BTreeMap<String, ByteString>>) -> Vec<RevealedValue> {

@@ -227,13 +227,31 @@ where
         self.client.send_json(req).await
     }
 
-    /// `GET` one object's metadata only (`PartialObjectMetadata`).
+    /// `GET` one object's metadata only (`PartialObjectMetadata`); a core
+    /// Secret's annotation values are hidden
+    /// ([`crate::rest::secrets::redact_metadata`]).
     pub async fn get_metadata(&self, name: &str) -> Result<PartialObjectMeta<K>, Error> {
         check(name)?;
         let req = self.request()?.get_metadata(name, &GetParams::default())?;
-        self.client
+        let mut meta: PartialObjectMeta<K> = self
+            .client
             .send_json(with_accept(req, METADATA_ACCEPT))
-            .await
+            .await?;
+        self.redact_if_secrets(&mut meta.metadata);
+        Ok(meta)
+    }
+
+    /// Hides a core Secret's annotation values in `meta` read from this
+    /// collection (see [`crate::rest::secrets::redact_metadata`]): every
+    /// one-off read of Secret metadata passes here, as every informer of
+    /// Secrets passes through its transform.
+    fn redact_if_secrets(
+        &self,
+        meta: &mut k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    ) {
+        if crate::rest::secrets::is_secrets_path(self.path()) {
+            crate::rest::secrets::redact_metadata(meta);
+        }
     }
 
     /// `LIST` one page with every list option (selectors, limit/continue,
@@ -247,9 +265,14 @@ where
         &self,
         params: &ListParams,
     ) -> Result<ObjectList<PartialObjectMeta<K>>, Error> {
-        self.client
+        let mut list: ObjectList<PartialObjectMeta<K>> = self
+            .client
             .send_json(self.request()?.list_metadata(params)?)
-            .await
+            .await?;
+        for item in &mut list.items {
+            self.redact_if_secrets(&mut item.metadata);
+        }
+        Ok(list)
     }
 
     /// `LIST` as a server-side Table: kubectl's columns, CRD printer columns included.
@@ -277,7 +300,10 @@ where
     ) -> Result<TablePage<TableRowObject>, Error> {
         let req = with_query(self.request()?.list(params)?, "includeObject", "Metadata");
         let body = self.client.send_raw(with_table_accept(req)).await?;
-        let page = crate::rest::list::decode_list_page::<TableRowObject>(&body, true)?;
+        let mut page = crate::rest::list::decode_list_page::<TableRowObject>(&body, true)?;
+        for row in &mut page.items {
+            self.redact_if_secrets(&mut row.metadata);
+        }
         Ok(TablePage {
             metadata: page.metadata,
             column_definitions: page.columns,

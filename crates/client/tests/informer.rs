@@ -666,7 +666,8 @@ fn a_lingering_informer_is_reused_then_stopped() {
 
 // Secret redaction is the informer's, not the view's: an informer of core
 // Secrets' metadata made with no transform at all (a view that forgot to ask)
-// still never caches `kubectl apply`'s copy of the Secret in its annotation,
+// still never caches an annotation's value (`kubectl apply`'s and kapp's
+// copies of the Secret among them),
 // and one that asks for whole Secrets never sends the request (the Secret
 // guard), so no data can reach its cache either.
 #[test]
@@ -686,6 +687,7 @@ fn every_informer_of_core_secrets_is_redacted_whoever_asks() {
                               "metadata": {"name": "db", "namespace": "ns", "resourceVersion": "5",
                                            "annotations": {
                                                last_applied: "{\"data\":{\"password\":\"aHVudGVyMg==\"}}",
+                                               "kapp.k14s.io/original": "{\"data\":{\"password\":\"aHVudGVyMg==\"}}",
                                                "team": "shop"}}}]}),
         ));
     let (reply, _watch) = Reply::stream();
@@ -710,11 +712,17 @@ fn every_informer_of_core_secrets_is_redacted_whoever_asks() {
     let cached = informer.indexer().borrow().list();
     assert_eq!(cached.len(), 1);
     let annotations = cached[0].metadata.annotations.clone().unwrap_or_default();
-    assert!(
-        !annotations.contains_key(last_applied),
+    let hidden = kubeglass_client::rest::secrets::HIDDEN_VALUE;
+    assert_eq!(
+        annotations.get(last_applied).map(String::as_str),
+        Some(hidden),
         "the Secret's copy in its annotation was cached: {annotations:?}"
     );
-    assert_eq!(annotations.get("team").map(String::as_str), Some("shop"));
+    assert_eq!(
+        annotations.get("kapp.k14s.io/original").map(String::as_str),
+        Some(hidden)
+    );
+    assert_eq!(annotations.get("team").map(String::as_str), Some(hidden));
     server.verify();
 
     // Whole Secrets: refused before any request, so the server sees none.

@@ -18,28 +18,32 @@ const FOLD_AT: usize = 80;
 pub fn Chips(object: RwSignal<Option<Value>>, field: &'static str) -> impl IntoView {
     let testid = format!("{field}-chip");
     let chips = move || {
-        object.with(|o| o.as_ref().map(|o| string_map(o, field))).map(|pairs| {
-            pairs
-                .into_iter()
-                .map(|(k, v)| {
-                    let testid = testid.clone();
-                    if v.chars().count() > FOLD_AT {
-                        let head: String = v.chars().take(FOLD_AT).collect();
-                        view! {
-                            <details class="chip chip-long" data-testid=testid>
-                                <summary>{format!("{k}={head}…")}</summary>
-                                <span class="chip-value">{format!("{k}={v}")}</span>
-                            </details>
-                        }
-                        .into_any()
-                    } else {
-                        view! { <span class="chip" data-testid=testid>{format!("{k}={v}")}</span> }.into_any()
-                    }
-                })
-                .collect_view()
-        })
+        object
+            .with(|o| o.as_ref().map(|o| string_map(o, field)))
+            .map(|pairs| {
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| chip(&k, &v, testid.clone()))
+                    .collect_view()
+            })
     };
     view! { <div class="chips" data-testid=field>{chips}</div> }
+}
+
+/// One `key=value` chip; a value longer than [`FOLD_AT`] folds.
+pub fn chip(k: &str, v: &str, testid: String) -> AnyView {
+    if v.chars().count() > FOLD_AT {
+        let head: String = v.chars().take(FOLD_AT).collect();
+        view! {
+            <details class="chip chip-long" data-testid=testid>
+                <summary>{format!("{k}={head}…")}</summary>
+                <span class="chip-value">{format!("{k}={v}")}</span>
+            </details>
+        }
+        .into_any()
+    } else {
+        view! { <span class="chip" data-testid=testid>{format!("{k}={v}")}</span> }.into_any()
+    }
 }
 
 /// The owners as links to their pages ("none" once the object is loaded

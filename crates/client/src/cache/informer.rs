@@ -153,9 +153,10 @@ pub fn drop_managed_fields<K: Resource>() -> Transform<K> {
     })
 }
 
-/// The transform for caches of core Secrets' metadata: the annotation that
-/// can hold a Secret's data ([`crate::rest::secrets::LAST_APPLIED`]) removed
-/// before the object is cached, managed fields kept.
+/// The transform for caches of core Secrets' metadata: every annotation's
+/// value hidden before the object is cached (any of them can hold the
+/// Secret's data: [`crate::rest::secrets::redact_metadata`]), keys and
+/// managed fields kept.
 pub fn redact_secret_metadata<K: Resource>() -> Transform<K> {
     Rc::new(|mut o: K| {
         crate::rest::secrets::redact_metadata(o.meta_mut());

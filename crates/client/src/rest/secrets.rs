@@ -91,13 +91,24 @@ fn data_free(request: &Request) -> bool {
     query_values(query, "includeObject").all(|v| v == "None" || v == "Metadata")
 }
 
-/// Removes from a Secret's metadata what can hold its data
-/// ([`LAST_APPLIED`]), so a metadata-only read of a Secret holds no values.
-/// Metadata reads bring annotations back, and `kubectl apply` keeps the whole
-/// manifest in one, so every cache of Secret metadata applies this.
+/// What a Secret's annotation holds in every cache of Secret metadata: its
+/// key stays, so a person sees which annotations there are, and its value
+/// waits for a Reveal.
+pub const HIDDEN_VALUE: &str = "(hidden until Reveal)";
+
+/// Replaces the value of every annotation of a Secret with [`HIDDEN_VALUE`],
+/// so a metadata-only read of a Secret holds none of its data. Metadata
+/// reads bring annotations back, and tools keep the whole manifest, data and
+/// all, in one: `kubectl apply` in [`LAST_APPLIED`], kapp in
+/// `kapp.k14s.io/original`, others under names nobody can list. So no value
+/// is trusted: every cache of Secret metadata applies this, and the values
+/// come only with the Secret a person reveals. Labels stay (they are short,
+/// and selectors need them).
 pub fn redact_metadata(meta: &mut ObjectMeta) {
     if let Some(a) = meta.annotations.as_mut() {
-        a.remove(LAST_APPLIED);
+        for v in a.values_mut() {
+            *v = HIDDEN_VALUE.to_string();
+        }
     }
 }
 
@@ -308,7 +319,7 @@ mod tests {
     }
 
     #[test]
-    fn redaction_removes_the_last_applied_manifest_only() {
+    fn redaction_keeps_every_annotation_key_and_no_value() {
         let mut meta = ObjectMeta {
             annotations: Some(
                 [
@@ -316,16 +327,30 @@ mod tests {
                         LAST_APPLIED.to_string(),
                         r#"{"data":{"k":"c2VjcmV0"}}"#.to_string(),
                     ),
+                    (
+                        "kapp.k14s.io/original".to_string(),
+                        r#"{"data":{"k":"c2VjcmV0"}}"#.to_string(),
+                    ),
                     ("team".to_string(), "shop".to_string()),
                 ]
                 .into(),
             ),
+            labels: Some([("app".to_string(), "db".to_string())].into()),
             ..ObjectMeta::default()
         };
         redact_metadata(&mut meta);
         let a = meta.annotations.expect("annotations");
-        assert!(!a.contains_key(LAST_APPLIED));
-        assert_eq!(a.get("team").map(String::as_str), Some("shop"));
+        assert_eq!(
+            a.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["kapp.k14s.io/original", LAST_APPLIED, "team"]
+        );
+        assert!(a.values().all(|v| v == HIDDEN_VALUE), "{a:?}");
+        let labels = meta.labels.expect("labels");
+        assert_eq!(labels.get("app").map(String::as_str), Some("db"));
+        // Nothing to do is fine.
+        let mut bare = ObjectMeta::default();
+        redact_metadata(&mut bare);
+        assert_eq!(bare.annotations, None);
     }
 
     #[test]
