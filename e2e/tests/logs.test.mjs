@@ -5,10 +5,10 @@
 // person sees.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { apply, kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 30;
 const SUFFIX = `${Date.now() % 1000000}`;
@@ -42,7 +42,7 @@ before(async () => {
     } catch { return false; }
   }, 60000, 250);
   assert.ok(ready, `${POD} has no log after 60 s`);
-  proxy = await startProxy(PORT);
+  proxy = await startApp(PORT);
   browser = await launchBrowser();
 });
 
@@ -212,9 +212,47 @@ test('the view keeps at most the lines asked for and says how many it dropped', 
   assert.ok(await until(async () => page.url().includes('keep=50000')), page.url());
 });
 
+test('a 10 MiB line is cut with a mark, control and bidi characters show, and the download keeps the exact text', async () => {
+  const { page } = browser;
+  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker`);
+  await page.getByTestId('log-line').first().waitFor();
+  const long = `e2e-long-${SUFFIX} ${'x'.repeat(10 * 1024 * 1024)}`;
+  const tricky = `e2e-tricky-${SUFFIX} bell\x07 csi\u009b31m rlo\u202etxt.exe`;
+  // As a container runtime stores a long line: 16 KiB pieces tagged P
+  // (partial), the last tagged F; the kubelet API joins them.
+  const stamp = new Date().toISOString();
+  const pieces = [];
+  for (let at = 0; at < long.length; at += 16384) {
+    const end = Math.min(at + 16384, long.length);
+    pieces.push(`${stamp} stdout ${end === long.length ? 'F' : 'P'} ${long.slice(at, end)}\n`);
+  }
+  appendFileSync(logFile('demo-shop', POD, 'worker'), `${pieces.join('')}${stamp} stdout F ${tricky}\n`);
+  const cutLine = page.getByTestId('log-line').filter({ hasText: `e2e-long-${SUFFIX}` });
+  await cutLine.waitFor({ timeout: 30000 });
+  // The line as the view holds it: 64 KiB of what the API sent (the
+  // runtime's timestamp, about 31 bytes, is part of it), and a mark with
+  // the whole length.
+  const kept = await cutLine.locator('.log-text').textContent();
+  assert.ok(kept.length <= 64 * 1024 && kept.length > 64 * 1024 - 40, `the first 64 KiB of the line (${kept.length})`);
+  assert.ok(long.startsWith(kept));
+  assert.equal(await cutLine.getByTestId('log-cut').textContent(), ' … [line cut: the first 64 KiB of 10.0 MiB kept]');
+  // The next line came after it, and the page still answers: the filter works.
+  const trickyLine = page.getByTestId('log-line').filter({ hasText: `e2e-tricky-${SUFFIX}` });
+  await trickyLine.waitFor({ timeout: 15000 });
+  assert.equal(await trickyLine.locator('.log-text').textContent(),
+    `e2e-tricky-${SUFFIX} bell^G csiM-^[31m rlo<U+202E>txt.exe`);
+  // The download holds the text as written, each control character as sent.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('log-download').click()]);
+  const saved = readFileSync(await download.path(), 'utf8');
+  assert.ok(saved.includes(`${tricky}\n`), 'the tricky line is saved exactly');
+  assert.ok(saved.includes(`${kept} … [line cut: the first 64 KiB of 10.0 MiB kept]\n`), 'the cut line is saved cut, and says so');
+  await page.getByTestId('log-filter').fill(`e2e-tricky-${SUFFIX}`);
+  assert.ok(await until(async () => (await lines(page)).length === 1, 10000), 'the filter still answers');
+});
+
 test('someone who may not read a namespace is told so', async () => {
   const { page } = browser;
-  const restricted = await startProxy(PORT + 2, process.env.RESTRICTED_KUBECONFIG);
+  const restricted = await startApp(PORT + 2, process.env.RESTRICTED_KUBECONFIG);
   try {
     await page.goto(`${restricted.url}#/logs/demo-data/postgres-0`);
     const problem = page.getByTestId('log-problem');
@@ -241,7 +279,7 @@ test('someone who may read a pod but not its log (pods/log) is told so', async (
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'viewer' }] },
   ];
   apply({ apiVersion: 'v1', kind: 'List', items: rbac });
-  const restricted = await startProxy(PORT + 3, process.env.RESTRICTED_KUBECONFIG);
+  const restricted = await startApp(PORT + 3, process.env.RESTRICTED_KUBECONFIG);
   try {
     const pod = kubectl('-n', 'demo-batch', 'get', 'pods', '-l', 'app=importer', '-o', 'jsonpath={.items[0].metadata.name}');
     assert.ok(pod, 'the importer has a pod');

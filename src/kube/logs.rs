@@ -220,10 +220,10 @@ async fn read(
                 s.lines += lines.len() as u64;
             }
         });
-        feed.push(source, lines.iter().map(|l| LogLine::parse(source, l)));
+        feed.push(source, lines.iter().map(|l| LogLine::from_raw(source, l)));
     }
     if let Some(last) = split.finish() {
-        feed.push(source, [LogLine::parse(source, &last)]);
+        feed.push(source, [LogLine::from_raw(source, &last)]);
     }
     StreamState::Ended
 }

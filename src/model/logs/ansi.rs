@@ -1,4 +1,4 @@
-//! ANSI colour as CSS classes, never markup: a line's plain text, its styles, and the pieces drawn with the filter's matches highlighted.
+//! ANSI colour as CSS classes, never markup: a line's plain text (other control and bidi characters drawn visibly), its styles, and the pieces drawn with the filter's matches highlighted.
 
 /// One piece of a drawn line: text and the classes that colour it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,14 +139,15 @@ fn nearest_rgb(r: u16, g: u16, b: u16) -> u8 {
 }
 
 /// A line's text without escape sequences, and where each style starts in
-/// it (byte offset into the plain text).
+/// it (byte offset into the plain text). Other control characters are
+/// drawn visibly ([`push_visible`]).
 pub fn strip_ansi(line: &str) -> (String, Vec<(usize, String)>) {
     let mut plain = String::with_capacity(line.len());
     let mut styles = Vec::new();
     let mut style = Style::default();
     let mut rest = line;
     while let Some(i) = rest.find('\x1b') {
-        plain.push_str(&rest[..i]);
+        push_visible(&mut plain, &rest[..i]);
         let esc = &rest[i + 1..];
         if let Some(csi) = esc.strip_prefix('[') {
             // Parameters and intermediates, then one final byte @..~.
@@ -180,21 +181,45 @@ pub fn strip_ansi(line: &str) -> (String, Vec<(usize, String)>) {
             rest = chars.as_str();
         }
     }
-    plain.push_str(rest);
-    // Other control characters draw as nothing useful; tabs stay.
-    if plain.bytes().any(|b| b < 0x20 && b != b'\t') {
-        plain = plain
-            .chars()
-            .map(|c| {
-                if c.is_control() && c != '\t' {
-                    '\u{fffd}'
-                } else {
-                    c
-                }
-            })
-            .collect();
-    }
+    push_visible(&mut plain, rest);
     (plain, styles)
+}
+
+/// True for the characters that reorder the text around them (bidi
+/// embeddings, overrides, isolates and marks) or break its line: drawn as
+/// they are, they can make a line read as something it is not.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+}
+
+/// Appends `text` with its control characters drawn visibly, as `cat -v`
+/// draws them: C0 as `^X` (a tab stays a tab), DEL as `^?`, C1 as `M-^X`;
+/// and the bidi and line-breaking format characters as `<U+202E>`.
+pub fn push_visible(out: &mut String, text: &str) {
+    if !text
+        .chars()
+        .any(|c| (c.is_control() && c != '\t') || is_invisible_format(c))
+    {
+        out.push_str(text);
+        return;
+    }
+    for c in text.chars() {
+        let n = c as u32;
+        match c {
+            '\t' => out.push(c),
+            '\u{7f}' => out.push_str("^?"),
+            _ if n < 0x20 => {
+                out.push('^');
+                out.push(char::from(n as u8 + 0x40));
+            }
+            _ if (0x80..0xa0).contains(&n) => {
+                out.push_str("M-^");
+                out.push(char::from((n - 0x80) as u8 + 0x40));
+            }
+            _ if is_invisible_format(c) => out.push_str(&format!("<U+{n:04X}>")),
+            _ => out.push(c),
+        }
+    }
 }
 
 /// The pieces of a line to draw: ANSI styles as classes, and `matches`

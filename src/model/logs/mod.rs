@@ -133,6 +133,10 @@ mod tests {
         assert!(prev.since_time.is_some());
     }
 
+    fn texts(lines: Vec<RawLine>) -> Vec<String> {
+        lines.into_iter().map(|l| l.text).collect()
+    }
+
     #[test]
     fn lines_survive_any_cut_of_the_stream() {
         let text = "one\r\ntwo ü€\nthree\n4";
@@ -142,11 +146,96 @@ mod tests {
             let mut lines = s.push(&bytes[..cut]);
             lines.extend(s.push(&bytes[cut..]));
             lines.extend(s.finish());
-            assert_eq!(lines, ["one", "two ü€", "three", "4"], "cut at {cut}");
+            assert!(lines.iter().all(|l| l.cut.is_none()));
+            assert_eq!(
+                texts(lines),
+                ["one", "two ü€", "three", "4"],
+                "cut at {cut}"
+            );
         }
         let mut s = LineSplitter::default();
-        assert_eq!(s.push(b"bad \xff\n"), ["bad \u{fffd}"]);
+        assert_eq!(texts(s.push(b"bad \xff\n")), ["bad \u{fffd}"]);
         assert_eq!(s.finish(), None);
+    }
+
+    #[test]
+    fn a_long_line_keeps_its_first_bytes_and_counts_the_rest() {
+        // Fed in pieces of every size, the bound holds and the length is whole.
+        let line = format!("{}€tail", "a".repeat(9));
+        let stream = format!("{line}\r\nshort\n{line}");
+        for piece in 1..stream.len() {
+            let mut s = LineSplitter::with_bound(10);
+            let mut lines = Vec::new();
+            for chunk in stream.as_bytes().chunks(piece) {
+                lines.extend(s.push(chunk));
+            }
+            lines.extend(s.finish());
+            let whole = line.len() as u64;
+            // The bound falls inside `€`: only whole characters are kept.
+            assert_eq!(
+                lines,
+                [
+                    RawLine {
+                        text: "a".repeat(9),
+                        cut: Some(whole)
+                    },
+                    RawLine {
+                        text: "short".into(),
+                        cut: None
+                    },
+                    RawLine {
+                        text: "a".repeat(9),
+                        cut: Some(whole)
+                    },
+                ],
+                "pieces of {piece}"
+            );
+        }
+        // Exactly at the bound is not cut; one byte more is.
+        let mut s = LineSplitter::with_bound(4);
+        assert_eq!(
+            s.push(b"abcd\r\nabcde\n")[..],
+            [
+                RawLine {
+                    text: "abcd".into(),
+                    cut: None
+                },
+                RawLine {
+                    text: "abcd".into(),
+                    cut: Some(5)
+                },
+            ]
+        );
+        // The default bound is 64 KiB, whatever arrives.
+        let mut s = LineSplitter::default();
+        let big = vec![b'x'; 3 * MAX_LINE_BYTES];
+        assert!(s.push(&big).is_empty());
+        let last = s.finish().expect("a line");
+        assert_eq!(
+            (last.text.len(), last.cut),
+            (MAX_LINE_BYTES, Some(big.len() as u64))
+        );
+        let l = LogLine::from_raw(0, &last);
+        assert_eq!(l.cut, Some(big.len() as u64));
+        assert_eq!(
+            cut_mark(10 << 20),
+            " … [line cut: the first 64 KiB of 10.0 MiB kept]"
+        );
+        assert_eq!(bytes_in_words(512), "512 bytes");
+        assert_eq!(bytes_in_words(1536), "1.5 KiB");
+    }
+
+    #[test]
+    fn control_and_bidi_characters_are_drawn_visibly() {
+        let (plain, _) = strip_ansi("a\x01b\tc\x7f \u{9b}31m \u{202e}txt.exe\u{2066}x\u{2069}");
+        assert_eq!(plain, "a^Ab\tc^? M-^[31m <U+202E>txt.exe<U+2066>x<U+2069>");
+        // Styles still start where their text does.
+        let (plain, styles) = strip_ansi("\x01\x1b[31mred");
+        assert_eq!(plain, "^Ared");
+        assert_eq!(styles, [(2, "ansi-fg-1".to_string())]);
+        assert_eq!(pieces(&plain, &styles, &[])[1].text, "red");
+        // Plain text is untouched.
+        assert_eq!(strip_ansi("Grüße → 世界").0, "Grüße → 世界");
     }
 
     #[test]
@@ -196,7 +285,7 @@ mod tests {
         assert_eq!(plain, "ERROR <b>x</b> ok");
         assert_eq!(
             strip_ansi("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ b\x01").0,
-            "alink b\u{fffd}"
+            "alink b^A"
         );
         let p = pieces(&plain, &styles, &[]);
         assert_eq!(
@@ -299,10 +388,32 @@ mod tests {
         r.push(at(1, "02", "b"));
         let names = ["a".to_string(), "b".to_string()];
         assert_eq!(
-            download_text(&r, true, &names),
+            download_text(&r, true, &names, LogText::Shown),
             "2026-12-01T10:00:01Z [a] red\n2026-12-01T10:00:02Z [b] b\n"
         );
-        assert_eq!(download_text(&r, false, &names[..1]), "red\nb\n");
+        assert_eq!(
+            download_text(&r, false, &names[..1], LogText::Shown),
+            "red\nb\n"
+        );
+        // A download is exact: colour codes and control characters as sent;
+        // a copy draws them; a cut line says so in both.
+        let mut r = LogRing::new(10);
+        r.push(at(0, "01", "\x1b[31mred\x1b[0m\u{202e}"));
+        r.push(LogLine::from_raw(
+            0,
+            &RawLine {
+                text: "long".into(),
+                cut: Some(1 << 20),
+            },
+        ));
+        assert_eq!(
+            download_text(&r, false, &names[..1], LogText::Exact),
+            "\x1b[31mred\x1b[0m\u{202e}\nlong … [line cut: the first 64 KiB of 1.0 MiB kept]\n"
+        );
+        assert_eq!(
+            download_text(&r, false, &names[..1], LogText::Shown),
+            "red<U+202E>\nlong … [line cut: the first 64 KiB of 1.0 MiB kept]\n"
+        );
     }
 
     #[test]

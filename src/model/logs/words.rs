@@ -23,9 +23,45 @@ pub fn short_pod_name(pod: &str, owner: &str, template_hash: Option<&str>) -> St
     rest.unwrap_or(pod).to_string()
 }
 
-/// The text a download of the loaded lines holds (with timestamps when
-/// shown, and the pod's short name on a workload's merged log).
-pub fn download_text(ring: &LogRing, timestamps: bool, names: &[String]) -> String {
+/// How a line's own text is written out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogText {
+    /// As the view draws it: colour codes gone, control and bidi characters
+    /// drawn visibly (what a copy holds).
+    Shown,
+    /// As the container wrote it: colour codes and control characters
+    /// included (what a download holds).
+    Exact,
+}
+
+/// The mark a line cut at [`super::MAX_LINE_BYTES`] ends with, in the view
+/// and in the text made of it.
+pub fn cut_mark(total: u64) -> String {
+    format!(
+        " … [line cut: the first {} of {} kept]",
+        bytes_in_words(super::MAX_LINE_BYTES as u64),
+        bytes_in_words(total)
+    )
+}
+
+/// A size in bytes, in words: `512 bytes`, `64 KiB`, `10.0 MiB`.
+pub fn bytes_in_words(n: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * KIB;
+    const GIB: u64 = 1024 * MIB;
+    match n {
+        n if n < KIB => format!("{n} bytes"),
+        n if n < MIB && n % KIB == 0 => format!("{} KiB", n / KIB),
+        n if n < MIB => format!("{:.1} KiB", n as f64 / KIB as f64),
+        n if n < GIB => format!("{:.1} MiB", n as f64 / MIB as f64),
+        n => format!("{:.1} GiB", n as f64 / GIB as f64),
+    }
+}
+
+/// The text a copy or a download of the loaded lines holds (with
+/// timestamps when shown, and the pod's short name on a workload's merged
+/// log); a cut line ends with its [`cut_mark`].
+pub fn download_text(ring: &LogRing, timestamps: bool, names: &[String], text: LogText) -> String {
     let mut out = String::new();
     for l in ring.iter() {
         if timestamps && let Some(s) = &l.stamp {
@@ -39,7 +75,13 @@ pub fn download_text(ring: &LogRing, timestamps: bool, names: &[String]) -> Stri
             out.push_str(n);
             out.push_str("] ");
         }
-        out.push_str(&strip_ansi(&l.text).0);
+        match text {
+            LogText::Shown => out.push_str(&strip_ansi(&l.text).0),
+            LogText::Exact => out.push_str(&l.text),
+        }
+        if let Some(total) = l.cut {
+            out.push_str(&cut_mark(total));
+        }
         out.push('\n');
     }
     out

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use crate::components::scroll::ScrollWindow;
 use crate::model::filter::{Filter, Finder};
-use crate::model::logs::{LogLine, LogRing, pieces, strip_ansi};
+use crate::model::logs::{LogLine, LogRing, cut_mark, pieces, strip_ansi};
 use crate::pages::logs::state::LogState;
 
 /// Height of one line, px (`.log-line` in style/main.css).
@@ -163,7 +163,8 @@ pub fn LogLines(state: LogState) -> impl IntoView {
                     view! { <span class=class data-testid="log-source">{name}</span> }
                 });
                 let class = if l.marker { "log-line log-marker" } else { "log-line" };
-                view! { <div class=class data-testid="log-line">{stamp}{source}<span class="log-text">{drawn}</span></div> }
+                let cut = l.cut.map(|total| view! { <span class="log-cut" data-testid="log-cut">{cut_mark(total)}</span> });
+                view! { <div class=class data-testid="log-line">{stamp}{source}<span class="log-text">{drawn}</span>{cut}</div> }
             })
             .collect_view()
     };

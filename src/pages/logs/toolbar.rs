@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::logs::{DEFAULT_TAIL, KEEP_CHOICES, LogRing, Tail, download_text};
+use crate::model::logs::{DEFAULT_TAIL, KEEP_CHOICES, LogRing, LogText, Tail, download_text};
 use crate::pages::logs::state::LogState;
 
 /// `sinceSeconds` choices.
@@ -72,16 +72,20 @@ pub fn LogToolbar(
     let file_name = StoredValue::new(file);
     let save = move |_| {
         let ts = o.with_untracked(|x| x.timestamps);
-        let text = state
-            .names
-            .with_untracked(|n| state.ring.with_untracked(|r| download_text(r, ts, n)));
+        let text = state.names.with_untracked(|n| {
+            state
+                .ring
+                .with_untracked(|r| download_text(r, ts, n, LogText::Exact))
+        });
         crate::platform::download_text(&file_name.get_value(), &text);
     };
     let copy = move |_| {
         let ts = o.with_untracked(|x| x.timestamps);
-        let text = state
-            .names
-            .with_untracked(|n| state.ring.with_untracked(|r| download_text(r, ts, n)));
+        let text = state.names.with_untracked(|n| {
+            state
+                .ring
+                .with_untracked(|r| download_text(r, ts, n, LogText::Shown))
+        });
         crate::platform::copy_text(&text);
     };
     let counts = move || {
@@ -157,8 +161,10 @@ pub fn LogToolbar(
             <button data-testid="log-pause" on:click=move |_| state.toggle_pause()>
                 {move || if state.paused.get() { "▶ Resume" } else { "⏸ Pause" }}
             </button>
-            <button data-testid="log-download" on:click=save>"Download"</button>
-            <button data-testid="log-copy" on:click=copy>"Copy"</button>
+            <button data-testid="log-download" on:click=save
+                title="Saves the loaded lines as the containers wrote them: colour codes, control and bidi characters unchanged. A line over 64 KiB was cut when it arrived and is saved cut, with a mark that says so.">"Download"</button>
+            <button data-testid="log-copy" on:click=copy
+                title="Copies the loaded lines as shown: control and bidi characters drawn visibly (^[, M-^[, <U+202E>)">"Copy"</button>
         </div>
         <p class="muted small log-counts" role="status">
             <span data-testid="log-count">{counts}</span>
