@@ -1,4 +1,4 @@
-//! Kubeglass, a Kubernetes dashboard that is only a web page: this file mounts the app, or inside another page's frame one line saying why not.
+//! Kubeglass, a Kubernetes dashboard that is only a web page: this file mounts the app, or inside another page's frame one line saying why not, or, when a foreign Service Worker holds the origin, why it stopped.
 //!
 //! The layers: `pages` → `components` → `actions` → `kube` → `model`
 //! (`route` and `prefs` at the bottom); nothing imports back up.
@@ -25,11 +25,44 @@ fn Framed() -> impl IntoView {
     }
 }
 
+/// What the page shows instead of the app when a Service Worker was
+/// registered for its address: something else served a page here before,
+/// and its worker may have seen this run's token.
+#[component]
+fn Haunted(found: usize, launcher_told: bool) -> impl IntoView {
+    let workers = if found == 1 {
+        "A Service Worker was".to_string()
+    } else {
+        format!("{found} Service Workers were")
+    };
+    let stopped = if launcher_told {
+        "kubectl glass has been asked to stop, so the token ends with this run."
+    } else {
+        "Stop kubectl glass (or the proxy), so the token ends with this run."
+    };
+    view! {
+        <div class="haunted" data-testid="haunted" role="alert">
+            <h2>"Kubeglass stopped before it started"</h2>
+            <p>{format!("{workers} registered for this address. Kubeglass never registers one, so another program served a page on this port while Kubeglass was not running, and its worker could see this page's requests and the token in them.")}</p>
+            <p>{format!("The page removed it. {stopped} Then start it again: the next run gets a new token.")}</p>
+        </div>
+    }
+}
+
 fn main() {
     console_error_panic_hook::set_once();
     if platform::framed() {
         leptos::mount::mount_to_body(Framed);
-    } else {
-        leptos::mount::mount_to_body(app::App);
+        return;
     }
+    // Nothing asks the cluster anything until the origin is known clean.
+    platform::spawn(async {
+        match platform::remove_service_workers().await {
+            0 => leptos::mount::mount_to_body(app::App),
+            found => {
+                let launcher_told = platform::ask_launcher_to_stop();
+                leptos::mount::mount_to_body(move || view! { <Haunted found launcher_told/> });
+            }
+        }
+    });
 }

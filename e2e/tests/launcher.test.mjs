@@ -110,7 +110,8 @@ async function frontDoorHolds(url, dir) {
   assert.equal((await raw(`${api}/version`, { headers: { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' } })).status, 200, 'our page');
   const upgrade = { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' };
   assert.equal((await raw(`http://127.0.0.1:${port}/api/v1/pods?watch=1`, { headers: upgrade })).status, 404, 'an upgrade without the token');
-  assert.equal((await raw(`http://127.0.0.1:${port}/${token.slice(0, 31)}0/api/v1/pods?watch=1`, { headers: upgrade })).status, 404, 'a wrong token');
+  const wrong = `${token.slice(0, 31)}${token.endsWith('0') ? '1' : '0'}`;
+  assert.equal((await raw(`http://127.0.0.1:${port}/${wrong}/api/v1/pods?watch=1`, { headers: upgrade })).status, 404, 'a wrong token');
   // (The API server's WebSocket handler wants an Origin; a browser sends it.)
   assert.equal((await raw(`${api}/api/v1/pods?watch=1`, { headers: { ...upgrade, Origin: `http://127.0.0.1:${port}` } })).status, 101,
     'an upgrade with it');
@@ -179,7 +180,11 @@ test('kubectl glass serves the app for the context, names it in the header, and 
 });
 
 test('--read-only: the proxy refuses every write, and the app shows a badge and no actions', async () => {
-  const run = glass(['--port', String(PORT), '--read-only']);
+  // A context that names a namespace (the demo's do not): the app opens there.
+  const named = join(scratch, 'named.kubeconfig');
+  copyFileSync(env('KUBECONFIG'), named);
+  execFileSync(env('KUBECTL'), ['--kubeconfig', named, 'config', 'set-context', '--current', '--namespace=demo-batch']);
+  const run = glass(['--port', String(PORT), '--read-only'], { kubeconfig: named });
   const { urls } = await run.started;
   assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
   const api = apiOf(urls[0]);
@@ -213,8 +218,8 @@ test('--read-only: the proxy refuses every write, and the app shows a badge and 
     assert.match(await page.getByTestId('no-actions').innerText(), /read-only/);
     assert.equal(await page.getByTestId('object-actions').locator('button').count(), 0, 'no action buttons');
     await page.goto(urls[0]);
-    // The app opens in the context's namespace (the test kubeconfig names default).
-    assert.ok(await until(async () => (await page.getByTestId('namespace-input').inputValue()) === 'default', 10000),
+    // The app opens in the context's namespace.
+    assert.ok(await until(async () => (await page.getByTestId('namespace-input').inputValue()) === 'demo-batch', 10000),
       'the context namespace');
     await page.getByTestId('namespace-input').fill('demo-shop');
     await page.getByTestId('namespace-input').press('Enter');
@@ -339,6 +344,68 @@ test('a page on another origin cannot read, watch or write through the launcher,
     evil.close();
     run.child.kill('SIGTERM');
     await run.exited;
+  }
+});
+
+test('a Service Worker planted on the port while Kubeglass was away is removed, and the launcher stops', async () => {
+  // Another program holds the port first and serves a page that registers a
+  // worker: it passes every request through and reports each URL it sees.
+  const squat = PORT + 5;
+  const seen = [];
+  const spy = createServer((req, res) => { seen.push(decodeURIComponent(req.url.slice(1))); res.end(); });
+  await new Promise((r) => spy.listen(0, '127.0.0.1', r));
+  const worker = `self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener('fetch', (e) => {
+  fetch('http://127.0.0.1:${spy.address().port}/' + encodeURIComponent(e.request.url), { mode: 'no-cors' }).catch(() => {});
+  e.respondWith(fetch(e.request));
+});`;
+  const planter = createServer((req, res) => {
+    if (req.url === '/sw.js') {
+      res.setHeader('content-type', 'text/javascript');
+      res.end(worker);
+    } else {
+      res.setHeader('content-type', 'text/html');
+      res.end('<script>navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.ready).then(() => { document.title = "planted"; });</script>');
+    }
+  });
+  await new Promise((r) => planter.listen(squat, '127.0.0.1', r));
+  const { page } = browser;
+  try {
+    await page.goto(`http://127.0.0.1:${squat}/`);
+    assert.ok(await until(async () => (await page.title()) === 'planted', 15000), 'the worker is registered');
+  } finally {
+    // The browser keeps its connection alive: drop it, or close waits for it.
+    const closed = new Promise((r) => planter.close(r));
+    planter.closeAllConnections();
+    await closed;
+  }
+  await page.goto('about:blank');
+  // Kubeglass starts on that port later.
+  const run = glass(['--port', String(squat)]);
+  try {
+    const { urls } = await run.started;
+    assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
+    const token = new URL(urls[0]).pathname.split('/')[1];
+    await page.goto(urls[0]);
+    // The premise: the worker saw the token.
+    assert.ok(await until(async () => seen.some((u) => u.includes(token)), 15000), `the worker saw the token: ${seen}`);
+    await page.getByTestId('haunted').waitFor({ timeout: 15000 });
+    assert.match(await page.getByTestId('haunted').innerText(), /A Service Worker was registered for this address/);
+    assert.equal(await page.getByTestId('server-version').count(), 0, 'the app did not start');
+    // The launcher stops, so the token ends, and says why.
+    assert.ok(await until(async () => run.code !== undefined, 15000), 'the launcher stopped');
+    assert.equal(run.code, 3);
+    assert.match(run.stderr, /found a Service Worker on 127\.0\.0\.1:\d+/);
+    await assert.rejects(fetch(`${apiOf(urls[0])}/version`));
+    assert.equal(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), 0, 'the worker is gone');
+  } finally {
+    spy.close();
+    if (run.code === undefined) {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+    await page.goto('about:blank');
   }
 });
 

@@ -1,4 +1,4 @@
-//! The browser's glue, in one room: spawning, the clipboard, downloads, storage, the local clock's words, regular expressions, element reads and the page's own counters.
+//! The browser's glue, in one room: spawning, the clipboard, downloads, storage, the local clock's words, regular expressions, element reads, foreign Service Workers and the page's own counters.
 //!
 //! Nothing else in `src/` names `web_sys`, `js_sys` or `wasm_bindgen`
 //! (the kube room reaches the browser through `kubeglass_web`, the client's
@@ -7,9 +7,11 @@
 
 mod regexp;
 pub mod storage;
+mod workers;
 
 pub use kubeglass_web::{frame_queue_stats, spawn, wasm_memory_bytes};
 pub use regexp::{finder, regex};
+pub use workers::{ask_launcher_to_stop, remove_service_workers};
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

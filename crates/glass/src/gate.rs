@@ -95,7 +95,14 @@ pub enum Route {
     ToApp,
     /// The API, forwarded to kubectl as it came (`/api/…?…`).
     Api,
+    /// `POST /glass/stop`: the page found a Service Worker on our origin
+    /// that Kubeglass never registers, so the token may have been seen;
+    /// the launcher stops, and the token dies with it.
+    Stop,
 }
+
+/// The launcher's own path: the page asks it to stop.
+pub const STOP_PATH: &str = "/glass/stop";
 
 /// Classifies `rest` (the path after the token, query included) for
 /// `method`: the app, or an API path the rules admit. `read_only` admits
@@ -108,6 +115,13 @@ pub fn route(rest: &str, method: &str, read_only: bool) -> Result<Route, Refusal
     }
     if let Some(file) = path.strip_prefix("/ui/") {
         return Ok(Route::App(file.to_string()));
+    }
+    if path == STOP_PATH {
+        // In every mode: stopping writes nothing to the cluster.
+        return match method {
+            "POST" => Ok(Route::Stop),
+            _ => Err(Refusal::Path(format!("{STOP_PATH} takes POST only"))),
+        };
     }
     let first = path[1..].split('/').next();
     if !matches!(first, Some("api" | "apis" | "version" | "openapi")) {
@@ -268,6 +282,18 @@ mod tests {
         );
         assert_eq!(route("/healthz", "GET", false), Err(Refusal::NotFound));
         assert_eq!(route("/logs/", "GET", false), Err(Refusal::NotFound));
+    }
+
+    #[test]
+    fn the_page_can_ask_the_launcher_to_stop_in_every_mode_by_post_only() {
+        for ro in [false, true] {
+            assert_eq!(route("/glass/stop", "POST", ro), Ok(Route::Stop));
+            assert!(route("/glass/stop", "GET", ro).is_err());
+        }
+        assert_eq!(
+            route("/glass/stop/x", "POST", false),
+            Err(Refusal::NotFound)
+        );
     }
 
     #[test]

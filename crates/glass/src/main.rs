@@ -354,6 +354,7 @@ async fn start_one(
         session: session_for(context, args.read_only).to_json(),
         csp: assets::content_security_policy().ok_or(LaunchError::NoApp)?,
         open_file: Mutex::new(None),
+        haunted: Default::default(),
     });
     let task = tokio::spawn(serve::serve(listener, door.clone()));
     Ok(Ok(Running {
@@ -504,6 +505,16 @@ async fn wait_until_stopped(stop: &mut Stop, proxies: &mut Proxies) -> ExitCode 
         tokio::select! {
             () = stop.wait() => return ExitCode::SUCCESS,
             () = tokio::time::sleep(Duration::from_millis(200)) => {}
+        }
+        if let Some(r) = proxies.0.iter().find(|r| r.shared.haunted()) {
+            eprintln!(
+                "kubectl-glass: the page of context {:?} found a Service Worker on 127.0.0.1:{}, which \
+                 Kubeglass never registers: a program that held this port before may have seen this \
+                 run's token. The page removed it; stopping, so the token ends with this run. Start \
+                 kubectl glass again.",
+                r.context.name, r.shared.port
+            );
+            return ExitCode::from(3);
         }
         if let Some((name, status)) = proxies.0.iter_mut().find_map(|r| match r.child.try_wait() {
             Ok(Some(s)) => Some((r.context.name.clone(), s)),

@@ -9,6 +9,7 @@
 //! framework's router would add nothing to four rules and one forward.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -43,6 +44,16 @@ pub struct Door {
     /// The browser's redirect file: removed once the app has been fetched,
     /// so the token is on disk only until the browser has read it.
     pub open_file: Mutex<Option<PathBuf>>,
+    /// Set when the page asked to stop (`POST /glass/stop`): it found a
+    /// Service Worker on this origin, which may have seen the token.
+    pub haunted: AtomicBool,
+}
+
+impl Door {
+    /// True once the page has asked the launcher to stop.
+    pub fn haunted(&self) -> bool {
+        self.haunted.load(Ordering::SeqCst)
+    }
 }
 
 /// Serves `door` on `listener` until the task is dropped.
@@ -77,6 +88,10 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
             r
         }
         Ok((Route::App(name), _)) => app_file(door, &req, &name),
+        Ok((Route::Stop, _)) => {
+            door.haunted.store(true, Ordering::SeqCst);
+            text(StatusCode::ACCEPTED, "stopping")
+        }
         Ok((Route::Api, rest)) => match forward(&door.socket, req, &rest).await {
             Ok(r) => r,
             Err(e) => text(
