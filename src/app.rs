@@ -47,6 +47,7 @@ pub fn App() -> impl IntoView {
     });
     provide_context(session);
     provide_context(Actions::start(&kube));
+    provide_context(crate::kube::history::HistoryStore::new());
     let route = use_route();
     // The page to draw: a log view's options change it in place.
     let page = Memo::new(move |_| route.get().page());

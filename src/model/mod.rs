@@ -5,6 +5,7 @@ pub mod connection;
 pub mod discovery;
 pub mod events;
 pub mod filter;
+pub mod history;
 pub mod labels;
 pub mod live_rows;
 pub mod log_merge;

@@ -86,6 +86,15 @@ pub fn Xray() -> impl IntoView {
         }
     };
     let websockets_on = kube.with_value(|k| k.websockets.websockets_enabled());
+    let history = crate::kube::history::use_history();
+    let history_held = move || {
+        let (bytes, objects, dropped) = history.held();
+        format!(
+            "{objects} objects, {:.1} MiB of versions (at most {} MiB), {dropped} dropped",
+            bytes as f64 / 1_048_576.0,
+            crate::model::history::TOTAL_BYTES >> 20
+        )
+    };
     let memory = move || {
         now.track();
         format!(
@@ -244,6 +253,8 @@ pub fn Xray() -> impl IntoView {
                     <p data-testid="xray-discovery">{discovery_age}</p>
                     <h3>"Memory"</h3>
                     <p data-testid="xray-memory">{memory}</p>
+                    <h3>"Object history"</h3>
+                    <p data-testid="xray-history">{history_held}</p>
                 </div>
                 <div>
                     <h3>"Requests by verb and code"</h3>

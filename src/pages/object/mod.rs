@@ -1,4 +1,4 @@
-//! One object, live: its heading and actions, labels and annotations, owners and what it owns, conditions, events, a Secret's data on request, and its YAML.
+//! One object, live: its heading and actions, labels and annotations, owners and what it owns, conditions, events, its history in this tab, a Secret's data on request, and its YAML.
 
 use kubeglass_client::discovery::ResourceInfo;
 use leptos::prelude::*;
@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
 use crate::kube::Now;
+use crate::kube::history::{HistoryStore, use_history};
 use crate::kube::use_kube;
 use crate::kube::watch::watch_problem;
 use crate::model::objects::{created, field_value, with_type_meta};
@@ -17,6 +18,7 @@ use crate::model::yaml::to_yaml;
 mod actions;
 mod containers;
 mod events;
+mod history;
 mod meta;
 mod owned;
 mod secret;
@@ -24,9 +26,10 @@ mod secret;
 use actions::ObjectActions;
 use containers::{PodContainers, WorkloadLogsLink, has_workload_logs};
 use events::ObjectEvents;
+use history::ObjectHistoryView;
 use meta::{Chips, Conditions, Owners};
 use owned::OwnedSection;
-use secret::SecretData;
+use secret::{RevealSignal, SecretAnnotations, SecretData};
 
 /// The page for `#/o/<resource>/<namespace>/<name>`.
 #[component]
@@ -60,7 +63,8 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         .fields(format!("metadata.name={}", field_value(&name)));
     if secret {
         // A Secret's data is fetched only when the person asks (Reveal); the
-        // informer itself drops `kubectl apply`'s copy of it in an annotation.
+        // informer itself hides every annotation's value (tools keep copies
+        // of the Secret there).
         subscription = subscription.metadata_only();
     }
     let key = match &namespace {
@@ -71,16 +75,27 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let gone = RwSignal::new(false);
     let missing = RwSignal::new(false);
     let (k, api_version, kind) = (key.clone(), info.api_version(), info.kind.clone());
+    // Every version the page sees goes into the tab's history.
+    let (history, clock) = (use_history(), kube.clone());
+    let history_key = HistoryStore::key(&info.qualified_name(), namespace.as_deref(), &name);
+    let hk = history_key.clone();
     let watch = subscription.frames(move |inf, _| {
         let current = inf.indexer().borrow().get(&k);
         match current {
             Some(o) => {
-                object.set(Some(with_type_meta(&o, &api_version, &kind)));
+                let value = with_type_meta(&o, &api_version, &kind);
+                history.record(&hk, &value, clock.now());
+                object.set(Some(value));
                 gone.set(false);
             }
             // "deleted" only for an object that was shown; one that was
             // never there is not found.
-            None if object.with_untracked(Option::is_some) => gone.set(inf.has_synced()),
+            None if object.with_untracked(Option::is_some) => {
+                if inf.has_synced() {
+                    history.deleted(&hk, clock.now());
+                }
+                gone.set(inf.has_synced())
+            }
             None => missing.set(inf.has_synced()),
         }
     });
@@ -118,6 +133,8 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         .flatten()
         .map(|ns| view! { <PodContainers object namespace=ns name=name.clone()/> });
     let (kind_name, name_shown) = (info.kind.clone(), key.clone());
+    // A Secret's values, its annotations' among them, once revealed.
+    let revealed: Option<RevealSignal> = secret.then(|| RwSignal::new(None));
     view! {
         <section class="panel object-page" data-testid="object-page">
             <div class="resource-head">
@@ -139,8 +156,13 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <h3>"Labels"</h3>
                     <Chips object field="labels"/>
                     <h3>"Annotations"</h3>
-                    <Chips object field="annotations"/>
-                    {secret.then(|| view! { <SecretData namespace=namespace.clone() name=name.clone()/> })}
+                    {match revealed {
+                        Some(revealed) => view! {
+                            <SecretAnnotations object revealed/>
+                            <SecretData namespace=namespace.clone() name=name.clone() revealed/>
+                        }.into_any(),
+                        None => view! { <Chips object field="annotations"/> }.into_any(),
+                    }}
                     <h3>"Owners"</h3>
                     <Owners object namespace=namespace.clone()/>
                     <OwnedSection info=info.clone() namespace=namespace.clone() name=name.clone() uid/>
@@ -148,6 +170,8 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <Conditions object/>
                     <h3>"Events"</h3>
                     <ObjectEvents info=info.clone() namespace=namespace.clone() name=name.clone()/>
+                    <h3>"History"</h3>
+                    <ObjectHistoryView key=history_key/>
                 </div>
                 <div class="object-yaml">
                     <div class="resource-head">

@@ -1,0 +1,69 @@
+//! The tab's object history as every view shares it: versions recorded as the informers hand them over, read by the object page's History, under the caps of `model::history`.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::model::history::{Histories, ObjectHistory};
+use crate::model::time::Seconds;
+
+/// The histories, and a counter that moves when one changes (what views track).
+#[derive(Clone, Copy)]
+pub struct HistoryStore {
+    inner: StoredValue<Histories, LocalStorage>,
+    changed: RwSignal<u64>,
+}
+
+impl HistoryStore {
+    /// Empty, with the default caps; provided once by the app.
+    pub fn new() -> Self {
+        Self {
+            inner: StoredValue::new_local(Histories::new()),
+            changed: RwSignal::new(0),
+        }
+    }
+
+    /// The key of an object's history: its resource, namespace and name.
+    pub fn key(resource: &str, namespace: Option<&str>, name: &str) -> String {
+        match namespace {
+            Some(ns) => format!("{resource} {ns}/{name}"),
+            None => format!("{resource} {name}"),
+        }
+    }
+
+    /// Records a version seen at `now`.
+    pub fn record(&self, key: &str, object: &Value, now: Seconds) {
+        let mut new = false;
+        self.inner
+            .update_value(|h| new = h.record(key, object, now));
+        if new {
+            self.changed.update(|n| *n += 1);
+        }
+    }
+
+    /// Records that the object is gone.
+    pub fn deleted(&self, key: &str, now: Seconds) {
+        self.inner.update_value(|h| h.deleted(key, now));
+        self.changed.update(|n| *n += 1);
+    }
+
+    /// `key`'s history now (tracked: re-read when any history changes).
+    pub fn get(&self, key: &str) -> Option<ObjectHistory> {
+        self.changed.track();
+        self.inner.with_value(|h| h.get(key).cloned())
+    }
+
+    /// Bytes held, objects with a history and versions dropped under the
+    /// byte cap, for the X-ray page (tracked).
+    pub fn held(&self) -> (usize, usize, u64) {
+        self.changed.track();
+        self.inner.with_value(|h| {
+            let (bytes, objects) = h.held();
+            (bytes, objects, h.dropped)
+        })
+    }
+}
+
+/// The tab's histories (provided by the app).
+pub fn use_history() -> HistoryStore {
+    expect_context::<HistoryStore>()
+}

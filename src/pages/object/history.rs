@@ -1,0 +1,131 @@
+//! An object's History: the versions this tab has seen, each with who changed what in one line, and the field-by-field difference between any two.
+
+use leptos::prelude::*;
+
+use crate::kube::history::use_history;
+use crate::model::history::{Kind, ObjectHistory, diff, short};
+
+/// The History section of an object's page; `key` is its history's key.
+#[component]
+pub fn ObjectHistoryView(key: String) -> impl IntoView {
+    let store = use_history();
+    let history = Memo::new(move |_| store.get(&key).unwrap_or_default());
+    // Status-only versions (a controller reporting) are folded unless asked.
+    let show_status = RwSignal::new(false);
+    // The two versions compared (indexes); by default the last change.
+    let from = RwSignal::new(None::<usize>);
+    let to = RwSignal::new(None::<usize>);
+    let chosen = move || {
+        let n = history.with(|h| h.versions.len());
+        let to = to.get().filter(|i| *i < n).unwrap_or(n.saturating_sub(1));
+        let from = from
+            .get()
+            .filter(|i| *i < n)
+            .unwrap_or(to.saturating_sub(1));
+        (from, to)
+    };
+    let heading = move || {
+        history.with(|h: &ObjectHistory| {
+            let mut s = match h.versions.len() {
+                1 => "1 version".to_string(),
+                n => format!("{n} versions"),
+            };
+            s.push_str(" seen since this tab opened");
+            if h.dropped > 0 {
+                s.push_str(&format!(" · {} older dropped", h.dropped));
+            }
+            if h.deleted() {
+                s.push_str(" · the object is gone");
+            }
+            s
+        })
+    };
+    let folded = move || history.with(|h| h.versions.iter().filter(|v| v.status_only).count());
+    let rows = move || {
+        let (f, t) = chosen();
+        let all = show_status.get();
+        history.with(|h| {
+            h.versions
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(i, v)| all || !v.status_only || *i == f || *i == t)
+                .map(|(i, v)| {
+                    let kind = match v.kind {
+                        Kind::First => "first",
+                        Kind::Updated => "changed",
+                        Kind::Deleted => "deleted",
+                    };
+                    let seen = crate::platform::local_time(v.seen);
+                    view! {
+                        <tr data-testid="history-version" data-rv=v.resource_version.clone() data-kind=kind>
+                            <td><input type="radio" name="history-from" title="compare from this version"
+                                prop:checked=move || i == f on:change=move |_| from.set(Some(i))/></td>
+                            <td><input type="radio" name="history-to" title="compare to this version"
+                                prop:checked=move || i == t on:change=move |_| to.set(Some(i))/></td>
+                            <td class="muted">{seen}</td>
+                            <td><code>{v.resource_version.clone()}</code></td>
+                            <td data-testid="history-summary">{v.summary.clone()}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let changes = move || {
+        let (f, t) = chosen();
+        history.with(|h| match (h.versions.get(f), h.versions.get(t)) {
+            (Some(a), Some(b)) if f != t => diff(&a.object, &b.object),
+            _ => Vec::new(),
+        })
+    };
+    let compared = move || {
+        let (f, t) = chosen();
+        history.with(|h| {
+            let rv = |i: usize| {
+                h.versions
+                    .get(i)
+                    .map(|v| v.resource_version.clone())
+                    .unwrap_or_default()
+            };
+            (h.versions.len() > 1).then(|| format!("from resourceVersion {} to {}", rv(f), rv(t)))
+        })
+    };
+    view! {
+        <div data-testid="history">
+            <p class="muted small" data-testid="history-heading">{heading}</p>
+            <label class="small">
+                <input type="checkbox" data-testid="history-status" prop:checked=move || show_status.get()
+                    on:change=move |_| show_status.update(|s| *s = !*s)/>
+                {move || format!(" show status-only changes ({})", folded())}
+            </label>
+            <div class="table-scroll">
+                <table class="grid">
+                    <thead><tr><th>"From"</th><th>"To"</th><th>"Seen"</th><th>"resourceVersion"</th><th>"Change"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            {move || compared().map(|c| view! {
+                <p class="muted small">{format!("What differs {c}:")}</p>
+                <div class="table-scroll">
+                    <table class="grid" data-testid="history-diff">
+                        <thead><tr><th>"Field"</th><th>"Before"</th><th>"After"</th></tr></thead>
+                        <tbody>
+                            {changes().into_iter().map(|c| {
+                                let before = c.old.as_ref().map(short).unwrap_or_else(|| "—".into());
+                                let after = c.new.as_ref().map(short).unwrap_or_else(|| "—".into());
+                                view! {
+                                    <tr data-testid="history-diff-row">
+                                        <td><code>{c.path}</code></td>
+                                        <td class="diff-old">{before}</td>
+                                        <td class="diff-new">{after}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+            })}
+        </div>
+    }
+}
