@@ -1,11 +1,11 @@
 # Kubeglass. The README explains each command.
 .PHONY: demo serve install test bench bootstrap app cluster-up cluster-down cluster-reset
 
-demo:          ## build everything, start cluster + demo workload + proxy, print the URL
+demo:          ## build everything, start cluster + demo workload + the launcher, print the URL
 	@bash hack/demo.sh
 
-serve:         ## build the app and serve it through kubectl proxy for your current context
-	@bash hack/serve.sh
+serve:         ## build the app and the launcher, run `kubectl glass` for your current context (ARGS="--context c")
+	@ARGS="$(ARGS)" bash hack/serve.sh
 
 install:       ## build kubectl-glass (the app inside) into $(PREFIX)/bin, default ~/.local/bin
 	@bash hack/install.sh

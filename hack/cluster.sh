@@ -12,6 +12,9 @@
 # cluster beside the first (the tests do).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+# Everything this makes (keys, tokens, kubeconfigs, etcd's data, logs) is
+# for this user only: folders 0700, files 0600.
+umask 077
 
 PIDS="$CLUSTER_DIR/pids"
 LOGS="$CLUSTER_DIR/logs"
@@ -19,6 +22,8 @@ PKI="$CLUSTER_DIR/pki"
 
 random_token() { openssl rand -hex 16; }
 
+# No namespace in the context: kubectl reads that as `default`, and Kubeglass
+# (which opens in a context's namespace when it names one) as all namespaces.
 write_kubeconfig() { # write_kubeconfig FILE USER TOKEN
   local file=$1 user=$2 token=$3
   cat >"$file" <<EOF
@@ -38,7 +43,6 @@ contexts:
   context:
     cluster: kubeglass-local
     user: $user
-    namespace: default
 current-context: $user@kubeglass-local
 EOF
   chmod 600 "$file"
@@ -142,6 +146,8 @@ apiserver_ready() {
 up() {
   bash "$HACK_DIR/build-cluster.sh"
   mkdir -p "$CLUSTER_DIR" "$PIDS" "$LOGS"
+  # A folder made before the umask was set here is closed now.
+  chmod 700 "$CLUSTER_DIR"
   make_pki
   make_etcd_pki
   make_kubelet_pki
@@ -203,7 +209,6 @@ up() {
   write_kubeconfig "$CLUSTER_DIR/scheduler.kubeconfig" system:kube-scheduler "$(token_of system:kube-scheduler)"
   write_kubeconfig "$CLUSTER_DIR/kwok.kubeconfig" kwok-controller "$(token_of kwok-controller)"
   write_kubeconfig "$RESTRICTED_KUBECONFIG" viewer "$(token_of viewer)"
-  sed -i 's/namespace: default/namespace: demo-shop/' "$RESTRICTED_KUBECONFIG"
 
   start kube-controller-manager "$CLUSTER_BIN/kube-controller-manager" \
     --kubeconfig "$CLUSTER_DIR/kcm.kubeconfig" \

@@ -4,6 +4,8 @@
 # columns and a dozen instances. Idempotent.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+# The log writer's files live in the cluster's folder: this user's only.
+umask 077
 
 kc apply -f "$HACK_DIR/demo/nodes.yaml" >/dev/null
 kc apply -f "$HACK_DIR/demo/crd.yaml" >/dev/null

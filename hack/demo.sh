@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make demo`: installs what is missing and builds the control plane, side by
-# side; builds the app; starts the cluster, the demo workload, a slow churn and
-# kubectl proxy, prints the URL and stays in the foreground. Ctrl-C stops
-# everything it started.
+# side; builds the app and the kubectl-glass launcher with it inside; starts
+# the cluster, the demo workload, a slow churn and the launcher (which runs
+# kubectl proxy on its private socket and prints the URL), and stays in the
+# foreground. Ctrl-C stops everything it started.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -26,23 +27,19 @@ bash "$HACK_DIR/demo-workload.sh"
 bash "$HACK_DIR/churn.sh" &
 children+=($!)
 
-log "starting kubectl proxy on 127.0.0.1:$PROXY_PORT under a fresh capability token"
-token=$(new_token)
-mapfile -t args < <(proxy_args "$token" "$REPO_ROOT/dist")
-# Process substitution, not a pipe, so that $! is kubectl's own pid.
-"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy --port "$PROXY_PORT" "${args[@]}" \
-  > >(sed -u 's/^/[proxy] /') 2>&1 &
-children+=($!)
-wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$PROXY_PORT/$token/version"
+log "building the kubectl-glass launcher with the app inside"
+cargo build -p kubectl-glass --quiet --manifest-path "$REPO_ROOT/Cargo.toml"
 
 cat <<MSG
-
-  Kubeglass is running:  http://127.0.0.1:$PROXY_PORT/$token/ui/
-  (the token in the URL is the key: any page without it gets 404)
 
   kubectl against the demo cluster:
     export KUBECONFIG=$ADMIN_KUBECONFIG
   Component logs: $CLUSTER_DIR/logs/     Press Ctrl-C to stop everything.
 
 MSG
+# The launcher binds its port before kubectl starts and holds the token in
+# memory only; it prints the URL once kubectl answers.
+"$REPO_ROOT/target/debug/kubectl-glass" --kubectl "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" \
+  --port "$PROXY_PORT" --no-open &
+children+=($!)
 wait

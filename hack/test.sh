@@ -92,6 +92,9 @@ step "local cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok)"
 bash "$HACK_DIR/cluster.sh" reset >/dev/null
 bash "$HACK_DIR/cluster.sh" up
 bash "$HACK_DIR/demo-workload.sh"
+# The cluster's keys, tokens and logs are the person's alone.
+open_to_others=$(find "$CLUSTER_DIR" -perm /077 -printf '%m %p\n' | head -5)
+[[ -z "$open_to_others" ]] || die "the cluster folder has files others may read: $open_to_others"
 
 step "kubectl proxy for the integration tests: admin on :$TEST_PROXY_PORT, restricted on :$RESTRICTED_PROXY_PORT (capability URLs)"
 # Each proxy, and the test control, answers only under a token of its own.

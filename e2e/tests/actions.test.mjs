@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { apply, kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
+import { startApp, apply, kubectl, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 1;
 let proxy;
@@ -13,7 +13,7 @@ let browser;
 const dialog = { mode: 'accept', prompt: '', seen: [] };
 
 before(async () => {
-  proxy = await startProxy(PORT);
+  proxy = await startApp(PORT);
   browser = await launchBrowser();
   browser.page.on('dialog', (d) => {
     dialog.seen.push(`${d.type()}: ${d.message()}`);

@@ -5,7 +5,7 @@
 // palette keep working.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 7;
 const NAME = 'v1beta1.missing.kubeglass.dev';
@@ -24,7 +24,7 @@ before(async () => {
   assert.ok(await until(async () => kubectl('get', 'apiservice', NAME, '-o',
     'jsonpath={.status.conditions[?(@.type=="Available")].status}').trim() === 'False', 20000, 200),
   'the aggregator marked the APIService unavailable');
-  proxy = await startProxy(PORT);
+  proxy = await startApp(PORT);
   browser = await launchBrowser();
 });
 

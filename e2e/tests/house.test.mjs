@@ -4,7 +4,7 @@
 // read-only), and pages that fit the screen at 1024 and 1360 px.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, kubectl, startProxy, launchBrowser, until, REJECT_PATHS, ARTIFACTS } from '../lib.mjs';
+import { startApp, apply, kubectl, startProxy, launchBrowser, until, REJECT_PATHS, ARTIFACTS } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 20;
 const SUFFIX = `${Date.now() % 1000000}`;
@@ -18,7 +18,7 @@ const ago = (seconds) => new Date(Date.now() - seconds * 1000).toISOString().rep
 const micro = (seconds) => new Date(Date.now() - seconds * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 before(async () => {
-  proxy = await startProxy(PORT);
+  proxy = await startApp(PORT);
   browser = await launchBrowser();
 });
 
@@ -134,7 +134,7 @@ test('a failure to ask what one may do is said so, and is not "read-only"', asyn
 
 test('a user who may read one namespace gets a working app: each panel says what it may not list, and the namespace it types works', async () => {
   const { page } = browser;
-  const restricted = await startProxy(PORT + 2, process.env.RESTRICTED_KUBECONFIG);
+  const restricted = await startApp(PORT + 2, process.env.RESTRICTED_KUBECONFIG);
   try {
     await page.goto(restricted.url);
     // Forbidden, not "connecting" or "unreachable".

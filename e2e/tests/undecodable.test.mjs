@@ -12,7 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { apply, kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+import { startProxy, apply, kubectl, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 40;
 const FORWARD_PORT = PORT + 1;
@@ -107,6 +107,8 @@ before(async () => {
       source: { component: 'e2e' },
     });
   }
+  // A plain kubectl proxy: the forwarder stands between it and the page on
+  // another port, which the launcher (our Host and origin only) refuses.
   proxy = await startProxy(PORT);
   forwarder = await startForwarder();
   browser = await launchBrowser();

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { apply, kubectl, startProxy, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
+import { startApp, apply, kubectl, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 3;
 const RESTRICTED_PORT = PORT + 1;
@@ -20,7 +20,7 @@ let proxy;
 let browser;
 
 before(async () => {
-  proxy = await startProxy(PORT);
+  proxy = await startApp(PORT);
   browser = await launchBrowser();
 });
 
@@ -428,7 +428,7 @@ test('an annotation full of HTML renders as text on the object page and runs not
 });
 
 test('the restricted user sees a clear forbidden message and no actions it may not use', async () => {
-  const restricted = await startProxy(RESTRICTED_PORT, process.env.RESTRICTED_KUBECONFIG);
+  const restricted = await startApp(RESTRICTED_PORT, process.env.RESTRICTED_KUBECONFIG);
   try {
     const { page } = browser;
     await page.goto(`${restricted.url}#/r/nodes`);
