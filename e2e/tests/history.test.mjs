@@ -40,7 +40,7 @@ test('History shows a kubectl scale and a kubectl label as versions with their m
   assert.ok(await until(async () => (await summaries()).some((s) => /spec\.replicas 1 → 3.*by (.*, )?kubectl \(scale\)/.test(s)), 20000),
     `the scale is a version: ${await summaries()}`);
   kubectl('-n', 'demo-shop', 'label', 'deployment', NAME, 'team=history-probe');
-  assert.ok(await until(async () => (await summaries()).some((s) => /metadata\.labels\.team = history-probe, by kubectl-label/.test(s)), 20000),
+  assert.ok(await until(async () => (await summaries()).some((s) => /metadata\.labels\.team = history-probe.*, by (.*, )?kubectl-label/.test(s)), 20000),
     `the label is a version: ${await summaries()}`);
 
   // Newest first; the scale came before the label.

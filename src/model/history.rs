@@ -32,10 +32,79 @@ pub struct FieldChange {
     /// The field's path, dotted (`spec.replicas`, `metadata.labels.app`);
     /// list items by index (`spec.containers[0].image`).
     pub path: String,
+    /// The same path as keys and indexes (a key may hold dots:
+    /// `app.kubernetes.io/name`).
+    pub at: Vec<Seg>,
     /// The value before.
     pub old: Option<Value>,
     /// The value after.
     pub new: Option<Value>,
+}
+
+/// One step of a field's path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seg {
+    /// A map key.
+    Key(String),
+    /// A list index.
+    Index(usize),
+}
+
+/// The value at `at` in `v`.
+pub fn get_at<'a>(v: &'a Value, at: &[Seg]) -> Option<&'a Value> {
+    at.iter().try_fold(v, |v, s| match s {
+        Seg::Key(k) => v.get(k),
+        Seg::Index(i) => v.get(i),
+    })
+}
+
+/// Sets the value at `at` in `v` (None removes it), making maps on the
+/// way; false when the way is a list too short or not a container.
+pub fn set_at(v: &mut Value, at: &[Seg], new: Option<Value>) -> bool {
+    let Some((last, way)) = at.split_last() else {
+        if let Some(n) = new {
+            *v = n;
+        }
+        return true;
+    };
+    let mut here = v;
+    for s in way {
+        here = match s {
+            Seg::Key(k) => {
+                let Some(m) = here.as_object_mut() else {
+                    return false;
+                };
+                m.entry(k.clone()).or_insert_with(|| Value::Object(Default::default()))
+            }
+            Seg::Index(i) => match here.get_mut(*i) {
+                Some(x) => x,
+                None => return false,
+            },
+        };
+    }
+    match (last, new) {
+        (Seg::Key(k), Some(n)) => here.as_object_mut().map(|m| m.insert(k.clone(), n)).is_some(),
+        (Seg::Key(k), None) => {
+            if let Some(m) = here.as_object_mut() {
+                m.remove(k);
+            }
+            true
+        }
+        (Seg::Index(i), Some(n)) => match here.get_mut(*i) {
+            Some(x) => {
+                *x = n;
+                true
+            }
+            None => false,
+        },
+        (Seg::Index(i), None) => match here.as_array_mut() {
+            Some(a) if *i < a.len() => {
+                a.remove(*i);
+                true
+            }
+            _ => false,
+        },
+    }
 }
 
 /// The fields that differ between `old` and `new`, in path order, leaves
@@ -43,11 +112,17 @@ pub struct FieldChange {
 /// [`NOISE`].
 pub fn diff(old: &Value, new: &Value) -> Vec<FieldChange> {
     let mut out = Vec::new();
-    walk("", Some(old), Some(new), &mut out);
+    walk("", &mut Vec::new(), Some(old), Some(new), &mut out);
     out
 }
 
-fn walk(path: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<FieldChange>) {
+fn walk(
+    path: &str,
+    at: &mut Vec<Seg>,
+    old: Option<&Value>,
+    new: Option<&Value>,
+    out: &mut Vec<FieldChange>,
+) {
     if NOISE.contains(&path) {
         return;
     }
@@ -62,17 +137,22 @@ fn walk(path: &str, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Fiel
         (Some(Value::Object(a)), Some(Value::Object(b))) => {
             let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
             for k in keys {
-                walk(&join(k), a.get(k), b.get(k), out);
+                at.push(Seg::Key(k.clone()));
+                walk(&join(k), at, a.get(k), b.get(k), out);
+                at.pop();
             }
         }
         (Some(Value::Array(a)), Some(Value::Array(b))) if a.len() == b.len() => {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                walk(&format!("{path}[{i}]"), Some(x), Some(y), out);
+                at.push(Seg::Index(i));
+                walk(&format!("{path}[{i}]"), at, Some(x), Some(y), out);
+                at.pop();
             }
         }
         (a, b) if a == b => {}
         (a, b) => out.push(FieldChange {
             path: path.to_string(),
+            at: at.clone(),
             old: a.cloned(),
             new: b.cloned(),
         }),
@@ -127,25 +207,70 @@ pub fn managers(object: &Value) -> Vec<Manager> {
         .unwrap_or_default()
 }
 
-/// The managers that wrote between `old` and `new`: entries of `new` that
-/// are new, or whose time moved. (An entry whose fields shrank but whose
-/// time stayed lost fields to another writer; it did not write.) The
-/// newest first.
+/// The managers that wrote between `old` and `new`: the owners, in
+/// `new`'s managedFields, of the fields that changed (a field set or
+/// changed is owned by whoever wrote it last); for a change no entry owns
+/// (a removal), the entries that are new or whose time moved. In the order
+/// of the changes.
 pub fn writers(old: &Value, new: &Value) -> Vec<Manager> {
-    let before = managers(old);
-    let mut out: Vec<Manager> = managers(new)
-        .into_iter()
-        .filter(|m| {
-            !before.iter().any(|b| {
+    let entries = |o: &Value| -> Vec<(Manager, Value)> {
+        let fields: Vec<Value> = o
+            .pointer("/metadata/managedFields")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|e| e.get("fieldsV1").cloned().unwrap_or(Value::Null)).collect())
+            .unwrap_or_default();
+        managers(o).into_iter().zip(fields).collect()
+    };
+    let (before, after) = (entries(old), entries(new));
+    let moved: Vec<Manager> = after
+        .iter()
+        .filter(|(m, _)| {
+            !before.iter().any(|(b, _)| {
                 b.name == m.name
                     && b.operation == m.operation
                     && b.subresource == m.subresource
                     && b.time == m.time
             })
         })
+        .map(|(m, _)| m.clone())
         .collect();
-    out.sort_by(|a, b| b.time.cmp(&a.time));
+    let mut out: Vec<Manager> = Vec::new();
+    let mut add = |m: &Manager| {
+        if !out.contains(m) {
+            out.push(m.clone());
+        }
+    };
+    for c in diff(old, new) {
+        let owners: Vec<&Manager> = after
+            .iter()
+            .filter(|(_, f)| owns(f, &c.at))
+            .map(|(m, _)| m)
+            .collect();
+        if owners.is_empty() {
+            moved.iter().for_each(&mut add);
+        } else {
+            owners.into_iter().for_each(&mut add);
+        }
+    }
     out
+}
+
+/// True when `fields` (one managedFields entry's `fieldsV1`) owns the field
+/// at `at` or something under it: `f:<key>` for a map key, any `k:`, `i:` or
+/// `v:` item for a list index.
+fn owns(fields: &Value, at: &[Seg]) -> bool {
+    match at.split_first() {
+        None => true,
+        Some((Seg::Key(k), rest)) => fields
+            .get(format!("f:{k}"))
+            .is_some_and(|sub| owns(sub, rest)),
+        Some((Seg::Index(_), rest)) => fields.as_object().is_some_and(|m| {
+            m.iter().any(|(key, sub)| {
+                (key.starts_with("k:") || key.starts_with("i:") || key.starts_with("v:"))
+                    && owns(sub, rest)
+            })
+        }),
+    }
 }
 
 /// A manager as a summary names it: `kubectl`, or `kubectl (scale)` when it
@@ -504,10 +629,42 @@ mod tests {
         );
     }
 
+    // Two writes in one second (managedFields times have seconds only): the
+    // controller's entry did not move, but it owns the status fields that
+    // changed, so it is named too.
+    #[test]
+    fn the_owners_of_the_changed_fields_are_the_writers() {
+        let kcm = |time: &str| {
+            json!({"manager": "kube-controller-manager", "operation": "Update", "subresource": "status",
+                   "time": time, "fieldsType": "FieldsV1",
+                   "fieldsV1": {"f:status": {"f:replicas": {}}}})
+        };
+        let mut a = deployment("1", 3, json!({}), json!([kcm("t1")]));
+        a["status"] = json!({"replicas": 1});
+        let label = json!({"manager": "kubectl-label", "operation": "Update", "time": "t1",
+                           "fieldsType": "FieldsV1",
+                           "fieldsV1": {"f:metadata": {"f:labels": {"f:team": {}}}}});
+        let mut b = deployment("2", 3, json!({"team": "shop"}), json!([kcm("t1"), label]));
+        b["status"] = json!({"replicas": 3});
+        let names: Vec<String> = writers(&a, &b).iter().map(manager_words).collect();
+        assert_eq!(names, ["kubectl-label", "kube-controller-manager (status)"]);
+        // A list item is owned through its k:/i: entry.
+        let f = json!({"f:spec": {"f:containers": {"k:{\"name\":\"c\"}": {"f:image": {}}}}});
+        let at = [
+            Seg::Key("spec".into()),
+            Seg::Key("containers".into()),
+            Seg::Index(0),
+            Seg::Key("image".into()),
+        ];
+        assert!(owns(&f, &at));
+        assert!(!owns(&f, &at[..2].iter().cloned().chain([Seg::Index(0), Seg::Key("name".into())]).collect::<Vec<_>>()));
+    }
+
     #[test]
     fn summaries_name_three_changes_and_count_the_rest() {
         let c = |p: &str, o: Option<Value>, n: Option<Value>| FieldChange {
             path: p.into(),
+            at: Vec::new(),
             old: o,
             new: n,
         };
