@@ -10,6 +10,7 @@ use kubeglass_client::workqueue::QueueMetrics;
 use leptos::prelude::*;
 
 use crate::kube::Kube;
+use crate::kube::edit::Refused;
 use crate::model::problem::Problem;
 
 /// The outcome of the last action, for a person to read.
@@ -40,11 +41,32 @@ impl Outcome {
     }
 }
 
+/// How the last edit that was written ended, for the editor of that object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edited {
+    /// The object: `edit_key` of its resource, namespace and name.
+    pub key: String,
+    /// Written, or why not (a conflict is one).
+    pub result: Result<(), Refused>,
+}
+
+/// The key an edit's result is filed under.
+pub fn edit_key(resource: &ApiResource, namespace: Option<&str>, name: &str) -> String {
+    format!(
+        "{}/{} {}/{name}",
+        resource.group,
+        resource.plural,
+        namespace.unwrap_or("")
+    )
+}
+
 /// The action queue and the last outcome; provided as context.
 #[derive(Clone, Copy)]
 pub struct Actions {
     /// The last action's outcome (or a mistake in what the person typed).
     pub last: RwSignal<Option<Outcome>>,
+    /// The last edit written, for its editor.
+    pub edited: RwSignal<Option<Edited>>,
     queue: StoredValue<Option<ActionQueue>, LocalStorage>,
 }
 
@@ -64,6 +86,7 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
                 ActionKind::Cordon(true) => format!("cordon {target}"),
                 ActionKind::Cordon(false) => format!("uncordon {target}"),
                 ActionKind::Labels(_) => format!("set the labels of {target}"),
+                ActionKind::Replace(_) => format!("write the edited {target}"),
             };
             return Outcome::Failed {
                 doing,
@@ -78,6 +101,7 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
         (ActionResult::Done { .. }, ActionKind::Cordon(true)) => format!("Cordoned {target}"),
         (ActionResult::Done { .. }, ActionKind::Cordon(false)) => format!("Uncordoned {target}"),
         (ActionResult::Done { .. }, ActionKind::Labels(_)) => format!("Labels of {target} set"),
+        (ActionResult::Done { .. }, ActionKind::Replace(_)) => format!("Edited {target}"),
     };
     Outcome::Done(done)
 }
@@ -102,6 +126,7 @@ impl Actions {
     pub fn start(kube: &Kube) -> Self {
         let this = Self {
             last: RwSignal::new(None),
+            edited: RwSignal::new(None),
             queue: StoredValue::new_local(None),
         };
         let (client, clock) = (kube.client.clone(), kube.clock.clone());
@@ -119,7 +144,18 @@ impl Actions {
             broadcaster.recorder("kubeglass", clock.clone()),
             clock.clone(),
         );
-        queue.on_result(move |a, r| this.last.set(Some(outcome_text(a, r))));
+        queue.on_result(move |a, r| {
+            this.last.set(Some(outcome_text(a, r)));
+            if let ActionKind::Replace(_) = a.kind {
+                this.edited.set(Some(Edited {
+                    key: edit_key(&a.resource, a.namespace.as_deref(), &a.name),
+                    result: match r {
+                        ActionResult::Done { .. } => Ok(()),
+                        ActionResult::Failed { error } => Err(Refused::from_error(error)),
+                    },
+                }));
+            }
+        });
         spawn(async move {
             let sink = ApiSink::probe(client, clock.clone()).await;
             leptos::logging::log!("recording events through {:?}", sink.api());

@@ -16,6 +16,8 @@ pub struct Allowed {
     pub patch: bool,
     /// May update its scale.
     pub scale: bool,
+    /// May update the object itself (edit).
+    pub update: bool,
     /// The cluster could not be asked (not the same as "not allowed").
     pub problem: Option<Problem>,
 }
@@ -23,7 +25,7 @@ pub struct Allowed {
 impl Allowed {
     /// True when nothing is allowed.
     pub fn nothing(&self) -> bool {
-        !(self.delete || self.patch || self.scale)
+        !(self.delete || self.patch || self.scale || self.update)
     }
 }
 
@@ -70,10 +72,12 @@ pub async fn allowed_actions(
     let patch = kind.patch && answer(may(kube, "patch", info, namespace, name, None).await);
     let scale =
         kind.scale && answer(may(kube, "update", info, namespace, name, Some("scale")).await);
+    let update = kind.edit && answer(may(kube, "update", info, namespace, name, None).await);
     Allowed {
         delete,
         patch,
         scale,
+        update,
         problem,
     }
 }

@@ -19,6 +19,7 @@ use crate::model::time::Seconds;
 
 pub mod access;
 pub mod cluster;
+pub mod edit;
 pub mod history;
 pub mod logs;
 pub mod reads;

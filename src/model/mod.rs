@@ -3,6 +3,7 @@
 pub mod cells;
 pub mod connection;
 pub mod discovery;
+pub mod edit;
 pub mod events;
 pub mod filter;
 pub mod history;

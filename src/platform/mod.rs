@@ -81,3 +81,27 @@ pub fn framed() -> bool {
         _ => true,
     }
 }
+
+/// Tab in a text area indents: two spaces go in at the cursor (replacing a
+/// selection) instead of the focus moving on. Returns the area's new text,
+/// or None when the key was not a plain Tab or the target not a text area.
+pub fn indent_on_tab(ev: &leptos::ev::KeyboardEvent) -> Option<String> {
+    if ev.key() != "Tab" || ev.shift_key() || ev.ctrl_key() || ev.alt_key() || ev.meta_key() {
+        return None;
+    }
+    let area = ev
+        .target()?
+        .dyn_into::<web_sys::HtmlTextAreaElement>()
+        .ok()?;
+    ev.prevent_default();
+    let start = area.selection_start().ok().flatten()?;
+    let end = area.selection_end().ok().flatten()?;
+    area.set_range_text_with_start_and_end_and_mode(
+        "  ",
+        start,
+        end,
+        "end",
+    )
+    .ok()?;
+    Some(area.value())
+}

@@ -41,6 +41,25 @@ pub enum ActionKind {
     Cordon(bool),
     /// Set (Some) or remove (None) labels.
     Labels(Vec<(String, Option<String>)>),
+    /// Write the whole object as edited (an update with the
+    /// resourceVersion the edit started from). A 409 Conflict is final,
+    /// never retried: the person decides what to do with the newer object.
+    Replace(serde_json::Value),
+}
+
+impl ActionKind {
+    /// What it does, as a verb phrase for a failure's Event.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            ActionKind::Scale(_) => "scale",
+            ActionKind::Delete => "delete",
+            ActionKind::RestartRollout => "restart the rollout",
+            ActionKind::Cordon(true) => "cordon",
+            ActionKind::Cordon(false) => "uncordon",
+            ActionKind::Labels(_) => "set labels",
+            ActionKind::Replace(_) => "write the edited object",
+        }
+    }
 }
 
 /// One action on one object.
@@ -196,12 +215,18 @@ impl ActionQueue {
                     ActionKind::Cordon(true) => "Cordoned",
                     ActionKind::Cordon(false) => "Uncordoned",
                     ActionKind::Labels(_) => "LabelsEdited",
+                    ActionKind::Replace(_) => "Edited",
                 };
                 self.recorder
                     .event(&reference(&action, uid), EventType::Normal, reason, &what);
                 self.finish(&action, ActionResult::Done { attempts: attempt });
             }
-            Err(e) if retryable(&e) && attempt < MAX_ATTEMPTS => {
+            Err(e)
+                if retryable(&e)
+                    && attempt < MAX_ATTEMPTS
+                    && !(matches!(action.kind, ActionKind::Replace(_))
+                        && e.api().is_some_and(|a| a.is_conflict())) =>
+            {
                 self.queue.add_rate_limited(id);
             }
             Err(e) => {
@@ -211,7 +236,7 @@ impl ActionQueue {
                     &reference(&action, None),
                     EventType::Warning,
                     "ActionFailed",
-                    &format!("kubeglass could not {:?}: {e}", action.kind),
+                    &format!("kubeglass could not {}: {e}", action.kind.verb()),
                 );
                 self.finish(&action, ActionResult::Failed { error: e });
             }
@@ -295,6 +320,20 @@ impl ActionQueue {
                 let o = api.replace(&a.name, &PostParams::default(), &node).await?;
                 let word = if *cordon { "Cordoned" } else { "Uncordoned" };
                 Ok((o.metadata.uid, format!("{word} by kubeglass")))
+            }
+            ActionKind::Replace(object) => {
+                let mut object: DynamicObject = serde_json::from_value(object.clone())
+                    .map_err(|e| Error::Request(format!("the edited object: {e}")))?;
+                if object.metadata.name.as_deref() != Some(a.name.as_str()) {
+                    return Err(Error::Request(format!(
+                        "the edited object is named {:?}, not {:?}: a rename is a new object",
+                        object.metadata.name.as_deref().unwrap_or(""),
+                        a.name
+                    )));
+                }
+                object.metadata.managed_fields = None;
+                let o = api.replace(&a.name, &PostParams::default(), &object).await?;
+                Ok((o.metadata.uid, "Edited by kubeglass".to_string()))
             }
             ActionKind::Labels(changes) => {
                 // Read the metadata only (a Secret's data never comes back),

@@ -318,3 +318,53 @@ fn labels_are_merge_patched_from_metadata_only() {
     );
     server.verify();
 }
+
+// An edit is written whole with the resourceVersion it started from; a 409
+// Conflict ends it at once (the person decides, nothing retries it over the
+// newer object), and a rename is refused before anything is sent.
+#[test]
+fn an_edit_is_one_put_and_a_conflict_is_not_retried() {
+    let edited = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "5"},
+        "spec": {"replicas": 4}});
+    let action = |object: serde_json::Value| Action {
+        resource: deployments(),
+        namespace: Some("shop".into()),
+        name: "web".into(),
+        kind: ActionKind::Replace(object),
+    };
+    let server = FakeApiServer::new();
+    expect_apps_discovery(&server);
+    server
+        .expect(Method::PUT, "/apis/apps/v1/namespaces/shop/deployments/web")
+        .body(edited.clone())
+        .reply(Reply::status(409, "Conflict", "the object has been modified"));
+    let results = run_one(&server, action(edited.clone()));
+    match results.as_slice() {
+        [ActionResult::Failed { error }] => {
+            assert!(error.api().is_some_and(|a| a.is_conflict()), "{error:?}")
+        }
+        other => panic!("one failure, not retried: {other:?}"),
+    }
+    server.verify();
+
+    let server = FakeApiServer::new();
+    expect_apps_discovery(&server);
+    server
+        .expect(Method::PUT, "/apis/apps/v1/namespaces/shop/deployments/web")
+        .reply(Reply::json(200, edited.clone()));
+    let results = run_one(&server, action(edited.clone()));
+    assert!(matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]), "{results:?}");
+    server.verify();
+
+    let server = FakeApiServer::new();
+    expect_apps_discovery(&server);
+    let mut renamed = edited;
+    renamed["metadata"]["name"] = json!("other");
+    let results = run_one(&server, action(renamed));
+    match results.as_slice() {
+        [ActionResult::Failed { error }] => assert!(error.to_string().contains("a rename is a new object"), "{error}"),
+        other => panic!("{other:?}"),
+    }
+    server.verify();
+}

@@ -15,6 +15,9 @@ pub struct KindActions {
     pub restart: bool,
     /// Cordon and uncordon apply (nodes).
     pub cordon: bool,
+    /// `update` is served and the object can be edited here (not a
+    /// Secret: its data is not on the page until revealed).
+    pub edit: bool,
 }
 
 impl KindActions {
@@ -30,6 +33,7 @@ impl KindActions {
                     "deployments" | "statefulsets" | "daemonsets"
                 ),
             cordon: info.group.is_empty() && info.plural == "nodes",
+            edit: info.supports("update") && !info.is_core_secrets(),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! An object page's actions: the ones the kind has and the person's RBAC allows, each confirmed and recorded as an Event.
+//! An object page's actions: the ones the kind has and the person's RBAC allows, each confirmed and recorded as an Event; Edit opens the editor.
 
 use kubeglass_client::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
@@ -31,6 +31,7 @@ pub fn ObjectActions(
     namespace: Option<String>,
     name: String,
     object: RwSignal<Option<Value>>,
+    editing: RwSignal<bool>,
 ) -> impl IntoView {
     let actions = expect_context::<Actions>();
     let rights: Signal<Rights> = if expect_context::<SessionState>().read_only() {
@@ -116,6 +117,7 @@ pub fn ObjectActions(
                 <button data-testid="action-cordon" on:click=act(ActionKind::Cordon(true), format!("Cordon {}?", target.clone()))>"Cordon"</button>
                 <button data-testid="action-uncordon" on:click=act(ActionKind::Cordon(false), format!("Uncordon {}?", target.clone()))>"Uncordon"</button>
             })}
+            {a.update.then(|| view! { <button data-testid="action-edit" on:click=move |_| editing.set(true)>"Edit"</button> })}
             {a.patch.then(|| view! { <button data-testid="action-labels" on:click=labels_prompt.clone()>"Labels…"</button> })}
             {a.delete.then(|| view! { <button class="danger" data-testid="action-delete" on:click=act(ActionKind::Delete, format!("Delete {} {}?", kind_name.clone(), target.clone()))>"Delete"</button> })}
         }

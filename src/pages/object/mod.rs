@@ -17,6 +17,7 @@ use crate::model::yaml::to_yaml;
 
 mod actions;
 mod containers;
+mod edit;
 mod events;
 mod history;
 mod meta;
@@ -25,6 +26,7 @@ mod secret;
 
 use actions::ObjectActions;
 use containers::{PodContainers, WorkloadLogsLink, has_workload_logs};
+use edit::ObjectEditor;
 use events::ObjectEvents;
 use history::ObjectHistoryView;
 use meta::{Chips, Conditions, Owners};
@@ -133,6 +135,8 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         .flatten()
         .map(|ns| view! { <PodContainers object namespace=ns name=name.clone()/> });
     let (kind_name, name_shown) = (info.kind.clone(), key.clone());
+    // The editor is open.
+    let editing = RwSignal::new(false);
     // A Secret's values, its annotations' among them, once revealed.
     let revealed: Option<RevealSignal> = secret.then(|| RwSignal::new(None));
     view! {
@@ -148,7 +152,13 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     {format!("There is no {} called “{}” here.", kind_name.clone(), name_shown.clone())}
                 </p>
             })}
-            <ObjectActions info=info.clone() namespace=namespace.clone() name=name.clone() object/>
+            <ObjectActions info=info.clone() namespace=namespace.clone() name=name.clone() object editing/>
+            {
+                let (info, namespace, name) = (info.clone(), namespace.clone(), name.clone());
+                move || editing.get().then(|| view! {
+                    <ObjectEditor info=info.clone() namespace=namespace.clone() name=name.clone() object open=editing/>
+                })
+            }
             {workload_logs}
             <div class="two-col object-cols">
                 <div class="object-main">

@@ -1,0 +1,121 @@
+// Editing an object against the real cluster: the YAML in the editor, Review
+// as the server's dry run (the server's own changes marked), Apply with the
+// resourceVersion the edit began from, a conflict with a change made by
+// kubectl meanwhile and its rebase, and a server validation error at its line.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
+
+const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 55;
+const NAME = `e2e-edit-${Date.now() % 1000000}`;
+let app;
+let browser;
+
+const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.replicas}'));
+
+before(async () => {
+  apply({
+    apiVersion: 'apps/v1', kind: 'Deployment',
+    metadata: { name: NAME, namespace: 'demo-shop', labels: { app: NAME } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: NAME } },
+      template: { metadata: { labels: { app: NAME } }, spec: { containers: [{ name: 'c', image: 'registry.example/e2e/edit:1' }] } },
+    },
+  });
+  app = await startApp(PORT);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+  try { kubectl('-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'); } catch { /* best effort */ }
+});
+
+async function openEditor(page) {
+  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${NAME}`);
+  await page.getByTestId('action-edit').click({ timeout: 20000 });
+  const text = page.getByTestId('edit-text');
+  await text.waitFor();
+  return text;
+}
+
+const rows = async (page) => page.getByTestId('review-row').evaluateAll((trs) => trs.map((tr) => ({
+  text: [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent).join(' | '),
+  by: tr.dataset.by,
+})));
+
+test('an edit of replicas is reviewed as the server would store it, with the server\'s defaults marked, and applied', async () => {
+  const { page } = browser;
+  const text = await openEditor(page);
+  const yaml = await text.inputValue();
+  assert.match(yaml, /^ {2}replicas: 1$/m, yaml);
+  assert.doesNotMatch(yaml, /managedFields|^status:/m, 'status and managedFields are not edited');
+  // Two changes of ours: the replicas, and a port without its protocol,
+  // which the server defaults to TCP.
+  // (Keys are in order, so the container's item starts with its image.)
+  const edited = yaml.replace(/^ {2}replicas: 1$/m, '  replicas: 2')
+    .replace(/^( *)- image: registry\.example\/e2e\/edit:1$/m, '$1- image: registry.example/e2e/edit:1\n$1  ports:\n$1  - containerPort: 8080');
+  assert.notEqual(edited, yaml.replace(/^ {2}replicas: 1$/m, '  replicas: 2'), `a port was added: ${yaml}`);
+  await text.fill(edited);
+  await page.getByTestId('edit-review').click();
+  await page.getByTestId('review').waitFor({ timeout: 15000 });
+  const reviewed = await rows(page);
+  assert.ok(reviewed.some((r) => r.text === 'spec.replicas | 1 | 2' && r.by === 'you'), JSON.stringify(reviewed));
+  const port = reviewed.find((r) => r.text.startsWith('spec.template.spec.containers[0].ports'));
+  assert.ok(port && port.by === 'server' && /"protocol":"TCP"/.test(port.text), `the server's default is marked: ${JSON.stringify(reviewed)}`);
+  assert.equal(replicas(), 1, 'a review writes nothing');
+  await page.getByTestId('edit-apply').click();
+  await page.getByTestId('editor').waitFor({ state: 'detached', timeout: 15000 });
+  assert.ok(await until(async () => replicas() === 2, 10000), 'written');
+  assert.match(await page.getByTestId('action-result').innerText(), new RegExp(`Edited demo-shop/${NAME}`));
+  // Recorded as an Event by kubeglass.
+  assert.ok(await until(async () => kubectl('-n', 'demo-shop', 'get', 'events', '--field-selector',
+    `involvedObject.name=${NAME},reason=Edited`, '-o', 'jsonpath={.items[*].source.component}{.items[*].reportingComponent}').includes('kubeglass'), 10000),
+  'an Edited event from kubeglass');
+});
+
+test('an edit that races kubectl gets the conflict screen, and its rebase keeps both changes', async () => {
+  const { page } = browser;
+  const text = await openEditor(page);
+  const yaml = await text.inputValue();
+  const before = replicas();
+  await text.fill(yaml.replace(/^ {2}replicas: \d+$/m, `  replicas: ${before + 2}`));
+  // Meanwhile someone labels it.
+  kubectl('-n', 'demo-shop', 'label', 'deployment', NAME, 'raced=yes');
+  await page.getByTestId('edit-review').click();
+  await page.getByTestId('edit-conflict').waitFor({ timeout: 15000 });
+  // ("yes" is quoted: YAML 1.1 would read it as true.)
+  assert.match(await page.getByTestId('edit-theirs').innerText(), /raced: "yes"/, 'the server\'s object now is shown');
+  await page.getByTestId('edit-rebase').click();
+  assert.match(await page.getByTestId('edit-note').innerText(), /newer object/);
+  const rebased = await page.getByTestId('edit-text').inputValue();
+  assert.match(rebased, /raced: "yes"/, 'their label kept');
+  assert.match(rebased, new RegExp(`^ {2}replicas: ${before + 2}$`, 'm'), 'our replicas kept');
+  await page.getByTestId('edit-review').click();
+  await page.getByTestId('review').waitFor({ timeout: 15000 });
+  await page.getByTestId('edit-apply').click();
+  await page.getByTestId('editor').waitFor({ state: 'detached', timeout: 15000 });
+  assert.ok(await until(async () => replicas() === before + 2, 10000));
+  assert.equal(kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.metadata.labels.raced}'), 'yes');
+});
+
+test('an invalid edit shows the server\'s error at the field\'s line, and text that does not read says where', async () => {
+  const { page } = browser;
+  const text = await openEditor(page);
+  const yaml = await text.inputValue();
+  const bad = yaml.replace(/^ {2}replicas: \d+$/m, '  replicas: -1');
+  await text.fill(bad);
+  await page.getByTestId('edit-review').click();
+  const cause = page.getByTestId('edit-cause').first();
+  await cause.waitFor({ timeout: 15000 });
+  const line = bad.split('\n').findIndex((l) => l === '  replicas: -1') + 1;
+  assert.match(await cause.innerText(), new RegExp(`^line ${line}: spec\\.replicas: .*greater than or equal to 0`));
+  // Text that is not YAML: the line and column, and nothing is sent.
+  await text.fill('spec:\n  replicas: [1,\n');
+  await page.getByTestId('edit-review').click();
+  assert.match(await page.getByTestId('edit-error').innerText(), /The text does not read: line \d+, column \d+/);
+  // The browser logs the refused requests (409, 422) itself; nothing else.
+  assert.deepEqual(browser.errors.filter((e) => !/^Failed to load resource: the server responded with a status of (409|422)/.test(e)), []);
+});

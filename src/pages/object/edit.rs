@@ -1,0 +1,281 @@
+//! Editing an object: its YAML in an editor, Review (the server's dry run, field by field, the server's own changes marked), Apply with the resourceVersion the edit started from, and on a conflict the three versions and a rebase.
+
+use kubeglass_client::actions::ActionKind;
+use kubeglass_client::discovery::ResourceInfo;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::actions::{Actions, edit_key};
+use crate::components::problem::ProblemBox;
+use crate::kube::edit::{Refused, dry_run, read_now};
+use crate::kube::use_kube;
+use crate::model::edit::{Reviewed, editable_yaml, field_line, parse, rebase, review};
+use crate::model::history::short;
+use crate::model::problem::Problem;
+use crate::model::yaml::to_yaml;
+use crate::platform::spawn;
+
+/// Where an edit is.
+#[derive(Debug, Clone, PartialEq)]
+enum Stage {
+    /// The person edits the text.
+    Editing,
+    /// Asking the server (a dry run, or the object now).
+    Asking,
+    /// The server's dry run, to review; `sent` is what Apply writes.
+    Reviewing { rows: Vec<Reviewed>, sent: Value },
+    /// Written, waiting for the answer.
+    Writing,
+    /// Someone else wrote first: the edit's base, the edit, and theirs.
+    Conflict { yours: Value, theirs: Value },
+}
+
+/// What went wrong last, shown above the editor.
+#[derive(Debug, Clone, PartialEq)]
+enum Trouble {
+    /// The text does not read (line and column in the words).
+    Text(String),
+    /// The server refused: its words, and each field it named with the
+    /// line it is on in the text.
+    Server(Problem, Vec<String>),
+    /// Reading the server's object failed.
+    Read(Problem),
+}
+
+/// The editor of one object; `open` closes it.
+#[component]
+pub fn ObjectEditor(
+    info: ResourceInfo,
+    namespace: Option<String>,
+    name: String,
+    object: RwSignal<Option<Value>>,
+    open: RwSignal<bool>,
+) -> impl IntoView {
+    let actions = expect_context::<Actions>();
+    let kube = StoredValue::new_local(use_kube());
+    let target = StoredValue::new((info.clone(), namespace.clone(), name.clone()));
+    let key = edit_key(&info.api_resource(), namespace.as_deref(), &name);
+    // The object the edit started from, and the text.
+    let base = StoredValue::new(object.get_untracked().unwrap_or(Value::Null));
+    let text = RwSignal::new(base.with_value(editable_yaml));
+    let stage = RwSignal::new(Stage::Editing);
+    let trouble = RwSignal::new(None::<Trouble>);
+    let note = RwSignal::new(None::<String>);
+
+    // The causes a server named, each with its line in the text.
+    let placed = move |r: &Refused| -> Vec<String> {
+        let t = text.get_untracked();
+        r.causes
+            .iter()
+            .map(|(field, message)| match field_line(&t, field) {
+                Some(n) => format!("line {n}: {field}: {message}"),
+                None if field.is_empty() => message.clone(),
+                None => format!("{field}: {message}"),
+            })
+            .collect()
+    };
+    // The server says the object changed: fetch theirs and show all three.
+    let to_conflict = move |yours: Value| {
+        stage.set(Stage::Asking);
+        let (kube, (info, ns, name)) = (kube.get_value(), target.get_value());
+        spawn(async move {
+            match read_now(&kube, &info, ns.as_deref(), &name).await {
+                Ok(theirs) => {
+                    let _ = stage.try_set(Stage::Conflict { yours, theirs });
+                }
+                Err(p) => {
+                    let _ = trouble.try_set(Some(Trouble::Read(p)));
+                    let _ = stage.try_set(Stage::Editing);
+                }
+            }
+        });
+    };
+    let review_click = move |_| {
+        trouble.set(None);
+        note.set(None);
+        let sent = match parse(&text.get_untracked()) {
+            Ok(v) => v,
+            Err(e) => {
+                trouble.set(Some(Trouble::Text(e.to_string())));
+                return;
+            }
+        };
+        stage.set(Stage::Asking);
+        let (kube, (info, ns, name)) = (kube.get_value(), target.get_value());
+        spawn(async move {
+            match dry_run(&kube, &info, ns.as_deref(), &name, &sent).await {
+                Ok(result) => {
+                    let live = object.get_untracked().unwrap_or(Value::Null);
+                    let rows = review(&live, &sent, &result);
+                    let _ = stage.try_set(Stage::Reviewing { rows, sent });
+                }
+                Err(r) if r.conflict => to_conflict(sent),
+                Err(r) => {
+                    let lines = placed(&r);
+                    let _ = trouble.try_set(Some(Trouble::Server(r.problem, lines)));
+                    let _ = stage.try_set(Stage::Editing);
+                }
+            }
+        });
+    };
+    let apply_click = move |sent: Value| {
+        move |_| {
+            stage.set(Stage::Writing);
+            target.with_value(|(info, ns, name)| {
+                actions.submit(
+                    info.api_resource(),
+                    ns.as_deref(),
+                    name,
+                    ActionKind::Replace(sent.clone()),
+                )
+            });
+        }
+    };
+    // The written edit's answer.
+    Effect::new(move |_| {
+        let Some(done) = actions.edited.get() else {
+            return;
+        };
+        if done.key != key || stage.get_untracked() != Stage::Writing {
+            return;
+        }
+        match done.result {
+            Ok(()) => open.set(false),
+            Err(r) if r.conflict => match parse(&text.get_untracked()) {
+                Ok(yours) => to_conflict(yours),
+                Err(_) => stage.set(Stage::Editing),
+            },
+            Err(r) => {
+                let lines = placed(&r);
+                trouble.set(Some(Trouble::Server(r.problem, lines)));
+                stage.set(Stage::Editing);
+            }
+        }
+    });
+    let rebase_click = move |yours: Value, theirs: Value| {
+        move |_| {
+            let (rebased, clashes) = base.with_value(|b| rebase(b, &yours, &theirs));
+            base.set_value(theirs.clone());
+            text.set(to_yaml(&rebased));
+            note.set(Some(if clashes.is_empty() {
+                "Your changes are now on the server's newer object. Review them again.".to_string()
+            } else {
+                format!(
+                    "Your changes are now on the server's newer object. You and the server both changed {}; yours are kept. Review them again.",
+                    clashes.join(", ")
+                )
+            }));
+            stage.set(Stage::Editing);
+        }
+    };
+
+    let trouble_view = move || {
+        trouble.get().map(|t| match t {
+            Trouble::Text(e) => view! {
+                <p class="error-box" data-testid="edit-error" role="alert">{format!("The text does not read: {e}")}</p>
+            }
+            .into_any(),
+            Trouble::Server(p, lines) => view! {
+                <div data-testid="edit-error">
+                    <ProblemBox problem=p doing="write this edit".to_string() testid="edit-problem"/>
+                    <ul class="edit-causes">
+                        {lines.into_iter().map(|l| view! { <li data-testid="edit-cause">{l}</li> }).collect_view()}
+                    </ul>
+                </div>
+            }
+            .into_any(),
+            Trouble::Read(p) => view! {
+                <div data-testid="edit-error"><ProblemBox problem=p doing="read the object as the server holds it now".to_string() testid="edit-problem"/></div>
+            }
+            .into_any(),
+        })
+    };
+    let editor = move || {
+        let lines = text.with(|t| t.lines().count().max(1));
+        let numbers: String = (1..=lines).map(|n| format!("{n}\n")).collect();
+        view! {
+            <div class="editor-scroll">
+                <pre class="editor-lines" aria-hidden="true">{numbers}</pre>
+                <textarea class="editor-text" data-testid="edit-text" spellcheck="false" wrap="off"
+                    rows=lines + 1
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                    on:keydown=move |ev| {
+                        if let Some(t) = crate::platform::indent_on_tab(&ev) {
+                            text.set(t);
+                        }
+                    }></textarea>
+            </div>
+            <div class="actions">
+                <button data-testid="edit-review" on:click=review_click>"Review"</button>
+                <button on:click=move |_| open.set(false)>"Cancel"</button>
+            </div>
+        }
+    };
+    let body = move || match stage.get() {
+        Stage::Editing => editor().into_any(),
+        Stage::Asking => view! { <p class="muted">"Asking the server…"</p> }.into_any(),
+        Stage::Writing => view! { <p class="muted" data-testid="edit-writing">"Writing…"</p> }.into_any(),
+        Stage::Reviewing { rows, sent } => {
+            let empty = rows.is_empty();
+            view! {
+                <p class="muted small">"What the server would store, compared with the object now. Fields marked "
+                    <span class="badge">"server"</span>" were changed by the server (defaults, admission), not by you."</p>
+                {empty.then(|| view! { <p data-testid="review-empty">"Nothing would change."</p> })}
+                <div class="table-scroll">
+                    <table class="grid" data-testid="review">
+                        <thead><tr><th>"Field"</th><th>"Now"</th><th>"After"</th><th></th></tr></thead>
+                        <tbody>
+                            {rows.into_iter().map(|r| {
+                                let by = if r.by_server { "server" } else { "you" };
+                                let now = r.change.old.as_ref().map(short).unwrap_or_else(|| "—".into());
+                                let after = r.change.new.as_ref().map(short).unwrap_or_else(|| "—".into());
+                                view! {
+                                    <tr data-testid="review-row" data-by=by>
+                                        <td><code>{r.change.path}</code></td>
+                                        <td class="diff-old">{now}</td>
+                                        <td class="diff-new">{after}</td>
+                                        <td>{r.by_server.then(|| view! { <span class="badge" title="The server set this: defaulting or an admission webhook">"server"</span> })}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+                <div class="actions">
+                    <button data-testid="edit-apply" disabled=empty on:click=apply_click(sent)>"Apply"</button>
+                    <button on:click=move |_| stage.set(Stage::Editing)>"Back to the text"</button>
+                </div>
+            }
+            .into_any()
+        }
+        Stage::Conflict { yours, theirs } => {
+            let base_text = base.with_value(editable_yaml);
+            let yours_text = to_yaml(&yours);
+            let theirs_text = editable_yaml(&theirs);
+            view! {
+                <p class="error-box" data-testid="edit-conflict" role="alert">
+                    "The object changed on the server after your edit began, so nothing was written. Your edit can be put on top of the newer object and reviewed again."
+                </p>
+                <div class="three-col">
+                    <div><h4>"When you began"</h4><pre class="yaml">{base_text}</pre></div>
+                    <div><h4>"Yours"</h4><pre class="yaml">{yours_text}</pre></div>
+                    <div><h4>"The server's now"</h4><pre class="yaml" data-testid="edit-theirs">{theirs_text}</pre></div>
+                </div>
+                <div class="actions">
+                    <button data-testid="edit-rebase" on:click=rebase_click(yours, theirs)>"Put my edit on the newer object"</button>
+                    <button on:click=move |_| open.set(false)>"Discard my edit"</button>
+                </div>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <section class="editor" data-testid="editor">
+            <h3>"Edit"</h3>
+            {trouble_view}
+            {move || note.get().map(|n| view! { <p class="muted" data-testid="edit-note">{n}</p> })}
+            {body}
+        </section>
+    }
+}
