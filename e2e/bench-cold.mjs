@@ -1,0 +1,64 @@
+// Cold start of the first page (not a test; it asserts nothing about time):
+// a fresh Chromium profile each run (no HTTP cache), the overview opened, and
+// the time until the server version is drawn (the app downloaded, compiled,
+// started, and its first request answered), with the bytes the page moved.
+// Each URL is measured RUNS times on the loopback as it is, and on a link
+// shaped to 20 Mbit/s down, 5 up, 20 ms each way (Chromium's network
+// emulation), where the size on the wire counts.
+//
+//   node e2e/bench-cold.mjs <app URL> [<app URL> …]
+//
+// e.g. the same build served by plain `kubectl proxy --www` (uncompressed)
+// and by `kubectl glass` (brotli, application/wasm).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
+
+const urls = process.argv.slice(2);
+if (urls.length === 0) throw new Error('usage: node e2e/bench-cold.mjs <app URL> [<app URL> …]');
+const RUNS = Number(process.env.RUNS ?? 5);
+const LINKS = {
+  loopback: null,
+  '20 Mbit/s, 40 ms RTT': { offline: false, latency: 40, downloadThroughput: 20e6 / 8, uploadThroughput: 5e6 / 8 },
+};
+
+async function once(url, link) {
+  const profile = mkdtempSync(join(tmpdir(), 'kubeglass-cold-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, viewport: { width: 1360, height: 900 }, args: [...CHROMIUM_FLAGS],
+  });
+  try {
+    const page = context.pages()[0] ?? await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    if (link) await cdp.send('Network.emulateNetworkConditions', link);
+    let bytes = 0;
+    cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+    const start = Date.now();
+    await page.goto(url);
+    await page.getByTestId('server-version').waitFor({ timeout: 60000 });
+    const ms = Date.now() - start;
+    const wasm = await page.evaluate(() => performance.getEntriesByType('resource')
+      .filter((r) => r.name.endsWith('.wasm'))
+      .map((r) => ({ transfer: r.transferSize, body: r.decodedBodySize }))[0]);
+    return { ms, bytes, wasm };
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+for (const url of urls) {
+  const where = new URL(url);
+  for (const [name, link] of Object.entries(LINKS)) {
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await once(url, link));
+    const w = runs[0].wasm ?? {};
+    console.log(`${where.host} · ${name}: first page (server version drawn) median ${median(runs.map((r) => r.ms))} ms `
+      + `(runs: ${runs.map((r) => r.ms).join(', ')}); ${Math.round(median(runs.map((r) => r.bytes)) / 1024)} KiB moved; `
+      + `wasm ${Math.round((w.transfer ?? 0) / 1024)} KiB on the wire for ${Math.round((w.body ?? 0) / 1024)} KiB`);
+  }
+}
