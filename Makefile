@@ -1,5 +1,5 @@
 # Kubeglass. The README explains each command.
-.PHONY: demo serve install test bench bootstrap app cluster-up cluster-down cluster-reset
+.PHONY: demo serve install dist test bench bootstrap app cluster-up cluster-down cluster-reset
 
 demo:          ## build everything, start cluster + demo workload + the launcher, print the URL
 	@bash hack/demo.sh
@@ -9,6 +9,9 @@ serve:         ## build the app and the launcher, run `kubectl glass` for your c
 
 install:       ## build kubectl-glass (the app inside) into $(PREFIX)/bin, default ~/.local/bin
 	@bash hack/install.sh
+
+dist:          ## a release: release/kubectl-glass-<version>-linux-amd64.tar.gz, its SHA-256, and plugins/glass.yaml for krew
+	@bash hack/dist.sh
 
 test:          ## every test: lints, unit, in-browser and end-to-end
 	@bash hack/test.sh

@@ -16,6 +16,9 @@ KUBEGLASS_CACHE="${KUBEGLASS_CACHE:-$HOME/.cache/kubeglass}"
 BINARYEN_VERSION=132.0.0
 WASM_OPT="$KUBEGLASS_CACHE/binaryen/node_modules/.bin/wasm-opt"
 CLUSTER_BIN="$KUBEGLASS_CACHE/bin/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
+# krew, for the release test (hack/build-krew.sh).
+KREW_VERSION=v0.4.3
+KREW_BIN="$KUBEGLASS_CACHE/bin/krew-$KREW_VERSION/krew"
 
 # Runtime state of the local cluster (data, certificates, logs, kubeconfigs).
 CLUSTER_DIR="${KUBEGLASS_CLUSTER_DIR:-$KUBEGLASS_CACHE/cluster}"

@@ -159,7 +159,9 @@ def main():
                 self.reply(500, {"error": str(e)})
 
         def log_message(self, fmt, *a):
-            log.write(("control: " + fmt % a + "\n").encode())
+            # The request line holds the token: never in the log.
+            line = (fmt % a).replace(args.token, "<token>")
+            log.write(("control: " + line + "\n").encode())
             log.flush()
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)

@@ -88,6 +88,12 @@ bash "$HACK_DIR/build-app.sh"
 cargo build -p kubectl-glass --quiet
 GLASS="$REPO_ROOT/target/debug/kubectl-glass"
 
+step "the release (make dist: archive, SHA-256, krew manifest) and krew from its Go module"
+KUBEGLASS_APP_BUILT=1 bash "$HACK_DIR/dist.sh"
+bash "$HACK_DIR/build-krew.sh"
+glass_version=$(sed -n 's/^version = "\(.*\)"/\1/p' crates/glass/Cargo.toml | head -1)
+RELEASE_ARCHIVE="$REPO_ROOT/release/kubectl-glass-$glass_version-linux-amd64.tar.gz"
+
 step "local cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok)"
 bash "$HACK_DIR/cluster.sh" reset >/dev/null
 bash "$HACK_DIR/cluster.sh" up
@@ -141,10 +147,16 @@ step "end-to-end tests (real Chromium, real UI, real cluster)"
   KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" \
   RESTRICTED_KUBECONFIG="$RESTRICTED_KUBECONFIG" DIST="$REPO_ROOT/dist" \
   KUBE_VERSION="$KUBE_VERSION" E2E_PROXY_PORT=18101 GLASS="$GLASS" \
+  KREW="$KREW_BIN" KUBEGLASS_RELEASE="$RELEASE_ARCHIVE" KUBEGLASS_MANIFEST="$REPO_ROOT/plugins/glass.yaml" \
   ETCD_URL="https://127.0.0.1:$ETCD_PORT" ETCD_PKI="$CLUSTER_DIR/pki" \
   APISERVER_URL="https://127.0.0.1:$APISERVER_PORT" \
   KWOK_URL="http://127.0.0.1:$KWOK_PORT" CONTROL_URL="http://127.0.0.1:$CONTROL_PORT" \
     node --test --test-concurrency=1 --test-reporter=spec tests/
 )
+
+step "no token in any log of the cluster's folder"
+if grep -rlF -e "$admin_token" -e "$restricted_token" -e "$fault_token" -e "$control_token" "$CLUSTER_DIR/logs"; then
+  die "a capability token was written to the logs above"
+fi
 
 log "all tests passed in $((SECONDS - started))s"
