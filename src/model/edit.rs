@@ -221,7 +221,10 @@ mod tests {
     #[test]
     fn the_editor_text_reads_back_as_the_object_without_status_and_managed_fields() {
         let text = editable_yaml(&deployment());
-        assert!(!text.contains("managedFields") && !text.contains("status:"), "{text}");
+        assert!(
+            !text.contains("managedFields") && !text.contains("status:"),
+            "{text}"
+        );
         assert_eq!(parse(&text).expect("reads back"), editable(&deployment()));
         // JSON is YAML too.
         assert_eq!(
@@ -236,11 +239,27 @@ mod tests {
         assert!(e.line.is_some() && e.column.is_some(), "{e:?}");
         assert!(e.to_string().starts_with("line "), "{e}");
         let twice = parse("a: 1\na: 2\n").expect_err("a key twice");
-        assert!(twice.message.contains("given twice") || twice.line.is_some(), "{twice:?}");
-        assert!(parse("- 1\n- 2\n").expect_err("a list").message.contains("not an object"));
-        assert!(parse("a: 1\n---\nb: 2\n").expect_err("two").message.contains("holds 2"));
+        assert!(
+            twice.message.contains("given twice") || twice.line.is_some(),
+            "{twice:?}"
+        );
+        assert!(
+            parse("- 1\n- 2\n")
+                .expect_err("a list")
+                .message
+                .contains("not an object")
+        );
+        assert!(
+            parse("a: 1\n---\nb: 2\n")
+                .expect_err("two")
+                .message
+                .contains("holds 2")
+        );
         // An alias reads as the value it names.
-        assert_eq!(parse("a: &x 1\nb: *x\n").expect("alias"), json!({"a": 1, "b": 1}));
+        assert_eq!(
+            parse("a: &x 1\nb: *x\n").expect("alias"),
+            json!({"a": 1, "b": 1})
+        );
     }
 
     #[test]
@@ -280,7 +299,10 @@ mod tests {
         theirs["spec"]["paused"] = json!(true);
         theirs["spec"]["replicas"] = json!(4);
         let (out, conflicts) = rebase(&base, &yours, &theirs);
-        assert_eq!(out["metadata"]["resourceVersion"], "9", "checked against theirs");
+        assert_eq!(
+            out["metadata"]["resourceVersion"], "9",
+            "checked against theirs"
+        );
         assert_eq!(out["spec"]["paused"], true, "their change kept");
         assert_eq!(out["spec"]["replicas"], 5, "yours applied");
         assert_eq!(out["metadata"]["labels"]["app.kubernetes.io/name"], "web2");
@@ -291,7 +313,9 @@ mod tests {
     #[test]
     fn a_field_is_found_at_its_line() {
         let text = editable_yaml(&deployment());
-        let line = |f: &str| field_line(&text, f).map(|n| text.lines().nth(n - 1).unwrap_or("").trim().to_string());
+        let line = |f: &str| {
+            field_line(&text, f).map(|n| text.lines().nth(n - 1).unwrap_or("").trim().to_string())
+        };
         assert_eq!(line("spec.replicas").as_deref(), Some("replicas: 3"));
         assert_eq!(
             line("spec.template.spec.containers[0].image").as_deref(),

@@ -74,7 +74,8 @@ pub fn set_at(v: &mut Value, at: &[Seg], new: Option<Value>) -> bool {
                 let Some(m) = here.as_object_mut() else {
                     return false;
                 };
-                m.entry(k.clone()).or_insert_with(|| Value::Object(Default::default()))
+                m.entry(k.clone())
+                    .or_insert_with(|| Value::Object(Default::default()))
             }
             Seg::Index(i) => match here.get_mut(*i) {
                 Some(x) => x,
@@ -83,7 +84,10 @@ pub fn set_at(v: &mut Value, at: &[Seg], new: Option<Value>) -> bool {
         };
     }
     match (last, new) {
-        (Seg::Key(k), Some(n)) => here.as_object_mut().map(|m| m.insert(k.clone(), n)).is_some(),
+        (Seg::Key(k), Some(n)) => here
+            .as_object_mut()
+            .map(|m| m.insert(k.clone(), n))
+            .is_some(),
         (Seg::Key(k), None) => {
             if let Some(m) = here.as_object_mut() {
                 m.remove(k);
@@ -217,7 +221,11 @@ pub fn writers(old: &Value, new: &Value) -> Vec<Manager> {
         let fields: Vec<Value> = o
             .pointer("/metadata/managedFields")
             .and_then(Value::as_array)
-            .map(|a| a.iter().map(|e| e.get("fieldsV1").cloned().unwrap_or(Value::Null)).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|e| e.get("fieldsV1").cloned().unwrap_or(Value::Null))
+                    .collect()
+            })
             .unwrap_or_default();
         managers(o).into_iter().zip(fields).collect()
     };
@@ -657,7 +665,14 @@ mod tests {
             Seg::Key("image".into()),
         ];
         assert!(owns(&f, &at));
-        assert!(!owns(&f, &at[..2].iter().cloned().chain([Seg::Index(0), Seg::Key("name".into())]).collect::<Vec<_>>()));
+        assert!(!owns(
+            &f,
+            &at[..2]
+                .iter()
+                .cloned()
+                .chain([Seg::Index(0), Seg::Key("name".into())])
+                .collect::<Vec<_>>()
+        ));
     }
 
     #[test]

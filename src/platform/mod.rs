@@ -96,12 +96,7 @@ pub fn indent_on_tab(ev: &leptos::ev::KeyboardEvent) -> Option<String> {
     ev.prevent_default();
     let start = area.selection_start().ok().flatten()?;
     let end = area.selection_end().ok().flatten()?;
-    area.set_range_text_with_start_and_end_and_mode(
-        "  ",
-        start,
-        end,
-        "end",
-    )
-    .ok()?;
+    area.set_range_text_with_start_and_end_and_mode("  ", start, end, "end")
+        .ok()?;
     Some(area.value())
 }

@@ -332,7 +332,9 @@ impl ActionQueue {
                     )));
                 }
                 object.metadata.managed_fields = None;
-                let o = api.replace(&a.name, &PostParams::default(), &object).await?;
+                let o = api
+                    .replace(&a.name, &PostParams::default(), &object)
+                    .await?;
                 Ok((o.metadata.uid, "Edited by kubeglass".to_string()))
             }
             ActionKind::Labels(changes) => {

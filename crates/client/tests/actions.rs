@@ -338,7 +338,11 @@ fn an_edit_is_one_put_and_a_conflict_is_not_retried() {
     server
         .expect(Method::PUT, "/apis/apps/v1/namespaces/shop/deployments/web")
         .body(edited.clone())
-        .reply(Reply::status(409, "Conflict", "the object has been modified"));
+        .reply(Reply::status(
+            409,
+            "Conflict",
+            "the object has been modified",
+        ));
     let results = run_one(&server, action(edited.clone()));
     match results.as_slice() {
         [ActionResult::Failed { error }] => {
@@ -354,7 +358,10 @@ fn an_edit_is_one_put_and_a_conflict_is_not_retried() {
         .expect(Method::PUT, "/apis/apps/v1/namespaces/shop/deployments/web")
         .reply(Reply::json(200, edited.clone()));
     let results = run_one(&server, action(edited.clone()));
-    assert!(matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]), "{results:?}");
+    assert!(
+        matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]),
+        "{results:?}"
+    );
     server.verify();
 
     let server = FakeApiServer::new();
@@ -363,7 +370,10 @@ fn an_edit_is_one_put_and_a_conflict_is_not_retried() {
     renamed["metadata"]["name"] = json!("other");
     let results = run_one(&server, action(renamed));
     match results.as_slice() {
-        [ActionResult::Failed { error }] => assert!(error.to_string().contains("a rename is a new object"), "{error}"),
+        [ActionResult::Failed { error }] => assert!(
+            error.to_string().contains("a rename is a new object"),
+            "{error}"
+        ),
         other => panic!("{other:?}"),
     }
     server.verify();

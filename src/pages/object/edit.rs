@@ -215,7 +215,9 @@ pub fn ObjectEditor(
     let body = move || match stage.get() {
         Stage::Editing => editor().into_any(),
         Stage::Asking => view! { <p class="muted">"Asking the server…"</p> }.into_any(),
-        Stage::Writing => view! { <p class="muted" data-testid="edit-writing">"Writing…"</p> }.into_any(),
+        Stage::Writing => {
+            view! { <p class="muted" data-testid="edit-writing">"Writing…"</p> }.into_any()
+        }
         Stage::Reviewing { rows, sent } => {
             let empty = rows.is_empty();
             view! {
