@@ -119,3 +119,14 @@ test('an invalid edit shows the server\'s error at the field\'s line, and text t
   // The browser logs the refused requests (409, 422) itself; nothing else.
   assert.deepEqual(browser.errors.filter((e) => !/^Failed to load resource: the server responded with a status of (409|422)/.test(e)), []);
 });
+
+test('Drift shows where the live object left what kubectl apply last applied, and only that', async () => {
+  const { page } = browser;
+  // Made by kubectl apply with 1 replica; the edits above changed the
+  // replicas, added a port and a label (which the manifest never set).
+  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${NAME}`);
+  const drift = page.getByTestId('drift-row');
+  await drift.first().waitFor({ timeout: 20000 });
+  const shown = await drift.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent).join(' | ')));
+  assert.deepEqual(shown, [`spec.replicas | 1 | ${replicas()}`], 'only the applied field that moved');
+});

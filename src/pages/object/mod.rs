@@ -17,6 +17,7 @@ use crate::model::yaml::to_yaml;
 
 mod actions;
 mod containers;
+mod drift;
 mod edit;
 mod events;
 mod history;
@@ -26,6 +27,7 @@ mod secret;
 
 use actions::ObjectActions;
 use containers::{PodContainers, WorkloadLogsLink, has_workload_logs};
+use drift::ObjectDrift;
 use edit::ObjectEditor;
 use events::ObjectEvents;
 use history::ObjectHistoryView;
@@ -182,6 +184,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <ObjectEvents info=info.clone() namespace=namespace.clone() name=name.clone()/>
                     <h3>"History"</h3>
                     <ObjectHistoryView key=history_key/>
+                    {(!secret).then(|| view! { <ObjectDrift object/> })}
                 </div>
                 <div class="object-yaml">
                     <div class="resource-head">
