@@ -87,6 +87,7 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
                 ActionKind::Cordon(false) => format!("uncordon {target}"),
                 ActionKind::Labels(_) => format!("set the labels of {target}"),
                 ActionKind::Replace(_) => format!("write the edited {target}"),
+                ActionKind::RollBack(n, _) => format!("roll {target} back to revision {n}"),
             };
             return Outcome::Failed {
                 doing,
@@ -102,6 +103,9 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
         (ActionResult::Done { .. }, ActionKind::Cordon(false)) => format!("Uncordoned {target}"),
         (ActionResult::Done { .. }, ActionKind::Labels(_)) => format!("Labels of {target} set"),
         (ActionResult::Done { .. }, ActionKind::Replace(_)) => format!("Edited {target}"),
+        (ActionResult::Done { .. }, ActionKind::RollBack(n, _)) => {
+            format!("Rolled {target} back to revision {n}")
+        }
     };
     Outcome::Done(done)
 }

@@ -29,6 +29,19 @@ impl Allowed {
     }
 }
 
+/// May the person update this object (a rollback writes it)? False when
+/// the cluster could not be asked.
+pub async fn may_update(
+    kube: &Kube,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+) -> bool {
+    may(kube, "update", info, namespace, name, None)
+        .await
+        .unwrap_or(false)
+}
+
 /// May the person `verb` this object (or its `sub`resource)? An error when
 /// the cluster could not be asked, which is not the same as "no".
 async fn may(

@@ -19,6 +19,7 @@ pub mod pods;
 pub mod problem;
 pub mod rates;
 pub mod resolve;
+pub mod rollout;
 pub mod secrets;
 pub mod session;
 pub mod table;

@@ -45,6 +45,10 @@ pub enum ActionKind {
     /// resourceVersion the edit started from). A 409 Conflict is final,
     /// never retried: the person decides what to do with the newer object.
     Replace(serde_json::Value),
+    /// `kubectl rollout undo --to-revision`: write this revision's pod
+    /// template (the ReplicaSet's, without its hash label) into the
+    /// Deployment; the number is for the Event.
+    RollBack(u64, serde_json::Value),
 }
 
 impl ActionKind {
@@ -58,6 +62,7 @@ impl ActionKind {
             ActionKind::Cordon(false) => "uncordon",
             ActionKind::Labels(_) => "set labels",
             ActionKind::Replace(_) => "write the edited object",
+            ActionKind::RollBack(..) => "roll back",
         }
     }
 }
@@ -216,6 +221,7 @@ impl ActionQueue {
                     ActionKind::Cordon(false) => "Uncordoned",
                     ActionKind::Labels(_) => "LabelsEdited",
                     ActionKind::Replace(_) => "Edited",
+                    ActionKind::RollBack(..) => "RolledBack",
                 };
                 self.recorder
                     .event(&reference(&action, uid), EventType::Normal, reason, &what);
@@ -336,6 +342,20 @@ impl ActionQueue {
                     .replace(&a.name, &PostParams::default(), &object)
                     .await?;
                 Ok((o.metadata.uid, "Edited by kubeglass".to_string()))
+            }
+            ActionKind::RollBack(revision, template) => {
+                // Read, set the template, write back with the version read
+                // (a conflict is retried: it reads the newer one).
+                let mut deployment = api.get(&a.name).await?;
+                deployment.data["spec"]["template"] = template.clone();
+                deployment.metadata.managed_fields = None;
+                let o = api
+                    .replace(&a.name, &PostParams::default(), &deployment)
+                    .await?;
+                Ok((
+                    o.metadata.uid,
+                    format!("Rolled back to revision {revision} by kubeglass"),
+                ))
             }
             ActionKind::Labels(changes) => {
                 // Read the metadata only (a Secret's data never comes back),

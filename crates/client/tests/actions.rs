@@ -378,3 +378,38 @@ fn an_edit_is_one_put_and_a_conflict_is_not_retried() {
     }
     server.verify();
 }
+
+// A rollback reads the Deployment and writes it back with the revision's
+// pod template, under the version it read, and is recorded.
+#[test]
+fn a_rollback_writes_the_revisions_template_into_the_deployment() {
+    let path = "/apis/apps/v1/namespaces/shop/deployments/web";
+    let live = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "uid": "u1", "resourceVersion": "9"},
+        "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "web:2"}]}}}});
+    let first = json!({"metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "image": "web:1"}]}});
+    let mut written = live.clone();
+    written["spec"]["template"] = first.clone();
+    let server = FakeApiServer::new();
+    expect_apps_discovery(&server);
+    server.expect_get(path).reply(Reply::json(200, live));
+    server
+        .expect(Method::PUT, path)
+        .body(written.clone())
+        .reply(Reply::json(200, written));
+    let results = run_one(
+        &server,
+        Action {
+            resource: deployments(),
+            namespace: Some("shop".into()),
+            name: "web".into(),
+            kind: ActionKind::RollBack(1, first),
+        },
+    );
+    assert!(
+        matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]),
+        "{results:?}"
+    );
+    server.verify();
+}

@@ -23,6 +23,7 @@ mod events;
 mod history;
 mod meta;
 mod owned;
+mod rollout;
 mod secret;
 
 use actions::ObjectActions;
@@ -33,6 +34,7 @@ use events::ObjectEvents;
 use history::ObjectHistoryView;
 use meta::{Chips, Conditions, Owners};
 use owned::OwnedSection;
+use rollout::{RolloutHistory, has_rollout_history};
 use secret::{RevealSignal, SecretAnnotations, SecretData};
 
 /// The page for `#/o/<resource>/<namespace>/<name>`.
@@ -178,6 +180,9 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <h3>"Owners"</h3>
                     <Owners object namespace=namespace.clone()/>
                     <OwnedSection info=info.clone() namespace=namespace.clone() name=name.clone() uid/>
+                    {has_rollout_history(&info).then(|| namespace.clone()).flatten().map(|ns| view! {
+                        <RolloutHistory info=info.clone() namespace=ns name=name.clone() object uid/>
+                    })}
                     <h3>"Conditions"</h3>
                     <Conditions object/>
                     <h3>"Events"</h3>

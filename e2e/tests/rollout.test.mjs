@@ -1,0 +1,59 @@
+// A Deployment's rollout history against the real cluster: its revisions
+// from the ReplicaSets it owns, the pod-template diff of two, and a roll
+// back to revision 1 that restores the first image, as kubectl rollout undo.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
+
+const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 57;
+const NAME = `e2e-rollout-${Date.now() % 1000000}`;
+const IMAGE = (n) => `registry.example/e2e/rollout:${n}`;
+let app;
+let browser;
+
+const image = () => kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
+
+before(async () => {
+  apply({
+    apiVersion: 'apps/v1', kind: 'Deployment',
+    metadata: { name: NAME, namespace: 'demo-shop' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: NAME } },
+      template: { metadata: { labels: { app: NAME } }, spec: { containers: [{ name: 'c', image: IMAGE(1) }] } },
+    },
+  });
+  kubectl('-n', 'demo-shop', 'set', 'image', `deployment/${NAME}`, `c=${IMAGE(2)}`);
+  app = await startApp(PORT);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+  try { kubectl('-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'); } catch { /* best effort */ }
+});
+
+test('the rollout history lists revisions with images, diffs their templates, and rolls back to revision 1', async () => {
+  const { page } = browser;
+  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${NAME}`);
+  const revision = (n) => page.locator(`[data-testid=revision][data-revision="${n}"]`);
+  await revision(2).waitFor({ timeout: 20000 });
+  await revision(1).waitFor({ timeout: 20000 });
+  assert.equal(await revision(2).getByTestId('revision-images').innerText(), IMAGE(2));
+  assert.equal(await revision(1).getByTestId('revision-images').innerText(), IMAGE(1));
+  assert.equal(await revision(2).getByTestId('revision-current').count(), 1, 'revision 2 runs now');
+  // By default the last change: revision 1 → 2, the image.
+  const diff = await page.getByTestId('revision-diff-row').allInnerTexts();
+  assert.deepEqual(diff.map((r) => r.split('\t').join(' | ')), [`spec.containers[0].image | ${IMAGE(1)} | ${IMAGE(2)}`]);
+
+  page.once('dialog', (d) => d.accept());
+  await revision(1).getByTestId('rollback').click();
+  assert.ok(await until(async () => image() === IMAGE(1), 15000), `rolled back: ${image()}`);
+  // The controller makes revision 1's ReplicaSet revision 3, and it runs now.
+  await revision(3).getByTestId('revision-current').waitFor({ timeout: 20000 });
+  assert.equal(await revision(3).getByTestId('revision-images').innerText(), IMAGE(1));
+  assert.match(await page.getByTestId('action-result').innerText(), new RegExp(`Rolled demo-shop/${NAME} back to revision 1`));
+  assert.ok(await until(async () => kubectl('-n', 'demo-shop', 'get', 'events', '--field-selector',
+    `involvedObject.name=${NAME},reason=RolledBack`, '-o', 'name').trim() !== '', 10000), 'a RolledBack event');
+});

@@ -1,0 +1,160 @@
+//! A Deployment's rollout history: its revisions from the ReplicaSets it owns (images, change-cause, age), the pod-template diff of any two, and a confirmed, RBAC-checked roll back to one, as `kubectl rollout undo --to-revision` does.
+
+use kubeglass_client::actions::ActionKind;
+use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::actions::Actions;
+use crate::components::dialog::confirm;
+use crate::components::problem::ProblemBox;
+use crate::kube::Now;
+use crate::kube::access::may_update;
+use crate::kube::session::SessionState;
+use crate::kube::watch::{collection_path, watch_problem};
+use crate::kube::{load, use_kube};
+use crate::model::history::{diff, short};
+use crate::model::rollout::{current, revisions};
+use crate::model::time::age;
+
+/// True for the kinds whose rollout history this shows.
+pub fn has_rollout_history(info: &ResourceInfo) -> bool {
+    info.group == "apps" && info.plural == "deployments"
+}
+
+/// The "Rollout history" section of a Deployment's page.
+#[component]
+pub fn RolloutHistory(
+    info: ResourceInfo,
+    namespace: String,
+    name: String,
+    object: RwSignal<Option<Value>>,
+    uid: Memo<Option<String>>,
+) -> impl IntoView {
+    let kube = use_kube();
+    let now = expect_context::<Now>().0;
+    let actions = expect_context::<Actions>();
+    let may = if expect_context::<SessionState>().read_only() {
+        Signal::stored(false)
+    } else {
+        let (kube, info, ns, name) = (kube.clone(), info.clone(), namespace.clone(), name.clone());
+        let asked = load(async move { may_update(&kube, &info, Some(&ns), &name).await });
+        Signal::derive(move || asked.get().unwrap_or(false))
+    };
+    let path = match collection_path::<ReplicaSet>(&kube, Some(&namespace)) {
+        Ok(p) => p,
+        Err(problem) => {
+            return view! { <ProblemBox problem doing="list its ReplicaSets".to_string() testid="rollout-error"/> }
+                .into_any();
+        }
+    };
+    let tick = RwSignal::new(0u64);
+    let watch = kube
+        .subscribe("rollout-history", &path)
+        .owner_index()
+        .frames(move |_, _| tick.update(|t| *t += 1));
+    let status = watch.status();
+    let watch = StoredValue::new_local(watch);
+    let found = Memo::new(move |_| {
+        tick.get();
+        let (Some(uid), Some(deployment)) = (uid.get(), object.get()) else {
+            return (Vec::new(), None);
+        };
+        let sets: Vec<Value> = watch.with_value(|w| {
+            w.owned_by(&uid)
+                .iter()
+                .filter_map(|rs| serde_json::to_value(rs.as_ref()).ok())
+                .collect()
+        });
+        let revs = revisions(&deployment, &sets);
+        let now_at = current(&deployment, &revs);
+        (revs, now_at)
+    });
+    let from = RwSignal::new(None::<u64>);
+    let to = RwSignal::new(None::<u64>);
+    let chosen = move || {
+        let (revs, _) = found.get();
+        let to = to.get().or_else(|| revs.first().map(|r| r.number));
+        let from = from.get().or_else(|| revs.get(1).map(|r| r.number));
+        (from, to)
+    };
+    let target = format!("{namespace}/{name}");
+    let resource = StoredValue::new((info.api_resource(), namespace.clone(), name.clone()));
+    let problem = move || {
+        status.with(watch_problem).map(|p| {
+            view! { <ProblemBox problem=p doing="list its ReplicaSets".to_string() testid="rollout-error"/> }
+        })
+    };
+    let rows = move || {
+        let (revs, now_at) = found.get();
+        let (f, t) = chosen();
+        let may = may.get();
+        revs.into_iter()
+            .map(|r| {
+                let n = r.number;
+                let created = r.created.map(|c| age(now.get(), c)).unwrap_or_default();
+                let is_now = now_at == Some(n);
+                let target = target.clone();
+                let template = r.template.clone();
+                let back = move |_| {
+                    if confirm(&format!("Roll {target} back to revision {n}? Its pods are replaced with that revision's.")) {
+                        resource.with_value(|(res, ns, name)| {
+                            actions.submit(res.clone(), Some(ns), name, ActionKind::RollBack(n, template.clone()))
+                        });
+                    }
+                };
+                view! {
+                    <tr data-testid="revision" data-revision=n.to_string()>
+                        <td><input type="radio" name="rev-from" prop:checked=move || f == Some(n) on:change=move |_| from.set(Some(n))/></td>
+                        <td><input type="radio" name="rev-to" prop:checked=move || t == Some(n) on:change=move |_| to.set(Some(n))/></td>
+                        <td class="num">{n}{is_now.then(|| view! { <span class="badge" data-testid="revision-current">"now"</span> })}</td>
+                        <td class="num">{created}</td>
+                        <td data-testid="revision-images">{r.images.join(", ")}</td>
+                        <td class="muted small">{r.change_cause.unwrap_or_default()}</td>
+                        <td>{(may && !is_now).then(|| view! { <button data-testid="rollback" on:click=back>{format!("Roll back to {n}")}</button> })}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let template_diff = move || {
+        let (revs, _) = found.get();
+        let (f, t) = chosen();
+        let pick = |n: Option<u64>| {
+            revs.iter()
+                .find(|r| Some(r.number) == n)
+                .map(|r| r.template.clone())
+        };
+        let (Some(a), Some(b)) = (pick(f), pick(t)) else {
+            return None;
+        };
+        let changes = diff(&a, &b);
+        Some(view! {
+            <p class="muted small">{format!("The pod template, revision {} → {}:", f.unwrap_or(0), t.unwrap_or(0))}</p>
+            <table class="grid" data-testid="revision-diff">
+                <tbody>
+                    {changes.into_iter().map(|c| view! {
+                        <tr data-testid="revision-diff-row">
+                            <td><code>{c.path}</code></td>
+                            <td class="diff-old">{c.old.as_ref().map(short).unwrap_or_else(|| "—".into())}</td>
+                            <td class="diff-new">{c.new.as_ref().map(short).unwrap_or_else(|| "—".into())}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        })
+    };
+    view! {
+        <h3>"Rollout history"</h3>
+        {problem}
+        <div class="table-scroll">
+            <table class="grid" data-testid="rollout-history">
+                <thead><tr><th>"From"</th><th>"To"</th><th>"Revision"</th><th>"Age"</th><th>"Images"</th><th>"Change cause"</th><th></th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        {template_diff}
+    }
+    .into_any()
+}
