@@ -104,14 +104,17 @@ fn content_type(name: &str) -> Option<&'static str> {
     })
 }
 
-/// True for Trunk's content-hashed names (`main-<16 hex>.css`,
-/// `kubeglass-<16 hex>_bg.wasm`): they never change, so they may be cached
-/// for good. index.html names them and is never cached.
+/// True for Trunk's content-hashed names (`main-<hex>.css`,
+/// `kubeglass-<hex>_bg.wasm`): they never change, so they may be cached
+/// for good. index.html names them and is never cached. The hash is a u64
+/// written without leading zeros, so it is 16 hex digits or fewer (CI saw a
+/// build named `kubeglass-b3135f02f362caf`, 15).
 fn is_hashed(name: &str) -> bool {
     let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
-    stem.rsplit_once('-')
-        .is_some_and(|(_, hash)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    stem.rsplit_once('-').is_some_and(|(_, hash)| {
+        (8..=16).contains(&hash.len()) && hash.bytes().all(|b| b.is_ascii_hexdigit())
+    })
 }
 
 /// True when `accept_encoding` takes `coding` (and not with `q=0`).
@@ -139,6 +142,7 @@ mod tests {
         assert!(is_hashed("kubeglass-61be01d306410230_bg.wasm"));
         assert!(is_hashed("kubeglass-61be01d306410230.js"));
         assert!(is_hashed("main-fcfa15f98391bda9.css"));
+        assert!(is_hashed("kubeglass-b3135f02f362caf_bg.wasm"), "15 digits");
         assert!(!is_hashed("index.html"));
         assert!(!is_hashed("kubeglass-context.json"));
         assert!(!is_hashed("main-fcfa15f98391bdz9.css"));
