@@ -40,10 +40,13 @@ impl HistoryStore {
         }
     }
 
-    /// Records that the object is gone.
+    /// Records that the object is gone (views hear of it once).
     pub fn deleted(&self, key: &str, now: Seconds) {
-        self.inner.update_value(|h| h.deleted(key, now));
-        self.changed.update(|n| *n += 1);
+        let mut new = false;
+        self.inner.update_value(|h| new = h.deleted(key, now));
+        if new {
+            self.changed.update(|n| *n += 1);
+        }
     }
 
     /// `key`'s history now (tracked: re-read when any history changes).

@@ -215,8 +215,8 @@ pub fn managers(object: &Value) -> Vec<Manager> {
 /// `new`'s managedFields, of the fields that changed (a field set or
 /// changed is owned by whoever wrote it last); for a change no entry owns
 /// (a removal), the entries that are new or whose time moved. In the order
-/// of the changes.
-pub fn writers(old: &Value, new: &Value) -> Vec<Manager> {
+/// of `changes` (the diff of `old` and `new`, computed once by the caller).
+pub fn writers(old: &Value, new: &Value, changes: &[FieldChange]) -> Vec<Manager> {
     let entries = |o: &Value| -> Vec<(Manager, Value)> {
         let fields: Vec<Value> = o
             .pointer("/metadata/managedFields")
@@ -248,7 +248,7 @@ pub fn writers(old: &Value, new: &Value) -> Vec<Manager> {
             out.push(m.clone());
         }
     };
-    for c in diff(old, new) {
+    for c in changes {
         let owners: Vec<&Manager> = after
             .iter()
             .filter(|(_, f)| owns(f, &c.at))
@@ -439,7 +439,7 @@ impl Histories {
             }
             Some(last) => {
                 let changes = diff(&last.object, object);
-                let by = writers(&last.object, object);
+                let by = writers(&last.object, object, &changes);
                 let summary = summary(&changes, &by);
                 let parts = sections(&changes);
                 let status_only = !parts.is_empty() && parts.keys().all(|k| k == "status");
@@ -469,10 +469,11 @@ impl Histories {
         true
     }
 
-    /// Records that the object under `key` was deleted at `now`.
-    pub fn deleted(&mut self, key: &str, now: Seconds) {
+    /// Records that the object under `key` was deleted at `now`; false
+    /// when there was nothing to record (no history, or gone already).
+    pub fn deleted(&mut self, key: &str, now: Seconds) -> bool {
         let Some(h) = self.objects.get_mut(key) else {
-            return;
+            return false;
         };
         let Some(last) = h
             .versions
@@ -480,7 +481,7 @@ impl Histories {
             .filter(|v| v.kind != Kind::Deleted)
             .cloned()
         else {
-            return;
+            return false;
         };
         self.bytes += last.bytes;
         h.versions.push_back(Version {
@@ -492,6 +493,7 @@ impl Histories {
             ..last
         });
         self.trim(key);
+        true
     }
 
     /// Drops the oldest versions of other objects (then of `keep`'s own,
@@ -618,7 +620,7 @@ mod tests {
                 entry("kubectl", "t2", Some("scale"))
             ]),
         );
-        let by = writers(&a, &b);
+        let by = writers(&a, &b, &diff(&a, &b));
         assert_eq!(by.len(), 1, "{by:?}");
         assert_eq!(
             (by[0].name.as_str(), by[0].subresource.as_str()),
@@ -654,7 +656,10 @@ mod tests {
                            "fieldsV1": {"f:metadata": {"f:labels": {"f:team": {}}}}});
         let mut b = deployment("2", 3, json!({"team": "shop"}), json!([kcm("t1"), label]));
         b["status"] = json!({"replicas": 3});
-        let names: Vec<String> = writers(&a, &b).iter().map(manager_words).collect();
+        let names: Vec<String> = writers(&a, &b, &diff(&a, &b))
+            .iter()
+            .map(manager_words)
+            .collect();
         assert_eq!(names, ["kubectl-label", "kube-controller-manager (status)"]);
         // A list item is owned through its k:/i: entry.
         let f = json!({"f:spec": {"f:containers": {"k:{\"name\":\"c\"}": {"f:image": {}}}}});
@@ -736,7 +741,8 @@ mod tests {
         );
         assert!(h.record("deployments shop/web", &v2, 3.0));
         assert!(h.record("deployments shop/web", &v3, 4.0));
-        h.deleted("deployments shop/web", 5.0);
+        assert!(h.deleted("deployments shop/web", 5.0));
+        assert!(!h.deleted("deployments shop/web", 6.0), "gone already");
         let o = h.get("deployments shop/web").expect("a history");
         let summaries: Vec<&str> = o.versions.iter().map(|v| v.summary.as_str()).collect();
         assert_eq!(
