@@ -31,6 +31,23 @@ export function apply(manifest) {
     { input: JSON.stringify(manifest), encoding: 'utf8' });
 }
 
+/**
+ * A one-replica Deployment `name` in demo-shop whose container `c` runs
+ * `image` (kwok runs it), labelled `app: name`: the object the edit, history
+ * and rollout tests change.
+ */
+export function deployment(name, image) {
+  return {
+    apiVersion: 'apps/v1', kind: 'Deployment',
+    metadata: { name, namespace: 'demo-shop', labels: { app: name } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image }] } },
+    },
+  };
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**

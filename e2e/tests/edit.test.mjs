@@ -4,7 +4,7 @@
 // kubectl meanwhile and its rebase, and a server validation error at its line.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
+import { startApp, apply, deployment, kubectl, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 55;
 const NAME = `e2e-edit-${Date.now() % 1000000}`;
@@ -14,15 +14,7 @@ let browser;
 const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.replicas}'));
 
 before(async () => {
-  apply({
-    apiVersion: 'apps/v1', kind: 'Deployment',
-    metadata: { name: NAME, namespace: 'demo-shop', labels: { app: NAME } },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: NAME } },
-      template: { metadata: { labels: { app: NAME } }, spec: { containers: [{ name: 'c', image: 'registry.example/e2e/edit:1' }] } },
-    },
-  });
+  apply(deployment(NAME, 'registry.example/e2e/edit:1'));
   app = await startApp(PORT);
   browser = await launchBrowser();
 });

@@ -3,7 +3,7 @@
 // against the real cluster (kubectl scale and kubectl label as the changes).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
+import { startApp, apply, deployment, kubectl, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 50;
 const NAME = `e2e-history-${Date.now() % 1000000}`;
@@ -11,15 +11,7 @@ let app;
 let browser;
 
 before(async () => {
-  apply({
-    apiVersion: 'apps/v1', kind: 'Deployment',
-    metadata: { name: NAME, namespace: 'demo-shop', labels: { app: NAME } },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: NAME } },
-      template: { metadata: { labels: { app: NAME } }, spec: { containers: [{ name: 'c', image: 'registry.example/e2e/history:1' }] } },
-    },
-  });
+  apply(deployment(NAME, 'registry.example/e2e/history:1'));
   app = await startApp(PORT);
   browser = await launchBrowser();
 });

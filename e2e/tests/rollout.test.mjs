@@ -3,7 +3,7 @@
 // back to revision 1 that restores the first image, as kubectl rollout undo.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
+import { startApp, apply, deployment, kubectl, launchBrowser, until } from '../lib.mjs';
 
 const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 57;
 const NAME = `e2e-rollout-${Date.now() % 1000000}`;
@@ -14,15 +14,7 @@ let browser;
 const image = () => kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
 
 before(async () => {
-  apply({
-    apiVersion: 'apps/v1', kind: 'Deployment',
-    metadata: { name: NAME, namespace: 'demo-shop' },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: NAME } },
-      template: { metadata: { labels: { app: NAME } }, spec: { containers: [{ name: 'c', image: IMAGE(1) }] } },
-    },
-  });
+  apply(deployment(NAME, IMAGE(1)));
   kubectl('-n', 'demo-shop', 'set', 'image', `deployment/${NAME}`, `c=${IMAGE(2)}`);
   app = await startApp(PORT);
   browser = await launchBrowser();
