@@ -49,22 +49,41 @@ pub fn App() -> impl IntoView {
     provide_context(Actions::start(&kube));
     provide_context(crate::kube::history::HistoryStore::new());
     let route = use_route();
-    // The page to draw: a log view's options change it in place.
-    let page = Memo::new(move |_| route.get().page());
-    let nav =
-        move |target: fn(Option<&str>) -> Route, label: &'static str, testid: &'static str| {
-            let href = move || target(cluster.namespace.get().as_deref()).href();
-            let active = move || {
-                let (r, t) = (route.get(), target(None));
-                match (&r, &t) {
-                    (Route::Resource { resource: a, .. }, Route::Resource { resource: b, .. }) => {
-                        a == b
-                    }
-                    _ => std::mem::discriminant(&r) == std::mem::discriminant(&t),
-                }
-            };
-            view! { <a href=href class:active=active data-testid=testid>{label}</a> }
-        };
+    view! {
+        <TopBar cluster session route/>
+        <UnprotectedBanner/>
+        <ConnectionBanner/>
+        <Palette/>
+        <main class="content">
+            <Page session route/>
+        </main>
+    }
+}
+
+/// One link of the top bar: its route in the chosen namespace, marked
+/// active while the route is the same kind of page (the same resource).
+#[component]
+fn NavLink(
+    cluster: ClusterState,
+    route: ReadSignal<Route>,
+    target: fn(Option<&str>) -> Route,
+    label: &'static str,
+    testid: &'static str,
+) -> impl IntoView {
+    let href = move || target(cluster.namespace.get().as_deref()).href();
+    let active = move || {
+        let (r, t) = (route.get(), target(None));
+        match (&r, &t) {
+            (Route::Resource { resource: a, .. }, Route::Resource { resource: b, .. }) => a == b,
+            _ => std::mem::discriminant(&r) == std::mem::discriminant(&t),
+        }
+    };
+    view! { <a href=href class:active=active data-testid=testid>{label}</a> }
+}
+
+/// The top bar: the brand, the pages, the namespace, the session and the theme.
+#[component]
+fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
     view! {
         <header class="topbar">
             <a class="brand" href="#/">
@@ -72,13 +91,13 @@ pub fn App() -> impl IntoView {
                 " Kubeglass"
             </a>
             <nav class="nav">
-                {nav(|_| Route::Overview, "Overview", "nav-overview")}
-                {nav(|ns| Route::resource("pods", ns), "Pods", "nav-pods")}
-                {nav(|ns| Route::resource("deployments", ns), "Deployments", "nav-deployments")}
-                {nav(|_| Route::resource("nodes", None), "Nodes", "nav-nodes")}
-                {nav(|_| Route::Events, "Events", "nav-events")}
-                {nav(|_| Route::Api, "API", "nav-api")}
-                {nav(|_| Route::Xray, "X-ray", "nav-xray")}
+                <NavLink cluster route target=|_| Route::Overview label="Overview" testid="nav-overview"/>
+                <NavLink cluster route target=|ns| Route::resource("pods", ns) label="Pods" testid="nav-pods"/>
+                <NavLink cluster route target=|ns| Route::resource("deployments", ns) label="Deployments" testid="nav-deployments"/>
+                <NavLink cluster route target=|_| Route::resource("nodes", None) label="Nodes" testid="nav-nodes"/>
+                <NavLink cluster route target=|_| Route::Events label="Events" testid="nav-events"/>
+                <NavLink cluster route target=|_| Route::Api label="API" testid="nav-api"/>
+                <NavLink cluster route target=|_| Route::Xray label="X-ray" testid="nav-xray"/>
             </nav>
             <NamespacePicker/>
             <span class="topbar-sub">"type " <kbd>":"</kbd> " to jump · " <kbd>"/"</kbd> " to filter"</span>
@@ -93,38 +112,42 @@ pub fn App() -> impl IntoView {
             })}
             <ThemeToggle/>
         </header>
-        <UnprotectedBanner/>
-        <ConnectionBanner/>
-        <Palette/>
-        <main class="content">
-            {move || if !session.loaded.get() {
-                view! { <p class="muted" data-testid="session-loading">"Starting…"</p> }.into_any()
-            } else { match page.get() {
-                Route::Overview => view! { <Overview/> }.into_any(),
-                Route::Resource { resource, namespace, labels, fields } => view! {
-                    <ResourcePage resource namespace labels fields/>
-                }
-                .into_any(),
-                Route::Object { resource, namespace, name } => view! {
-                    <ObjectPage resource namespace name/>
-                }
-                .into_any(),
-                Route::Logs { namespace, target, .. } => view! {
-                    <LogsPage namespace target/>
-                }
-                .into_any(),
-                Route::Api => view! { <ApiTree/> }.into_any(),
-                Route::Events => view! { <EventsPage/> }.into_any(),
-                Route::Xray => view! { <Xray/> }.into_any(),
-                Route::Invalid { reason } => view! {
-                    <section class="panel">
-                        <p class="error-box" data-testid="route-error" role="alert">
-                            "This link cannot be opened: " {reason} "."
-                        </p>
-                    </section>
-                }
-                .into_any(),
-            }}}
-        </main>
+    }
+}
+
+/// The page the URL names, once the session file is read ("Starting…" before).
+#[component]
+fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
+    // The page to draw: a log view's options change it in place.
+    let page = Memo::new(move |_| route.get().page());
+    view! {
+        {move || if !session.loaded.get() {
+            view! { <p class="muted" data-testid="session-loading">"Starting…"</p> }.into_any()
+        } else { match page.get() {
+            Route::Overview => view! { <Overview/> }.into_any(),
+            Route::Resource { resource, namespace, labels, fields } => view! {
+                <ResourcePage resource namespace labels fields/>
+            }
+            .into_any(),
+            Route::Object { resource, namespace, name } => view! {
+                <ObjectPage resource namespace name/>
+            }
+            .into_any(),
+            Route::Logs { namespace, target, .. } => view! {
+                <LogsPage namespace target/>
+            }
+            .into_any(),
+            Route::Api => view! { <ApiTree/> }.into_any(),
+            Route::Events => view! { <EventsPage/> }.into_any(),
+            Route::Xray => view! { <Xray/> }.into_any(),
+            Route::Invalid { reason } => view! {
+                <section class="panel">
+                    <p class="error-box" data-testid="route-error" role="alert">
+                        "This link cannot be opened: " {reason} "."
+                    </p>
+                </section>
+            }
+            .into_any(),
+        }}}
     }
 }

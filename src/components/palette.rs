@@ -26,18 +26,13 @@ fn route_of(b: Builtin) -> Route {
     }
 }
 
-/// The palette overlay (hidden until `:`).
-#[component]
-pub fn Palette() -> impl IntoView {
-    let kube = use_kube();
-    let cluster = expect_context::<ClusterState>();
-    let discovered = kube.discovered;
-    let open = RwSignal::new(false);
-    let text = RwSignal::new(String::new());
-    // The word that did not resolve, and why.
-    let error: RwSignal<Option<(String, Unresolved)>> = RwSignal::new(None);
-    let input = NodeRef::<leptos::html::Input>::new();
-
+/// `:` (not while typing) opens the palette empty and focuses its box.
+fn open_on_colon(
+    open: RwSignal<bool>,
+    text: RwSignal<String>,
+    error: RwSignal<Option<(String, Unresolved)>>,
+    input: NodeRef<leptos::html::Input>,
+) {
     on_keys(move |ev: KeyboardEvent| {
         if ev.key() == ":" && !typing(&ev) {
             ev.prevent_default();
@@ -51,6 +46,41 @@ pub fn Palette() -> impl IntoView {
             });
         }
     });
+}
+
+/// Why `word` went nowhere, under the box.
+fn error_line(word: &str, why: Unresolved) -> impl IntoView + use<> {
+    let (kind, text) = match why {
+        Unresolved::Unknown => (
+            "not-found",
+            format!("The server has no resource called “{word}”."),
+        ),
+        Unresolved::Cannot(t) => ("invalid", t),
+        Unresolved::Failed(p) => (
+            p.word(),
+            format!(
+                "{} {}",
+                p.explain("read the server's resources"),
+                p.detail()
+            ),
+        ),
+    };
+    view! { <p class="error-text" data-testid="palette-error" data-problem=kind>{text}</p> }
+}
+
+/// The palette overlay (hidden until `:`).
+#[component]
+pub fn Palette() -> impl IntoView {
+    let kube = use_kube();
+    let cluster = expect_context::<ClusterState>();
+    let discovered = kube.discovered;
+    let open = RwSignal::new(false);
+    let text = RwSignal::new(String::new());
+    // The word that did not resolve, and why.
+    let error: RwSignal<Option<(String, Unresolved)>> = RwSignal::new(None);
+    let input = NodeRef::<leptos::html::Input>::new();
+
+    open_on_colon(open, text, error, input);
 
     let kube = StoredValue::new_local(kube);
     let go = move || {
@@ -105,14 +135,7 @@ pub fn Palette() -> impl IntoView {
                         _ => {}
                     }
                 />
-                {move || error.get().map(|(word, why)| {
-                    let (kind, text) = match why {
-                        Unresolved::Unknown => ("not-found", format!("The server has no resource called “{word}”.")),
-                        Unresolved::Cannot(t) => ("invalid", t),
-                        Unresolved::Failed(p) => (p.word(), format!("{} {}", p.explain("read the server's resources"), p.detail())),
-                    };
-                    view! { <p class="error-text" data-testid="palette-error" data-problem=kind>{text}</p> }
-                })}
+                {move || error.get().map(|(word, why)| error_line(&word, why))}
                 <ul class="palette-list">
                     {move || list().into_iter().map(|s| {
                         let (href, label) = (Route::resource(&s.name, None).href(), s.label);

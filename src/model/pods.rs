@@ -177,6 +177,57 @@ fn resources(c: &Value, which: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A container's ports as `8080/TCP http`.
+fn ports(c: &Value) -> Vec<String> {
+    c.get("ports")
+        .and_then(Value::as_array)
+        .map(|ps| {
+            ps.iter()
+                .map(|p| {
+                    let port = p.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
+                    let proto = p.get("protocol").and_then(Value::as_str).unwrap_or("TCP");
+                    match p.get("name").and_then(Value::as_str) {
+                        Some(n) => format!("{port}/{proto} {n}"),
+                        None => format!("{port}/{proto}"),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl ContainerRow {
+    /// One container of a pod: its spec `c` and its status `st`, if any.
+    fn read(kind: ContainerKind, c: &Value, st: Option<&Value>) -> Self {
+        let name = c.get("name").and_then(Value::as_str).unwrap_or("");
+        ContainerRow {
+            image: c
+                .get("image")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            state: State::read(st.and_then(|s| s.get("state"))),
+            last: State::read(
+                st.and_then(|s| s.get("lastState"))
+                    .filter(|v| v.as_object().is_some_and(|o| !o.is_empty())),
+            ),
+            ready: st
+                .and_then(|s| s.get("ready"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            restarts: st
+                .and_then(|s| s.get("restartCount"))
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
+            ports: ports(c),
+            requests: resources(c, "requests"),
+            limits: resources(c, "limits"),
+            name: name.to_string(),
+            kind,
+        }
+    }
+}
+
 impl PodView {
     /// Reads a pod.
     pub fn from_value(pod: &Value) -> Self {
@@ -223,58 +274,12 @@ impl PodView {
                 .into_iter()
                 .flatten()
             {
-                let name = c
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
+                let name = c.get("name").and_then(Value::as_str);
                 let st = statuses.and_then(|s| {
                     s.iter()
-                        .find(|s| s.get("name").and_then(Value::as_str) == Some(name.as_str()))
+                        .find(|s| s.get("name").and_then(Value::as_str) == name)
                 });
-                let ports = c
-                    .get("ports")
-                    .and_then(Value::as_array)
-                    .map(|ps| {
-                        ps.iter()
-                            .map(|p| {
-                                let port =
-                                    p.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
-                                let proto =
-                                    p.get("protocol").and_then(Value::as_str).unwrap_or("TCP");
-                                match p.get("name").and_then(Value::as_str) {
-                                    Some(n) => format!("{port}/{proto} {n}"),
-                                    None => format!("{port}/{proto}"),
-                                }
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                containers.push(ContainerRow {
-                    image: c
-                        .get("image")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    state: State::read(st.and_then(|s| s.get("state"))),
-                    last: State::read(
-                        st.and_then(|s| s.get("lastState"))
-                            .filter(|v| v.as_object().is_some_and(|o| !o.is_empty())),
-                    ),
-                    ready: st
-                        .and_then(|s| s.get("ready"))
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false),
-                    restarts: st
-                        .and_then(|s| s.get("restartCount"))
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0),
-                    ports,
-                    requests: resources(c, "requests"),
-                    limits: resources(c, "limits"),
-                    name,
-                    kind,
-                });
+                containers.push(ContainerRow::read(kind, c, st));
             }
         }
         Self {

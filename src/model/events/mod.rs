@@ -60,9 +60,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn filters_combine_type_reason_namespace_kind_object_and_text() {
-        let rows = [
+    /// Three events: a pod's warning, a pod's scheduling, a deployment's scaling.
+    fn three() -> [EventRow; 3] {
+        [
             event(
                 "a",
                 json!({"type": "Warning", "reason": "BackOff", "message": "back-off restarting",
@@ -78,15 +78,21 @@ mod tests {
                 json!({"type": "Normal", "reason": "ScalingReplicaSet",
                 "involvedObject": {"kind": "Deployment", "name": "cart"}}),
             ),
-        ];
-        // A stand-in for the browser's RegExp: a literal, in any case.
-        let compile = |p: &str| -> Result<Test, String> {
-            if p.contains('(') {
-                return Err("Unterminated group".into());
-            }
-            let p = p.to_lowercase();
-            Ok(Box::new(move |t: &str| t.to_lowercase().contains(&p)))
-        };
+        ]
+    }
+
+    /// A stand-in for the browser's RegExp: a literal, in any case.
+    fn compile(p: &str) -> Result<Test, String> {
+        if p.contains('(') {
+            return Err("Unterminated group".into());
+        }
+        let p = p.to_lowercase();
+        Ok(Box::new(move |t: &str| t.to_lowercase().contains(&p)))
+    }
+
+    #[test]
+    fn filters_combine_type_reason_namespace_kind_object_and_text() {
+        let rows = three();
         let pass = |f: EventFilter| -> Vec<String> {
             rows.iter()
                 .filter(|e| f.matcher(compile)(e))

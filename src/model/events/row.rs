@@ -44,6 +44,56 @@ pub struct Involved {
     pub name: String,
 }
 
+/// When an event was first and last seen, in seconds (see
+/// [`EventRow::from_object`]); 0 when no time can be read.
+fn seen_times(e: &DynamicObject) -> (i64, i64) {
+    let time = |p: &str| {
+        e.data
+            .pointer(p)
+            .and_then(|v| v.as_str())
+            .and_then(parse_time)
+            .filter(|t| *t > 0.0)
+    };
+    let created = e
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| t.0.as_second() as f64)
+        .filter(|t| *t > 0.0);
+    let newest = [
+        time("/lastTimestamp"),
+        time("/series/lastObservedTime"),
+        time("/eventTime"),
+    ]
+    .into_iter()
+    .flatten()
+    .reduce(f64::max);
+    let last_seen = newest
+        .or_else(|| time("/firstTimestamp"))
+        .or(created)
+        .unwrap_or(0.0) as i64;
+    let first_seen = time("/firstTimestamp")
+        .or_else(|| time("/eventTime"))
+        .map_or(last_seen, |t| t as i64);
+    (first_seen, last_seen)
+}
+
+/// How many times an event happened: `count`, else `series.count` (an
+/// events.k8s.io Event read through core/v1 has `count: 0` and its count in
+/// the series), else 1.
+fn count(e: &DynamicObject) -> i32 {
+    let positive = |p: &str| {
+        e.data
+            .pointer(p)
+            .and_then(|v| v.as_i64())
+            .filter(|n| *n > 0)
+    };
+    positive("/count")
+        .or_else(|| positive("/series/count"))
+        .unwrap_or(1)
+        .clamp(0, i64::from(i32::MAX)) as i32
+}
+
 impl EventRow {
     /// Reads a core/v1 Event, events.k8s.io Events included as core/v1
     /// serves them (`eventTime`, `series`, `count: 0`), read as an untyped object (one object type fewer in the
@@ -59,46 +109,8 @@ impl EventRow {
                 .unwrap_or_default()
                 .to_string()
         };
-        let time = |p: &str| {
-            e.data
-                .pointer(p)
-                .and_then(|v| v.as_str())
-                .and_then(parse_time)
-                .filter(|t| *t > 0.0)
-        };
-        let created = e
-            .metadata
-            .creation_timestamp
-            .as_ref()
-            .map(|t| t.0.as_second() as f64)
-            .filter(|t| *t > 0.0);
-        let newest = [
-            time("/lastTimestamp"),
-            time("/series/lastObservedTime"),
-            time("/eventTime"),
-        ]
-        .into_iter()
-        .flatten()
-        .reduce(f64::max);
-        let last_seen = newest
-            .or_else(|| time("/firstTimestamp"))
-            .or(created)
-            .unwrap_or(0.0) as i64;
-        let first_seen = time("/firstTimestamp")
-            .or_else(|| time("/eventTime"))
-            .map_or(last_seen, |t| t as i64);
-        // An events.k8s.io Event read through core/v1 has `count: 0` and
-        // its count in the series.
-        let positive = |p: &str| {
-            e.data
-                .pointer(p)
-                .and_then(|v| v.as_i64())
-                .filter(|n| *n > 0)
-        };
-        let count = positive("/count")
-            .or_else(|| positive("/series/count"))
-            .unwrap_or(1)
-            .clamp(0, i64::from(i32::MAX)) as i32;
+        let (first_seen, last_seen) = seen_times(e);
+        let count = count(e);
         let type_ = text("/type");
         let kind = text("/involvedObject/kind");
         let name = text("/involvedObject/name");
