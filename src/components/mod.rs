@@ -2,6 +2,7 @@
 
 pub mod banner;
 pub mod dialog;
+pub mod diff;
 pub mod keys;
 pub mod namespace;
 pub mod outcome;

@@ -4,10 +4,11 @@ use crate::kube::watch::FactoryEntry;
 use leptos::prelude::*;
 
 use crate::actions::Actions;
+use crate::kube::Kube;
 use crate::kube::Now;
 use crate::kube::use_kube;
 use crate::model::rates::Rates;
-use crate::model::time::short_age;
+use crate::model::time::{Seconds, short_age};
 
 fn state_class(label: &str) -> &'static str {
     match label {
@@ -24,15 +25,41 @@ struct InformerRow {
     events_per_sec: f64,
 }
 
+/// The tab's client, held by the page.
+type KubeValue = StoredValue<Kube, LocalStorage>;
+
 /// The page.
 #[component]
 pub fn Xray() -> impl IntoView {
     let kube = StoredValue::new_local(use_kube());
     let actions = expect_context::<Actions>();
     let now = expect_context::<Now>().0;
-    let rates: StoredValue<Rates> = StoredValue::new(Rates::default());
+    let informers = informer_rows(kube, now);
 
-    let informers = Memo::new(move |_| {
+    view! {
+        <section class="panel xray" data-testid="xray-page">
+            <h2>"X-ray: the machinery in this tab"</h2>
+            <XrayPipeline/>
+            <XrayInformers informers now/>
+            <XrayQueues actions now/>
+            <div class="two-col">
+                <div>
+                    <XrayConnections kube now/>
+                    <XrayLogStreams now/>
+                    <XrayCaches kube now/>
+                </div>
+                <div>
+                    <XrayRequests kube now/>
+                </div>
+            </div>
+        </section>
+    }
+}
+
+/// Every informer of the tab's factory, with its events per second, on each tick.
+fn informer_rows(kube: KubeValue, now: RwSignal<Seconds>) -> Memo<Vec<InformerRow>> {
+    let rates: StoredValue<Rates> = StoredValue::new(Rates::default());
+    Memo::new(move |_| {
         let t = now.get();
         let entries = kube.with_value(|k| k.factory.snapshots());
         let totals = entries.iter().map(|entry| {
@@ -53,7 +80,150 @@ pub fn Xray() -> impl IntoView {
                 events_per_sec,
             })
             .collect::<Vec<_>>()
-    });
+    })
+}
+
+/// The words on client-go's informer design and the pipeline they describe.
+#[component]
+fn XrayPipeline() -> impl IntoView {
+    view! {
+        <p class="muted">
+            "Each informer is client-go's design running in WebAssembly: a "
+            <b>"Reflector"</b> " lists (or streams the list) and then watches from the list's resourceVersion with bookmarks → an "
+            <b>"in-order queue"</b> " → the " <b>"indexer"</b> " (the cache views read) → "
+            <b>"handlers"</b> " that update the screen once per frame. One informer per resource, namespace, selectors and format, however many views use it; it stops when no view needs it."
+        </p>
+        <div class="pipeline" aria-hidden="true">
+            <span class="stage">"API server"</span><span class="arrow">"→ list + watch →"</span>
+            <span class="stage">"Reflector"</span><span class="arrow">"→"</span>
+            <span class="stage">"Queue"</span><span class="arrow">"→"</span>
+            <span class="stage">"Indexer"</span><span class="arrow">"→"</span>
+            <span class="stage">"Handlers"</span><span class="arrow">"→"</span>
+            <span class="stage">"Views"</span>
+        </div>
+    }
+}
+
+/// The "Informers" table, a row per informer.
+#[component]
+fn XrayInformers(informers: Memo<Vec<InformerRow>>, now: RwSignal<Seconds>) -> impl IntoView {
+    view! {
+        <h3>"Informers"</h3>
+        <div class="scroll-x">
+        <table class="grid compact" data-testid="xray-informers">
+            <thead><tr>
+                <th>"Watching"</th><th>"State"</th><th class="num" title="Views holding it; 0 means kept warm for a minute after the last view left">"Views"</th><th>"resourceVersion"</th>
+                <th class="num">"Objects"</th><th class="num">"Events/s"</th>
+                <th class="num" title="ADDED / MODIFIED / DELETED events received">"Added · mod · del"</th>
+                <th class="num" title="Bookmarks arrive about once a minute on a quiet watch; they move the resourceVersion on so a reconnect need not relist">"Bookmarks"</th>
+                <th class="num">"Relists"</th><th class="num">"Watch restarts"</th><th>"Last event"</th>
+            </tr></thead>
+            <tbody>
+                <For
+                    each=move || informers.get()
+                    key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64, (r.entry.snapshot.reflector.undecodable.len(), r.entry.snapshot.reflector.watch_list_fallbacks, r.entry.snapshot.relists))
+                    children=move |row| view! { <XrayInformer row now/> }
+                />
+            </tbody>
+        </table>
+        </div>
+    }
+}
+
+/// One informer's row: what it watches (and what it could not read), its state and counts.
+#[component]
+fn XrayInformer(row: InformerRow, now: RwSignal<Seconds>) -> impl IntoView {
+    let r = row;
+    let s = r.entry.snapshot.clone();
+    let label = s.state_label();
+    let last = s
+        .reflector
+        .last_event_at
+        .map(|at| format!("{} ago", short_age(now.get_untracked() - at.as_secs_f64())))
+        .unwrap_or_else(|| "—".into());
+    let bookmark = s
+        .reflector
+        .last_bookmark_at
+        .map(|at| {
+            format!(
+                " · {} ago",
+                short_age(now.get_untracked() - at.as_secs_f64())
+            )
+        })
+        .unwrap_or_default();
+    view! {
+        <tr data-testid="xray-informer">
+            <td class="name"><code>{r.entry.key.to_string()}</code>
+                {s.reflector.last_error.clone().map(|e| view! { <div class="error-text small" data-testid="xray-informer-error">{e}</div> })}
+                {s.reflector.undecodable.iter().map(|u| view! {
+                    <div class="error-text small" data-testid="xray-undecodable" title="Left out of the cache: it does not decode as this view expects; every other object stays live">
+                        "cannot read " <code>{u.key.clone()}</code> ": " {u.error.clone()}
+                    </div>
+                }).collect_view()}
+                {s.reflector.last_fallback.clone().map(|f| view! {
+                    <div class="muted small" data-testid="xray-fallback" title="The streaming list (WatchList) failed; the informer used a plain paged LIST, as client-go does">
+                        {format!("streaming list fell back to a paged list ({}×): ", s.reflector.watch_list_fallbacks)} {f}
+                    </div>
+                })}
+            </td>
+            <td class=state_class(label)>{label}</td>
+            <td class="num">{r.entry.refs}</td>
+            <td><code>{s.reflector.last_resource_version.clone().unwrap_or_default()}</code></td>
+            <td class="num">{s.objects}</td>
+            <td class="num">{format!("{:.1}", r.events_per_sec)}</td>
+            <td class="num">{format!("{} · {} · {}", s.reflector.added, s.reflector.modified, s.reflector.deleted)}</td>
+            <td class="num" data-testid="xray-bookmarks">{s.reflector.bookmarks}<span class="muted small">{bookmark}</span></td>
+            <td class="num">{s.relists}</td>
+            <td class="num">{s.watch_restarts}</td>
+            <td>{last}</td>
+        </tr>
+    }
+}
+
+/// The "Work queues" table: the action queue, then each view's frame queue.
+#[component]
+fn XrayQueues(actions: Actions, now: RwSignal<Seconds>) -> impl IntoView {
+    view! {
+        <h3>"Work queues"</h3>
+        <p class="muted small">"The action queue is rate-limited (client-go's controller limiter); each view's frame queue collects changed keys and applies them once per animation frame — “work” is how long a frame's apply took, and its mean is per key (client-go's workqueue_work_duration), so one large first batch weighs as much as its keys: the slowest frame is the per-frame figure."</p>
+        <div class="scroll-x">
+        <table class="grid compact" data-testid="xray-queues">
+            <thead><tr><th>"Queue"</th><th>"Kind"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Frames"</th><th class="num">"Largest batch"</th><th class="num">"Mean wait"</th><th class="num">"Mean work per key"</th><th class="num">"Slowest"</th></tr></thead>
+            <tbody>
+                {move || {
+                    now.track();
+                    let ms = |v: f64| format!("{v:.1} ms");
+                    let mean = |h: &kubeglass_client::workqueue::metrics::Histogram| {
+                        if h.count == 0 { "—".to_string() } else { ms(h.sum / h.count as f64 * 1000.0) }
+                    };
+                    let action = actions.metrics().map(|m| view! {
+                        <tr data-testid="xray-queue">
+                            <td class="name"><code>{m.name.clone()}</code></td><td>"actions (rate-limited)"</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
+                            <td class="num">{m.retries}</td><td class="num">"—"</td><td class="num">"—"</td>
+                            <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">"—"</td>
+                        </tr>
+                    });
+                    let frames = crate::platform::frame_queue_stats().into_iter().map(|q| {
+                        let m = &q.metrics;
+                        view! {
+                            <tr data-testid="xray-queue">
+                                <td class="name"><code>{m.name.clone()}</code></td><td class="muted">{if q.live > 0 { "frames".to_string() } else { "frames · view closed".to_string() }}</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
+                                <td class="num">{m.retries}</td><td class="num">{q.frames}</td><td class="num">{q.largest_batch}</td>
+                                <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">{ms(q.slowest_apply_ms)}</td>
+                            </tr>
+                        }
+                    }).collect_view();
+                    (action, frames)
+                }}
+            </tbody>
+        </table>
+        </div>
+    }
+}
+
+/// The "Connections" table: requests and watches open, requests sent and sent again.
+#[component]
+fn XrayConnections(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     let connections = move || {
         now.track();
         kube.with_value(|k| {
@@ -66,18 +236,63 @@ pub fn Xray() -> impl IntoView {
             )
         })
     };
-    let requests = move || {
-        now.track();
-        kube.with_value(|k| k.client.metrics())
-            .by_verb_code
-            .into_iter()
-            .map(|((verb, code), s)| (verb, code, s.count, s.latency_sum / s.count.max(1) as f64))
-            .collect::<Vec<_>>()
-    };
     let retries = move || {
         now.track();
         kube.with_value(|k| k.client.metrics().retries)
     };
+    let websockets_on = kube.with_value(|k| k.websockets.websockets_enabled());
+    view! {
+        <h3>"Connections"</h3>
+        {move || {
+            let (req, streams, ws, total) = connections();
+            view! {
+                <table class="grid" data-testid="xray-connections">
+                    <tbody>
+                        <tr><td>"Requests in flight (fetch)"</td><td class="num">{req}</td></tr>
+                        <tr><td>"Watch streams over fetch (each holds 1 of the browser's 6 connections)"</td><td class="num" data-testid="xray-streams">{streams}</td></tr>
+                        <tr><td>"Watches over WebSocket"</td><td class="num" data-testid="xray-websockets">{ws}</td></tr>
+                        <tr><td>"Requests sent since the page opened"</td><td class="num">{total}</td></tr>
+                        <tr><td>"Sent again (429/5xx with Retry-After, a broken GET)"</td><td class="num" data-testid="xray-retries">{retries}</td></tr>
+                        <tr><td>"WebSocket watches"</td><td>{if websockets_on { "on" } else { "off (fell back to fetch)" }}</td></tr>
+                    </tbody>
+                </table>
+            }
+        }}
+    }
+}
+
+/// The "Log streams" table, or that no log was opened yet.
+#[component]
+fn XrayLogStreams(now: RwSignal<Seconds>) -> impl IntoView {
+    view! {
+        <h3>"Log streams"</h3>
+        {move || {
+            now.track();
+            let streams = crate::kube::logs::log_streams();
+            if streams.is_empty() {
+                return view! { <p class="muted" data-testid="xray-logs">"No log opened yet."</p> }.into_any();
+            }
+            view! {
+                <table class="grid" data-testid="xray-logs">
+                    <thead><tr><th>"Pod"</th><th>"Container"</th><th>"Over"</th><th class="num">"Lines"</th><th>"State"</th></tr></thead>
+                    <tbody>
+                        {streams.into_iter().map(|s| view! {
+                            <tr data-testid="xray-log-stream">
+                                <td class="name">{s.pod}</td><td>{s.container}</td><td>{s.over}</td>
+                                <td class="num">{s.lines}</td>
+                                <td>{match (s.open, s.follow) { (true, true) => "following", (true, false) => "reading", (false, _) => "closed" }}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+    }
+}
+
+/// What the tab holds: the discovery cache's age, WebAssembly memory and the objects' history.
+#[component]
+fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     let discovery_age = move || {
         now.track();
         match kube.with_value(|k| k.discovery_age()) {
@@ -85,7 +300,6 @@ pub fn Xray() -> impl IntoView {
             None => "not cached yet".into(),
         }
     };
-    let websockets_on = kube.with_value(|k| k.websockets.websockets_enabled());
     let history = crate::kube::history::use_history();
     let history_held = move || {
         let (bytes, objects, dropped) = history.held();
@@ -102,172 +316,36 @@ pub fn Xray() -> impl IntoView {
             crate::platform::wasm_memory_bytes() as f64 / 1_048_576.0
         )
     };
-
     view! {
-        <section class="panel xray" data-testid="xray-page">
-            <h2>"X-ray: the machinery in this tab"</h2>
-            <p class="muted">
-                "Each informer is client-go's design running in WebAssembly: a "
-                <b>"Reflector"</b> " lists (or streams the list) and then watches from the list's resourceVersion with bookmarks → an "
-                <b>"in-order queue"</b> " → the " <b>"indexer"</b> " (the cache views read) → "
-                <b>"handlers"</b> " that update the screen once per frame. One informer per resource, namespace, selectors and format, however many views use it; it stops when no view needs it."
-            </p>
-            <div class="pipeline" aria-hidden="true">
-                <span class="stage">"API server"</span><span class="arrow">"→ list + watch →"</span>
-                <span class="stage">"Reflector"</span><span class="arrow">"→"</span>
-                <span class="stage">"Queue"</span><span class="arrow">"→"</span>
-                <span class="stage">"Indexer"</span><span class="arrow">"→"</span>
-                <span class="stage">"Handlers"</span><span class="arrow">"→"</span>
-                <span class="stage">"Views"</span>
-            </div>
-            <h3>"Informers"</h3>
-            <div class="scroll-x">
-            <table class="grid compact" data-testid="xray-informers">
-                <thead><tr>
-                    <th>"Watching"</th><th>"State"</th><th class="num" title="Views holding it; 0 means kept warm for a minute after the last view left">"Views"</th><th>"resourceVersion"</th>
-                    <th class="num">"Objects"</th><th class="num">"Events/s"</th>
-                    <th class="num" title="ADDED / MODIFIED / DELETED events received">"Added · mod · del"</th>
-                    <th class="num" title="Bookmarks arrive about once a minute on a quiet watch; they move the resourceVersion on so a reconnect need not relist">"Bookmarks"</th>
-                    <th class="num">"Relists"</th><th class="num">"Watch restarts"</th><th>"Last event"</th>
-                </tr></thead>
-                <tbody>
-                    <For
-                        each=move || informers.get()
-                        key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64, (r.entry.snapshot.reflector.undecodable.len(), r.entry.snapshot.reflector.watch_list_fallbacks, r.entry.snapshot.relists))
-                        children=move |r| {
-                            let s = r.entry.snapshot.clone();
-                            let label = s.state_label();
-                            let last = s.reflector.last_event_at.map(|at| {
-                                format!("{} ago", short_age(now.get_untracked() - at.as_secs_f64()))
-                            }).unwrap_or_else(|| "—".into());
-                            let bookmark = s.reflector.last_bookmark_at.map(|at| {
-                                format!(" · {} ago", short_age(now.get_untracked() - at.as_secs_f64()))
-                            }).unwrap_or_default();
-                            view! {
-                                <tr data-testid="xray-informer">
-                                    <td class="name"><code>{r.entry.key.to_string()}</code>
-                                        {s.reflector.last_error.clone().map(|e| view! { <div class="error-text small" data-testid="xray-informer-error">{e}</div> })}
-                                        {s.reflector.undecodable.iter().map(|u| view! {
-                                            <div class="error-text small" data-testid="xray-undecodable" title="Left out of the cache: it does not decode as this view expects; every other object stays live">
-                                                "cannot read " <code>{u.key.clone()}</code> ": " {u.error.clone()}
-                                            </div>
-                                        }).collect_view()}
-                                        {s.reflector.last_fallback.clone().map(|f| view! {
-                                            <div class="muted small" data-testid="xray-fallback" title="The streaming list (WatchList) failed; the informer used a plain paged LIST, as client-go does">
-                                                {format!("streaming list fell back to a paged list ({}×): ", s.reflector.watch_list_fallbacks)} {f}
-                                            </div>
-                                        })}
-                                    </td>
-                                    <td class=state_class(label)>{label}</td>
-                                    <td class="num">{r.entry.refs}</td>
-                                    <td><code>{s.reflector.last_resource_version.clone().unwrap_or_default()}</code></td>
-                                    <td class="num">{s.objects}</td>
-                                    <td class="num">{format!("{:.1}", r.events_per_sec)}</td>
-                                    <td class="num">{format!("{} · {} · {}", s.reflector.added, s.reflector.modified, s.reflector.deleted)}</td>
-                                    <td class="num" data-testid="xray-bookmarks">{s.reflector.bookmarks}<span class="muted small">{bookmark}</span></td>
-                                    <td class="num">{s.relists}</td>
-                                    <td class="num">{s.watch_restarts}</td>
-                                    <td>{last}</td>
-                                </tr>
-                            }
-                        }
-                    />
-                </tbody>
-            </table>
-            </div>
-            <h3>"Work queues"</h3>
-            <p class="muted small">"The action queue is rate-limited (client-go's controller limiter); each view's frame queue collects changed keys and applies them once per animation frame — “work” is how long a frame's apply took, and its mean is per key (client-go's workqueue_work_duration), so one large first batch weighs as much as its keys: the slowest frame is the per-frame figure."</p>
-            <div class="scroll-x">
-            <table class="grid compact" data-testid="xray-queues">
-                <thead><tr><th>"Queue"</th><th>"Kind"</th><th class="num">"Depth"</th><th class="num">"Adds"</th><th class="num">"Retries"</th><th class="num">"Frames"</th><th class="num">"Largest batch"</th><th class="num">"Mean wait"</th><th class="num">"Mean work per key"</th><th class="num">"Slowest"</th></tr></thead>
-                <tbody>
-                    {move || {
-                        now.track();
-                        let ms = |v: f64| format!("{v:.1} ms");
-                        let mean = |h: &kubeglass_client::workqueue::metrics::Histogram| {
-                            if h.count == 0 { "—".to_string() } else { ms(h.sum / h.count as f64 * 1000.0) }
-                        };
-                        let action = actions.metrics().map(|m| view! {
-                            <tr data-testid="xray-queue">
-                                <td class="name"><code>{m.name.clone()}</code></td><td>"actions (rate-limited)"</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
-                                <td class="num">{m.retries}</td><td class="num">"—"</td><td class="num">"—"</td>
-                                <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">"—"</td>
-                            </tr>
-                        });
-                        let frames = crate::platform::frame_queue_stats().into_iter().map(|q| {
-                            let m = &q.metrics;
-                            view! {
-                                <tr data-testid="xray-queue">
-                                    <td class="name"><code>{m.name.clone()}</code></td><td class="muted">{if q.live > 0 { "frames".to_string() } else { "frames · view closed".to_string() }}</td><td class="num">{m.depth}</td><td class="num">{m.adds}</td>
-                                    <td class="num">{m.retries}</td><td class="num">{q.frames}</td><td class="num">{q.largest_batch}</td>
-                                    <td class="num">{mean(&m.queue_latency)}</td><td class="num">{mean(&m.work_duration)}</td><td class="num">{ms(q.slowest_apply_ms)}</td>
-                                </tr>
-                            }
-                        }).collect_view();
-                        (action, frames)
-                    }}
-                </tbody>
-            </table>
-            </div>
-            <div class="two-col">
-                <div>
-                    <h3>"Connections"</h3>
-                    {move || {
-                        let (req, streams, ws, total) = connections();
-                        view! {
-                            <table class="grid" data-testid="xray-connections">
-                                <tbody>
-                                    <tr><td>"Requests in flight (fetch)"</td><td class="num">{req}</td></tr>
-                                    <tr><td>"Watch streams over fetch (each holds 1 of the browser's 6 connections)"</td><td class="num" data-testid="xray-streams">{streams}</td></tr>
-                                    <tr><td>"Watches over WebSocket"</td><td class="num" data-testid="xray-websockets">{ws}</td></tr>
-                                    <tr><td>"Requests sent since the page opened"</td><td class="num">{total}</td></tr>
-                                    <tr><td>"Sent again (429/5xx with Retry-After, a broken GET)"</td><td class="num" data-testid="xray-retries">{retries}</td></tr>
-                                    <tr><td>"WebSocket watches"</td><td>{if websockets_on { "on" } else { "off (fell back to fetch)" }}</td></tr>
-                                </tbody>
-                            </table>
-                        }
-                    }}
-                    <h3>"Log streams"</h3>
-                    {move || {
-                        now.track();
-                        let streams = crate::kube::logs::log_streams();
-                        if streams.is_empty() {
-                            return view! { <p class="muted" data-testid="xray-logs">"No log opened yet."</p> }.into_any();
-                        }
-                        view! {
-                            <table class="grid" data-testid="xray-logs">
-                                <thead><tr><th>"Pod"</th><th>"Container"</th><th>"Over"</th><th class="num">"Lines"</th><th>"State"</th></tr></thead>
-                                <tbody>
-                                    {streams.into_iter().map(|s| view! {
-                                        <tr data-testid="xray-log-stream">
-                                            <td class="name">{s.pod}</td><td>{s.container}</td><td>{s.over}</td>
-                                            <td class="num">{s.lines}</td>
-                                            <td>{match (s.open, s.follow) { (true, true) => "following", (true, false) => "reading", (false, _) => "closed" }}</td>
-                                        </tr>
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
-                        }.into_any()
-                    }}
-                    <h3>"Discovery cache"</h3>
-                    <p data-testid="xray-discovery">{discovery_age}</p>
-                    <h3>"Memory"</h3>
-                    <p data-testid="xray-memory">{memory}</p>
-                    <h3>"Object history"</h3>
-                    <p data-testid="xray-history">{history_held}</p>
-                </div>
-                <div>
-                    <h3>"Requests by verb and code"</h3>
-                    <table class="grid" data-testid="xray-requests">
-                        <thead><tr><th>"Verb"</th><th>"Code"</th><th class="num">"Count"</th><th class="num">"Mean latency"</th></tr></thead>
-                        <tbody>
-                            {move || requests().into_iter().map(|(verb, code, count, mean)| view! {
-                                <tr><td>{verb}</td><td>{code}</td><td class="num">{count}</td><td class="num">{format!("{:.0} ms", mean * 1000.0)}</td></tr>
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </div>
-            </div>
-        </section>
+        <h3>"Discovery cache"</h3>
+        <p data-testid="xray-discovery">{discovery_age}</p>
+        <h3>"Memory"</h3>
+        <p data-testid="xray-memory">{memory}</p>
+        <h3>"Object history"</h3>
+        <p data-testid="xray-history">{history_held}</p>
+    }
+}
+
+/// The "Requests by verb and code" table, with each pair's mean latency.
+#[component]
+fn XrayRequests(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
+    let requests = move || {
+        now.track();
+        kube.with_value(|k| k.client.metrics())
+            .by_verb_code
+            .into_iter()
+            .map(|((verb, code), s)| (verb, code, s.count, s.latency_sum / s.count.max(1) as f64))
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <h3>"Requests by verb and code"</h3>
+        <table class="grid" data-testid="xray-requests">
+            <thead><tr><th>"Verb"</th><th>"Code"</th><th class="num">"Count"</th><th class="num">"Mean latency"</th></tr></thead>
+            <tbody>
+                {move || requests().into_iter().map(|(verb, code, count, mean)| view! {
+                    <tr><td>{verb}</td><td>{code}</td><td class="num">{count}</td><td class="num">{format!("{:.0} ms", mean * 1000.0)}</td></tr>
+                }).collect_view()}
+            </tbody>
+        </table>
     }
 }

@@ -1,17 +1,20 @@
 //! A workload's merged logs: every pod it owns (a Deployment's through its ReplicaSets), found by the owner-UID index, each line tagged with a short pod name; pods join and leave as they come and go, up to a cap of streams.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
+use kubeglass_client::kube_core::DynamicObject;
+use kubeglass_web::WebSocketTransport;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::logs::{LogStream, StreamState, open_log};
-use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::log_merge::{Member, Merge};
+use crate::kube::logs::{LogFeed, LogStream, StreamState, open_log};
+use crate::kube::watch::{InformerSnapshot, collection_path, watch_problem};
+use crate::kube::{Kube, Watch, use_kube};
+use crate::model::log_merge::{Member, Merge, Open};
 use crate::model::logs::{LogLine, LogOptions, stream_problem};
 use crate::model::objects::field_value;
 use crate::model::problem::Problem;
@@ -39,29 +42,77 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
         },
     );
     let tick = RwSignal::new(0u64);
-    let bump = move |_: &_, _| tick.update(|t| *t += 1);
     // The workload (for its UID), its ReplicaSets (a Deployment's pods are
     // theirs), and the namespace's pods, by owner UID.
-    let own = match info.collection_path(Some(&namespace)) {
-        Ok(p) => p,
-        Err(e) => {
-            let problem = Problem::from(e);
-            return view! { <ProblemBox problem doing="open these logs".to_string() testid="route-error"/> }
-                .into_any();
-        }
-    };
-    let paths = collection_path::<Pod>(&kube, Some(&namespace))
-        .and_then(|p| collection_path::<ReplicaSet>(&kube, Some(&namespace)).map(|r| (p, r)));
-    let (pods_path, rs_path) = match paths {
+    let paths = match workload_paths(&kube, &info, &namespace) {
         Ok(p) => p,
         Err(problem) => {
             return view! { <ProblemBox problem doing="open these logs".to_string() testid="route-error"/> }
                 .into_any();
         }
     };
+    let (owner, sets, pods) = watch_workload(&kube, &info, paths, &name, tick);
+    let status = pods.status();
+    let owner_status = owner.status();
+    let key = format!("{namespace}/{name}");
+    let watches = StoredValue::new_local((owner, sets, pods));
+    let members = workload_members(tick, state, watches, key);
+    // The plan (which pods, their sources and names) and the open streams.
+    let merged = Merged::new(&kube, state, name.clone());
+    let query = Memo::new(move |_| state.options.with(LogOptions::request_part));
+    // A new query starts over; then pods join and leave.
+    follow_members(
+        kube,
+        state,
+        members,
+        query,
+        merged,
+        name.clone(),
+        namespace.clone(),
+    );
+    let title = format!("{} {name}", info.kind);
+    let doing = format!("list the pods of {} {name}", info.kind);
+    let file = format!("{namespace}_{name}.log");
+    let statuses = (owner_status, status);
+    view! { <WorkloadLogView state members merged title doing statuses file/> }.into_any()
+}
+
+/// The watches of a merged view: the workload itself, its ReplicaSets (a
+/// Deployment's only), and the namespace's pods.
+type Watches = (
+    Watch<DynamicObject>,
+    Option<Watch<DynamicObject>>,
+    Watch<DynamicObject>,
+);
+
+/// The collection paths of the workload, of the pods and of the
+/// ReplicaSets in `namespace`, or why one cannot be built.
+fn workload_paths(
+    kube: &Kube,
+    info: &ResourceInfo,
+    namespace: &str,
+) -> Result<(String, String, String), Problem> {
+    let own = info
+        .collection_path(Some(namespace))
+        .map_err(Problem::from)?;
+    let pods = collection_path::<Pod>(kube, Some(namespace))?;
+    let sets = collection_path::<ReplicaSet>(kube, Some(namespace))?;
+    Ok((own, pods, sets))
+}
+
+/// Watches workload `name` (at `own`), its ReplicaSets when it is a
+/// Deployment, and the pods, by owner UID; every frame bumps `tick`.
+fn watch_workload(
+    kube: &Kube,
+    info: &ResourceInfo,
+    (own, pods_path, rs_path): (String, String, String),
+    name: &str,
+    tick: RwSignal<u64>,
+) -> Watches {
+    let bump = move |_: &_, _| tick.update(|t| *t += 1);
     let owner = kube
         .subscribe("log-workload", &own)
-        .fields(format!("metadata.name={}", field_value(&name)))
+        .fields(format!("metadata.name={}", field_value(name)))
         .frames(bump);
     let via_replicasets = info.group == "apps" && info.plural == "deployments";
     let sets = via_replicasets.then(|| {
@@ -73,11 +124,19 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
         .subscribe("log-pods", &pods_path)
         .owner_index()
         .frames(bump);
-    let status = pods.status();
-    let owner_status = owner.status();
-    let key = format!("{namespace}/{name}");
-    let watches = StoredValue::new_local((owner, sets, pods));
-    let members = Memo::new(move |_| {
+    (owner, sets, pods)
+}
+
+/// The workload's pods (not being deleted), by name, as members of the
+/// merged view showing `state`'s container; None before the workload is
+/// seen. Recomputed on each `tick`.
+fn workload_members(
+    tick: RwSignal<u64>,
+    state: LogState,
+    watches: StoredValue<Watches, LocalStorage>,
+    key: String,
+) -> Memo<Option<Vec<Member>>> {
+    Memo::new(move |_| {
         tick.get();
         let container = state.options.with(|o| o.container.clone());
         watches.with_value(|(owner, sets, pods)| {
@@ -104,25 +163,109 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
             found.sort_by(|a, b| a.name.cmp(&b.name));
             Some(found)
         })
-    });
-    // The plan (which pods, their sources and names) and the open streams.
-    let merge = StoredValue::new_local(Merge::new(name.clone()));
-    let streams: StoredValue<BTreeMap<String, LogStream>, LocalStorage> =
-        StoredValue::new_local(BTreeMap::new());
-    let skipped: RwSignal<Vec<String>> = RwSignal::new(Vec::new());
-    let sockets = StoredValue::new_local(kube.websockets.clone());
-    let cap = move || {
-        if sockets.with_value(|s| s.log_websockets_enabled()) {
+    })
+}
+
+/// The merged view's plan (which pods, their sources and names), its open
+/// streams, the pods over the cap, and the feed the streams write to.
+#[derive(Clone, Copy)]
+struct Merged {
+    merge: StoredValue<Merge, LocalStorage>,
+    streams: StoredValue<BTreeMap<String, LogStream>, LocalStorage>,
+    skipped: RwSignal<Vec<String>>,
+    sockets: StoredValue<Rc<WebSocketTransport>, LocalStorage>,
+    feed: StoredValue<LogFeed, LocalStorage>,
+}
+
+/// Source `src`'s short name.
+fn name_of(names: &[String], src: u16) -> String {
+    names.get(src as usize).cloned().unwrap_or_default()
+}
+
+impl Merged {
+    /// Nothing open yet, for the workload named `owner`.
+    fn new(kube: &Kube, state: LogState, owner: String) -> Self {
+        let merge = StoredValue::new_local(Merge::new(owner));
+        let streams: StoredValue<BTreeMap<String, LogStream>, LocalStorage> =
+            StoredValue::new_local(BTreeMap::new());
+        let skipped: RwSignal<Vec<String>> = RwSignal::new(Vec::new());
+        let sockets = StoredValue::new_local(kube.websockets.clone());
+        let feed = StoredValue::new_local(state.feed(kube));
+        Self {
+            merge,
+            streams,
+            skipped,
+            sockets,
+            feed,
+        }
+    }
+
+    /// Streams it opens at most.
+    fn cap(self) -> usize {
+        if self.sockets.with_value(|s| s.log_websockets_enabled()) {
             CAP_WEBSOCKET
         } else {
             CAP_FETCH
         }
-    };
-    let query = Memo::new(move |_| state.options.with(LogOptions::request_part));
-    let feed = StoredValue::new_local(state.feed(&kube));
-    let owner_name = name.clone();
-    let ns = namespace.clone();
-    // A new query starts over; then pods join and leave.
+    }
+
+    /// Closes the streams of the pods that `left` (UID, source), marking
+    /// each in the lines.
+    fn close(self, state: LogState, left: Vec<(String, u16)>, names: &[String]) {
+        for (uid, src) in left {
+            self.streams.update_value(|s| {
+                s.remove(&uid);
+            });
+            let text = format!("— pod {} left —", name_of(names, src));
+            self.feed
+                .with_value(|f| f.mark(LogLine::marker(src, None, text)));
+            state.set_state(src, StreamState::Ended);
+        }
+    }
+
+    /// Opens the streams of `open` in `ns`; a pod that joined is read from
+    /// its start, marked in the lines.
+    fn open(self, kube: &Kube, ns: &str, state: LogState, open: Vec<Open>, names: &[String]) {
+        for o in open {
+            let mut params = state.options.with_untracked(|opt| opt.params(&o.container));
+            if o.joined {
+                params.tail_lines = None;
+                params.since_seconds = None;
+                params.since_time = None;
+                let text = format!("— pod {} joined —", name_of(names, o.source));
+                self.feed
+                    .with_value(|f| f.mark(LogLine::marker(o.source, None, text)));
+            }
+            let src = o.source;
+            let s = self.feed.with_value(|f| {
+                open_log(kube, ns, &o.pod, params, src, f.clone(), move |s| {
+                    state.set_state(src, s)
+                })
+            });
+            self.streams.update_value(|st| {
+                st.insert(o.uid, s);
+            });
+        }
+    }
+}
+
+/// Follows the `members` of workload `owner_name` in `ns`: a new `query`
+/// starts over; then pods join and leave.
+fn follow_members(
+    kube: Kube,
+    state: LogState,
+    members: Memo<Option<Vec<Member>>>,
+    query: Memo<LogOptions>,
+    merged: Merged,
+    owner_name: String,
+    ns: String,
+) {
+    let Merged {
+        merge,
+        streams,
+        skipped,
+        ..
+    } = merged;
     Effect::new(move |last: Option<Option<_>>| {
         let q = query.get();
         if last.flatten().as_ref() != Some(&q) {
@@ -132,42 +275,62 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
         }
         let now = members.get()?;
         let previous = state.options.with_untracked(|o| o.previous);
-        let plan = merge.try_update_value(|m| m.plan(&now, cap(), previous))?;
+        let plan = merge.try_update_value(|m| m.plan(&now, merged.cap(), previous))?;
         let names = merge.with_value(|m| m.names().to_vec());
-        let name_of = |src: u16| names.get(src as usize).cloned().unwrap_or_default();
-        for (uid, src) in plan.left {
-            streams.update_value(|s| {
-                s.remove(&uid);
-            });
-            let text = format!("— pod {} left —", name_of(src));
-            feed.with_value(|f| f.mark(LogLine::marker(src, None, text)));
-            state.set_state(src, StreamState::Ended);
-        }
+        merged.close(state, plan.left, &names);
         if state.names.with_untracked(|n| *n != names) {
             state.names.set(names.clone());
         }
-        for o in plan.open {
-            let mut params = state.options.with_untracked(|opt| opt.params(&o.container));
-            if o.joined {
-                params.tail_lines = None;
-                params.since_seconds = None;
-                params.since_time = None;
-                let text = format!("— pod {} joined —", name_of(o.source));
-                feed.with_value(|f| f.mark(LogLine::marker(o.source, None, text)));
-            }
-            let src = o.source;
-            let s = feed.with_value(|f| {
-                open_log(&kube, &ns, &o.pod, params, src, f.clone(), move |s| {
-                    state.set_state(src, s)
-                })
-            });
-            streams.update_value(|st| {
-                st.insert(o.uid, s);
-            });
-        }
+        merged.open(&kube, &ns, state, plan.open, &names);
         skipped.set(plan.over);
         Some(q)
     });
+}
+
+/// What went wrong, if anything: the watches' problem (`doing` says what
+/// they were for), else each failed stream's.
+fn workload_message(
+    state: LogState,
+    (owner_status, status): (RwSignal<InformerSnapshot>, RwSignal<InformerSnapshot>),
+    doing: &str,
+) -> Option<(&'static str, String)> {
+    if let Some(p) = owner_status
+        .with(watch_problem)
+        .or_else(|| status.with(watch_problem))
+    {
+        return Some((p.word(), format!("{} {}", p.explain(doing), p.detail())));
+    }
+    let failed: Vec<String> = state.states.with(|s| {
+        s.iter()
+            .filter_map(|(src, st)| match st {
+                StreamState::Failed(p @ Problem::Forbidden(_)) => {
+                    Some(stream_problem(p, "these pods"))
+                }
+                StreamState::Failed(p) => {
+                    let who = state
+                        .names
+                        .with(|n| n.get(*src as usize).cloned().unwrap_or_default());
+                    Some(stream_problem(p, &format!("pod {who}")))
+                }
+                _ => None,
+            })
+            .collect()
+    });
+    (!failed.is_empty()).then(|| ("failed", failed.join(" ")))
+}
+
+/// The merged log page: title, who is followed, message, controls, lines.
+/// `statuses` are the workload's and the pods' informers'.
+#[component]
+fn WorkloadLogView(
+    state: LogState,
+    members: Memo<Option<Vec<Member>>>,
+    merged: Merged,
+    title: String,
+    doing: String,
+    statuses: (RwSignal<InformerSnapshot>, RwSignal<InformerSnapshot>),
+    file: String,
+) -> impl IntoView {
     let containers = Signal::derive(move || {
         members.with(|m| {
             m.as_ref()
@@ -183,40 +346,17 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
             })
         })
     });
-    let title = format!("{} {name}", info.kind);
-    let doing = format!("list the pods of {} {name}", info.kind);
-    let message = move || {
-        if let Some(p) = owner_status
-            .with(watch_problem)
-            .or_else(|| status.with(watch_problem))
-        {
-            return Some((p.word(), format!("{} {}", p.explain(&doing), p.detail())));
-        }
-        let failed: Vec<String> = state.states.with(|s| {
-            s.iter()
-                .filter_map(|(src, st)| match st {
-                    StreamState::Failed(p @ Problem::Forbidden(_)) => {
-                        Some(stream_problem(p, "these pods"))
-                    }
-                    StreamState::Failed(p) => {
-                        let who = state
-                            .names
-                            .with(|n| n.get(*src as usize).cloned().unwrap_or_default());
-                        Some(stream_problem(p, &format!("pod {who}")))
-                    }
-                    _ => None,
-                })
-                .collect()
-        });
-        (!failed.is_empty()).then(|| ("failed", failed.join(" ")))
-    };
+    let message = move || workload_message(state, statuses, &doing);
     let following = move || {
         state.names.track();
         state.states.track();
         let total = members.with(|m| m.as_ref().map_or(0, Vec::len));
-        skipped.with(|over| merge.with_value(|m| m.summary(total, cap(), over)))
+        merged.skipped.with(|over| {
+            merged
+                .merge
+                .with_value(|m| m.summary(total, merged.cap(), over))
+        })
     };
-    let file = format!("{namespace}_{name}.log");
     view! {
         <section class="panel log-page" data-testid="log-page">
             <div class="resource-head">
@@ -230,5 +370,4 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
             <LogLines state/>
         </section>
     }
-    .into_any()
 }

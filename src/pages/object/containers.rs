@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::kube::Now;
 use crate::model::logs::LogOptions;
 use crate::model::pods::PodView;
+use crate::model::time::Seconds;
 use crate::route::{LogTarget, Route};
 
 /// The pod's facts and containers.
@@ -17,19 +18,40 @@ pub fn PodContainers(
 ) -> impl IntoView {
     let now = expect_context::<Now>().0;
     let pod = Memo::new(move |_| object.with(|o| o.as_ref().map(PodView::from_value)));
-    let logs = move |container: Option<String>| {
-        Route::Logs {
-            namespace: namespace.clone(),
-            target: LogTarget::Pod(name.clone()),
-            options: LogOptions {
-                container,
-                ..LogOptions::default()
-            },
-        }
-        .link()
-    };
-    let all_logs = logs(None);
-    let facts = move || {
+    let all_logs = logs_link(&namespace, &name, None);
+    view! {
+        <h3>"Pod"</h3>
+        <PodFacts pod/>
+        <h3>"Containers " {all_logs.map(|h| view! { <a class="small" href=h data-testid="pod-logs">"logs"</a> })}</h3>
+        <div class="table-scroll">
+            <table class="grid" data-testid="containers">
+                <thead><tr>
+                    <th>"Name"</th><th>"Image"</th><th>"State"</th><th>"Ready"</th><th class="num">"Restarts"</th>
+                    <th>"Last termination"</th><th>"Ports"</th><th>"Resources"</th><th></th>
+                </tr></thead>
+                <tbody><ContainerRows pod now namespace name/></tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The link to the logs of the pod `name` (of one container, or its first).
+fn logs_link(namespace: &str, name: &str, container: Option<String>) -> Option<String> {
+    Route::Logs {
+        namespace: namespace.to_string(),
+        target: LogTarget::Pod(name.to_string()),
+        options: LogOptions {
+            container,
+            ..LogOptions::default()
+        },
+    }
+    .link()
+}
+
+/// The pod's node, IPs, QoS class and phase.
+#[component]
+fn PodFacts(pod: Memo<Option<PodView>>) -> impl IntoView {
+    move || {
         pod.get().map(|p| {
             let ips = if p.ips.is_empty() { "—".to_string() } else { p.ips.join(", ") };
             view! {
@@ -42,14 +64,24 @@ pub fn PodContainers(
                 </dl>
             }
         })
-    };
-    let rows = move || {
+    }
+}
+
+/// A row per container: state, readiness, restarts, last termination, ports, resources and its logs.
+#[component]
+fn ContainerRows(
+    pod: Memo<Option<PodView>>,
+    now: RwSignal<Seconds>,
+    namespace: String,
+    name: String,
+) -> impl IntoView {
+    move || {
         let t = now.get();
         pod.get().map(|p| {
             p.containers
                 .into_iter()
                 .map(|c| {
-                    let href = logs(Some(c.name.clone()));
+                    let href = logs_link(&namespace, &name, Some(c.name.clone()));
                     let last = if c.last == crate::model::pods::State::Unknown { "—".to_string() } else { c.last.describe(t) };
                     let resources = {
                         let mut parts = Vec::new();
@@ -77,20 +109,6 @@ pub fn PodContainers(
                 })
                 .collect_view()
         })
-    };
-    view! {
-        <h3>"Pod"</h3>
-        {facts}
-        <h3>"Containers " {all_logs.map(|h| view! { <a class="small" href=h data-testid="pod-logs">"logs"</a> })}</h3>
-        <div class="table-scroll">
-            <table class="grid" data-testid="containers">
-                <thead><tr>
-                    <th>"Name"</th><th>"Image"</th><th>"State"</th><th>"Ready"</th><th class="num">"Restarts"</th>
-                    <th>"Last termination"</th><th>"Ports"</th><th>"Resources"</th><th></th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::actions::{Actions, edit_key};
 use crate::components::problem::ProblemBox;
 use crate::kube::edit::{Refused, dry_run, read_now};
-use crate::kube::use_kube;
+use crate::kube::{Kube, use_kube};
 use crate::model::edit::{Reviewed, editable_yaml, field_line, parse, rebase, review};
 use crate::model::history::short;
 use crate::model::problem::Problem;
@@ -42,29 +42,29 @@ enum Trouble {
     Read(Problem),
 }
 
-/// The editor of one object; `open` closes it.
-#[component]
-pub fn ObjectEditor(
-    info: ResourceInfo,
-    namespace: Option<String>,
-    name: String,
+/// One open edit: what it edits, where it is, and its text; every field is
+/// a handle, so the editor's parts share it by copy.
+#[derive(Clone, Copy)]
+struct EditState {
+    actions: Actions,
+    kube: StoredValue<Kube, LocalStorage>,
+    target: StoredValue<(ResourceInfo, Option<String>, String)>,
+    /// The object, live.
     object: RwSignal<Option<Value>>,
+    /// The editor is open.
     open: RwSignal<bool>,
-) -> impl IntoView {
-    let actions = expect_context::<Actions>();
-    let kube = StoredValue::new_local(use_kube());
-    let target = StoredValue::new((info.clone(), namespace.clone(), name.clone()));
-    let key = edit_key(&info.api_resource(), namespace.as_deref(), &name);
-    // The object the edit started from, and the text.
-    let base = StoredValue::new(object.get_untracked().unwrap_or(Value::Null));
-    let text = RwSignal::new(base.with_value(editable_yaml));
-    let stage = RwSignal::new(Stage::Editing);
-    let trouble = RwSignal::new(None::<Trouble>);
-    let note = RwSignal::new(None::<String>);
+    /// The object the edit started from.
+    base: StoredValue<Value>,
+    text: RwSignal<String>,
+    stage: RwSignal<Stage>,
+    trouble: RwSignal<Option<Trouble>>,
+    note: RwSignal<Option<String>>,
+}
 
-    // The causes a server named, each with its line in the text.
-    let placed = move |r: &Refused| -> Vec<String> {
-        let t = text.get_untracked();
+impl EditState {
+    /// The causes a server named, each with its line in the text.
+    fn placed(self, r: &Refused) -> Vec<String> {
+        let t = self.text.get_untracked();
         r.causes
             .iter()
             .map(|(field, message)| match field_line(&t, field) {
@@ -73,11 +73,13 @@ pub fn ObjectEditor(
                 None => format!("{field}: {message}"),
             })
             .collect()
-    };
-    // The server says the object changed: fetch theirs and show all three.
-    let to_conflict = move |yours: Value| {
+    }
+
+    /// The server says the object changed: fetch theirs and show all three.
+    fn show_conflict(self, yours: Value) {
+        let (stage, trouble) = (self.stage, self.trouble);
         stage.set(Stage::Asking);
-        let (kube, (info, ns, name)) = (kube.get_value(), target.get_value());
+        let (kube, (info, ns, name)) = (self.kube.get_value(), self.target.get_value());
         spawn(async move {
             match read_now(&kube, &info, ns.as_deref(), &name).await {
                 Ok(theirs) => {
@@ -89,11 +91,14 @@ pub fn ObjectEditor(
                 }
             }
         });
-    };
-    let review_click = move |_| {
+    }
+
+    /// Review: the server's dry run of the text.
+    fn ask_dry_run(self) {
+        let (stage, trouble, object) = (self.stage, self.trouble, self.object);
         trouble.set(None);
-        note.set(None);
-        let sent = match parse(&text.get_untracked()) {
+        self.note.set(None);
+        let sent = match parse(&self.text.get_untracked()) {
             Ok(v) => v,
             Err(e) => {
                 trouble.set(Some(Trouble::Text(e.to_string())));
@@ -101,7 +106,7 @@ pub fn ObjectEditor(
             }
         };
         stage.set(Stage::Asking);
-        let (kube, (info, ns, name)) = (kube.get_value(), target.get_value());
+        let (kube, (info, ns, name)) = (self.kube.get_value(), self.target.get_value());
         spawn(async move {
             match dry_run(&kube, &info, ns.as_deref(), &name, &sent).await {
                 Ok(result) => {
@@ -109,67 +114,132 @@ pub fn ObjectEditor(
                     let rows = review(&live, &sent, &result);
                     let _ = stage.try_set(Stage::Reviewing { rows, sent });
                 }
-                Err(r) if r.conflict => to_conflict(sent),
+                Err(r) if r.conflict => self.show_conflict(sent),
                 Err(r) => {
-                    let lines = placed(&r);
+                    let lines = self.placed(&r);
                     let _ = trouble.try_set(Some(Trouble::Server(r.problem, lines)));
                     let _ = stage.try_set(Stage::Editing);
                 }
             }
         });
-    };
-    let apply_click = move |sent: Value| {
-        move |_| {
-            stage.set(Stage::Writing);
-            target.with_value(|(info, ns, name)| {
-                actions.submit(
-                    info.api_resource(),
-                    ns.as_deref(),
-                    name,
-                    ActionKind::Replace(sent.clone()),
-                )
-            });
+    }
+
+    /// Apply: write what was reviewed.
+    fn apply(self, sent: &Value) {
+        self.stage.set(Stage::Writing);
+        self.target.with_value(|(info, ns, name)| {
+            self.actions.submit(
+                info.api_resource(),
+                ns.as_deref(),
+                name,
+                ActionKind::Replace(sent.clone()),
+            )
+        });
+    }
+
+    /// The written edit's answer: close, show the conflict, or say why not.
+    fn written(self, result: Result<(), Refused>) {
+        match result {
+            Ok(()) => self.open.set(false),
+            Err(r) if r.conflict => match parse(&self.text.get_untracked()) {
+                Ok(yours) => self.show_conflict(yours),
+                Err(_) => self.stage.set(Stage::Editing),
+            },
+            Err(r) => {
+                let lines = self.placed(&r);
+                self.trouble.set(Some(Trouble::Server(r.problem, lines)));
+                self.stage.set(Stage::Editing);
+            }
         }
+    }
+
+    /// Put the edit on the server's newer object, and back to the text.
+    fn put_on_theirs(self, yours: &Value, theirs: &Value) {
+        let (rebased, clashes) = self.base.with_value(|b| rebase(b, yours, theirs));
+        self.base.set_value(theirs.clone());
+        self.text.set(to_yaml(&rebased));
+        self.note.set(Some(if clashes.is_empty() {
+            "Your changes are now on the server's newer object. Review them again.".to_string()
+        } else {
+            format!(
+                "Your changes are now on the server's newer object. You and the server both changed {}; yours are kept. Review them again.",
+                clashes.join(", ")
+            )
+        }));
+        self.stage.set(Stage::Editing);
+    }
+}
+
+/// The editor of one object; `open` closes it.
+#[component]
+pub fn ObjectEditor(
+    info: ResourceInfo,
+    namespace: Option<String>,
+    name: String,
+    object: RwSignal<Option<Value>>,
+    open: RwSignal<bool>,
+) -> impl IntoView {
+    let actions = expect_context::<Actions>();
+    let kube = StoredValue::new_local(use_kube());
+    let key = edit_key(&info.api_resource(), namespace.as_deref(), &name);
+    let target = StoredValue::new((info, namespace, name));
+    // The object the edit started from, and the text.
+    let base = StoredValue::new(object.get_untracked().unwrap_or(Value::Null));
+    let text = RwSignal::new(base.with_value(editable_yaml));
+    let edit = EditState {
+        actions,
+        kube,
+        target,
+        object,
+        open,
+        base,
+        text,
+        stage: RwSignal::new(Stage::Editing),
+        trouble: RwSignal::new(None::<Trouble>),
+        note: RwSignal::new(None::<String>),
     };
     // The written edit's answer.
     Effect::new(move |_| {
         let Some(done) = actions.edited.get() else {
             return;
         };
-        if done.key != key || stage.get_untracked() != Stage::Writing {
+        if done.key != key || edit.stage.get_untracked() != Stage::Writing {
             return;
         }
-        match done.result {
-            Ok(()) => open.set(false),
-            Err(r) if r.conflict => match parse(&text.get_untracked()) {
-                Ok(yours) => to_conflict(yours),
-                Err(_) => stage.set(Stage::Editing),
-            },
-            Err(r) => {
-                let lines = placed(&r);
-                trouble.set(Some(Trouble::Server(r.problem, lines)));
-                stage.set(Stage::Editing);
-            }
-        }
+        edit.written(done.result);
     });
-    let rebase_click = move |yours: Value, theirs: Value| {
-        move |_| {
-            let (rebased, clashes) = base.with_value(|b| rebase(b, &yours, &theirs));
-            base.set_value(theirs.clone());
-            text.set(to_yaml(&rebased));
-            note.set(Some(if clashes.is_empty() {
-                "Your changes are now on the server's newer object. Review them again.".to_string()
-            } else {
-                format!(
-                    "Your changes are now on the server's newer object. You and the server both changed {}; yours are kept. Review them again.",
-                    clashes.join(", ")
-                )
-            }));
-            stage.set(Stage::Editing);
+
+    let body = move || match edit.stage.get() {
+        Stage::Editing => {
+            // Read here, not in the editor: each change of the text draws
+            // it anew, with its line numbers.
+            let lines = text.with(|t| t.lines().count().max(1));
+            view! { <EditText edit lines/> }.into_any()
+        }
+        Stage::Asking => view! { <p class="muted">"Asking the server…"</p> }.into_any(),
+        Stage::Writing => {
+            view! { <p class="muted" data-testid="edit-writing">"Writing…"</p> }.into_any()
+        }
+        Stage::Reviewing { rows, sent } => view! { <EditReview edit rows sent/> }.into_any(),
+        Stage::Conflict { yours, theirs } => {
+            view! { <ConflictPanel edit yours theirs/> }.into_any()
         }
     };
+    let note = edit.note;
+    view! {
+        <section class="editor" data-testid="editor">
+            <h3>"Edit"</h3>
+            <EditTrouble trouble=edit.trouble/>
+            {move || note.get().map(|n| view! { <p class="muted" data-testid="edit-note">{n}</p> })}
+            {body}
+        </section>
+    }
+}
 
-    let trouble_view = move || {
+/// What went wrong last: the text, the server's refusal with its causes, or a failed read.
+#[component]
+fn EditTrouble(trouble: RwSignal<Option<Trouble>>) -> impl IntoView {
+    move || {
         trouble.get().map(|t| match t {
             Trouble::Text(e) => view! {
                 <p class="error-box" data-testid="edit-error" role="alert">{format!("The text does not read: {e}")}</p>
@@ -189,95 +259,87 @@ pub fn ObjectEditor(
             }
             .into_any(),
         })
-    };
-    let editor = move || {
-        let lines = text.with(|t| t.lines().count().max(1));
-        let numbers: String = (1..=lines).map(|n| format!("{n}\n")).collect();
-        view! {
-            <div class="editor-scroll">
-                <pre class="editor-lines" aria-hidden="true">{numbers}</pre>
-                <textarea class="editor-text" data-testid="edit-text" spellcheck="false" wrap="off"
-                    rows=lines + 1
-                    prop:value=move || text.get()
-                    on:input=move |ev| text.set(event_target_value(&ev))
-                    on:keydown=move |ev| {
-                        if let Some(t) = crate::platform::indent_on_tab(&ev) {
-                            text.set(t);
-                        }
-                    }></textarea>
-            </div>
-            <div class="actions">
-                <button data-testid="edit-review" on:click=review_click>"Review"</button>
-                <button on:click=move |_| open.set(false)>"Cancel"</button>
-            </div>
-        }
-    };
-    let body = move || match stage.get() {
-        Stage::Editing => editor().into_any(),
-        Stage::Asking => view! { <p class="muted">"Asking the server…"</p> }.into_any(),
-        Stage::Writing => {
-            view! { <p class="muted" data-testid="edit-writing">"Writing…"</p> }.into_any()
-        }
-        Stage::Reviewing { rows, sent } => {
-            let empty = rows.is_empty();
-            view! {
-                <p class="muted small">"What the server would store, compared with the object now. Fields marked "
-                    <span class="badge">"server"</span>" were changed by the server (defaults, admission), not by you."</p>
-                {empty.then(|| view! { <p data-testid="review-empty">"Nothing would change."</p> })}
-                <div class="table-scroll">
-                    <table class="grid" data-testid="review">
-                        <thead><tr><th>"Field"</th><th>"Now"</th><th>"After"</th><th></th></tr></thead>
-                        <tbody>
-                            {rows.into_iter().map(|r| {
-                                let by = if r.by_server { "server" } else { "you" };
-                                let now = r.change.old.as_ref().map(short).unwrap_or_else(|| "—".into());
-                                let after = r.change.new.as_ref().map(short).unwrap_or_else(|| "—".into());
-                                view! {
-                                    <tr data-testid="review-row" data-by=by>
-                                        <td><code>{r.change.path}</code></td>
-                                        <td class="diff-old">{now}</td>
-                                        <td class="diff-new">{after}</td>
-                                        <td>{r.by_server.then(|| view! { <span class="badge" title="The server set this: defaulting or an admission webhook">"server"</span> })}</td>
-                                    </tr>
-                                }
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </div>
-                <div class="actions">
-                    <button data-testid="edit-apply" disabled=empty on:click=apply_click(sent)>"Apply"</button>
-                    <button on:click=move |_| stage.set(Stage::Editing)>"Back to the text"</button>
-                </div>
-            }
-            .into_any()
-        }
-        Stage::Conflict { yours, theirs } => {
-            let base_text = base.with_value(editable_yaml);
-            let yours_text = to_yaml(&yours);
-            let theirs_text = editable_yaml(&theirs);
-            view! {
-                <p class="error-box" data-testid="edit-conflict" role="alert">
-                    "The object changed on the server after your edit began, so nothing was written. Your edit can be put on top of the newer object and reviewed again."
-                </p>
-                <div class="three-col">
-                    <div><h4>"When you began"</h4><pre class="yaml">{base_text}</pre></div>
-                    <div><h4>"Yours"</h4><pre class="yaml">{yours_text}</pre></div>
-                    <div><h4>"The server's now"</h4><pre class="yaml" data-testid="edit-theirs">{theirs_text}</pre></div>
-                </div>
-                <div class="actions">
-                    <button data-testid="edit-rebase" on:click=rebase_click(yours, theirs)>"Put my edit on the newer object"</button>
-                    <button on:click=move |_| open.set(false)>"Discard my edit"</button>
-                </div>
-            }
-            .into_any()
-        }
-    };
+    }
+}
+
+/// The text with its `lines` numbered, and Review and Cancel.
+#[component]
+fn EditText(edit: EditState, lines: usize) -> impl IntoView {
+    let text = edit.text;
+    let numbers: String = (1..=lines).map(|n| format!("{n}\n")).collect();
     view! {
-        <section class="editor" data-testid="editor">
-            <h3>"Edit"</h3>
-            {trouble_view}
-            {move || note.get().map(|n| view! { <p class="muted" data-testid="edit-note">{n}</p> })}
-            {body}
-        </section>
+        <div class="editor-scroll">
+            <pre class="editor-lines" aria-hidden="true">{numbers}</pre>
+            <textarea class="editor-text" data-testid="edit-text" spellcheck="false" wrap="off"
+                rows=lines + 1
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+                on:keydown=move |ev| {
+                    if let Some(t) = crate::platform::indent_on_tab(&ev) {
+                        text.set(t);
+                    }
+                }></textarea>
+        </div>
+        <div class="actions">
+            <button data-testid="edit-review" on:click=move |_| edit.ask_dry_run()>"Review"</button>
+            <button on:click=move |_| edit.open.set(false)>"Cancel"</button>
+        </div>
+    }
+}
+
+/// The server's dry run to review, field by field, with Apply (of `sent`) and Back.
+#[component]
+fn EditReview(edit: EditState, rows: Vec<Reviewed>, sent: Value) -> impl IntoView {
+    let empty = rows.is_empty();
+    view! {
+        <p class="muted small">"What the server would store, compared with the object now. Fields marked "
+            <span class="badge">"server"</span>" were changed by the server (defaults, admission), not by you."</p>
+        {empty.then(|| view! { <p data-testid="review-empty">"Nothing would change."</p> })}
+        <div class="table-scroll">
+            <table class="grid" data-testid="review">
+                <thead><tr><th>"Field"</th><th>"Now"</th><th>"After"</th><th></th></tr></thead>
+                <tbody>
+                    {rows.into_iter().map(|r| {
+                        let by = if r.by_server { "server" } else { "you" };
+                        let now = r.change.old.as_ref().map(short).unwrap_or_else(|| "—".into());
+                        let after = r.change.new.as_ref().map(short).unwrap_or_else(|| "—".into());
+                        view! {
+                            <tr data-testid="review-row" data-by=by>
+                                <td><code>{r.change.path}</code></td>
+                                <td class="diff-old">{now}</td>
+                                <td class="diff-new">{after}</td>
+                                <td>{r.by_server.then(|| view! { <span class="badge" title="The server set this: defaulting or an admission webhook">"server"</span> })}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+        <div class="actions">
+            <button data-testid="edit-apply" disabled=empty on:click=move |_| edit.apply(&sent)>"Apply"</button>
+            <button on:click=move |_| edit.stage.set(Stage::Editing)>"Back to the text"</button>
+        </div>
+    }
+}
+
+/// Someone else wrote first: the three versions, and rebase or discard.
+#[component]
+fn ConflictPanel(edit: EditState, yours: Value, theirs: Value) -> impl IntoView {
+    let base_text = edit.base.with_value(editable_yaml);
+    let yours_text = to_yaml(&yours);
+    let theirs_text = editable_yaml(&theirs);
+    view! {
+        <p class="error-box" data-testid="edit-conflict" role="alert">
+            "The object changed on the server after your edit began, so nothing was written. Your edit can be put on top of the newer object and reviewed again."
+        </p>
+        <div class="three-col">
+            <div><h4>"When you began"</h4><pre class="yaml">{base_text}</pre></div>
+            <div><h4>"Yours"</h4><pre class="yaml">{yours_text}</pre></div>
+            <div><h4>"The server's now"</h4><pre class="yaml" data-testid="edit-theirs">{theirs_text}</pre></div>
+        </div>
+        <div class="actions">
+            <button data-testid="edit-rebase" on:click=move |_| edit.put_on_theirs(&yours, &theirs)>"Put my edit on the newer object"</button>
+            <button on:click=move |_| edit.open.set(false)>"Discard my edit"</button>
+        </div>
     }
 }

@@ -2,8 +2,35 @@
 
 use leptos::prelude::*;
 
+use crate::components::diff::FieldDiff;
 use crate::kube::history::use_history;
-use crate::model::history::{Kind, ObjectHistory, diff, short};
+use crate::model::history::{Kind, ObjectHistory, diff};
+
+/// The versions seen, and the two compared (indexes).
+#[derive(Clone, Copy)]
+struct Compared {
+    history: Memo<ObjectHistory>,
+    from: RwSignal<Option<usize>>,
+    to: RwSignal<Option<usize>>,
+}
+
+impl Compared {
+    /// The two versions compared; by default the last change.
+    fn chosen(self) -> (usize, usize) {
+        let n = self.history.with(|h| h.versions.len());
+        let to = self
+            .to
+            .get()
+            .filter(|i| *i < n)
+            .unwrap_or(n.saturating_sub(1));
+        let from = self
+            .from
+            .get()
+            .filter(|i| *i < n)
+            .unwrap_or(to.saturating_sub(1));
+        (from, to)
+    }
+}
 
 /// The History section of an object's page; `key` is its history's key.
 #[component]
@@ -13,36 +40,54 @@ pub fn ObjectHistoryView(key: String) -> impl IntoView {
     // Status-only versions (a controller reporting) are folded unless asked.
     let show_status = RwSignal::new(false);
     // The two versions compared (indexes); by default the last change.
-    let from = RwSignal::new(None::<usize>);
-    let to = RwSignal::new(None::<usize>);
-    let chosen = move || {
-        let n = history.with(|h| h.versions.len());
-        let to = to.get().filter(|i| *i < n).unwrap_or(n.saturating_sub(1));
-        let from = from
-            .get()
-            .filter(|i| *i < n)
-            .unwrap_or(to.saturating_sub(1));
-        (from, to)
+    let compared = Compared {
+        history,
+        from: RwSignal::new(None::<usize>),
+        to: RwSignal::new(None::<usize>),
     };
-    let heading = move || {
-        history.with(|h: &ObjectHistory| {
-            let mut s = match h.versions.len() {
-                1 => "1 version".to_string(),
-                n => format!("{n} versions"),
-            };
-            s.push_str(" seen since this tab opened");
-            if h.dropped > 0 {
-                s.push_str(&format!(" · {} older dropped", h.dropped));
-            }
-            if h.deleted() {
-                s.push_str(" · the object is gone");
-            }
-            s
-        })
-    };
+    let heading = move || history.with(heading_text);
     let folded = move || history.with(|h| h.versions.iter().filter(|v| v.status_only).count());
-    let rows = move || {
-        let (f, t) = chosen();
+    view! {
+        <div data-testid="history">
+            <p class="muted small" data-testid="history-heading">{heading}</p>
+            <label class="small">
+                <input type="checkbox" data-testid="history-status" prop:checked=move || show_status.get()
+                    on:change=move |_| show_status.update(|s| *s = !*s)/>
+                {move || format!(" show status-only changes ({})", folded())}
+            </label>
+            <div class="table-scroll">
+                <table class="grid">
+                    <thead><tr><th>"From"</th><th>"To"</th><th>"Seen"</th><th>"resourceVersion"</th><th>"Change"</th></tr></thead>
+                    <tbody><HistoryRows compared show_status/></tbody>
+                </table>
+            </div>
+            <HistoryDiff compared/>
+        </div>
+    }
+}
+
+/// "3 versions seen since this tab opened", with those dropped and whether the object is gone.
+fn heading_text(h: &ObjectHistory) -> String {
+    let mut s = match h.versions.len() {
+        1 => "1 version".to_string(),
+        n => format!("{n} versions"),
+    };
+    s.push_str(" seen since this tab opened");
+    if h.dropped > 0 {
+        s.push_str(&format!(" · {} older dropped", h.dropped));
+    }
+    if h.deleted() {
+        s.push_str(" · the object is gone");
+    }
+    s
+}
+
+/// A row per version, newest first; status-only ones folded unless `show_status` or compared.
+#[component]
+fn HistoryRows(compared: Compared, show_status: RwSignal<bool>) -> impl IntoView {
+    let Compared { history, from, to } = compared;
+    move || {
+        let (f, t) = compared.chosen();
         let all = show_status.get();
         history.with(|h| {
             h.versions
@@ -71,16 +116,22 @@ pub fn ObjectHistoryView(key: String) -> impl IntoView {
                 })
                 .collect_view()
         })
-    };
+    }
+}
+
+/// What differs between the two versions compared, field by field.
+#[component]
+fn HistoryDiff(compared: Compared) -> impl IntoView {
+    let history = compared.history;
     let changes = move || {
-        let (f, t) = chosen();
+        let (f, t) = compared.chosen();
         history.with(|h| match (h.versions.get(f), h.versions.get(t)) {
             (Some(a), Some(b)) if f != t => diff(&a.object, &b.object),
             _ => Vec::new(),
         })
     };
-    let compared = move || {
-        let (f, t) = chosen();
+    let between = move || {
+        let (f, t) = compared.chosen();
         history.with(|h| {
             let rv = |i: usize| {
                 h.versions
@@ -91,41 +142,12 @@ pub fn ObjectHistoryView(key: String) -> impl IntoView {
             (h.versions.len() > 1).then(|| format!("from resourceVersion {} to {}", rv(f), rv(t)))
         })
     };
-    view! {
-        <div data-testid="history">
-            <p class="muted small" data-testid="history-heading">{heading}</p>
-            <label class="small">
-                <input type="checkbox" data-testid="history-status" prop:checked=move || show_status.get()
-                    on:change=move |_| show_status.update(|s| *s = !*s)/>
-                {move || format!(" show status-only changes ({})", folded())}
-            </label>
-            <div class="table-scroll">
-                <table class="grid">
-                    <thead><tr><th>"From"</th><th>"To"</th><th>"Seen"</th><th>"resourceVersion"</th><th>"Change"</th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-            {move || compared().map(|c| view! {
+    move || {
+        between().map(|c| {
+            view! {
                 <p class="muted small">{format!("What differs {c}:")}</p>
-                <div class="table-scroll">
-                    <table class="grid" data-testid="history-diff">
-                        <thead><tr><th>"Field"</th><th>"Before"</th><th>"After"</th></tr></thead>
-                        <tbody>
-                            {changes().into_iter().map(|c| {
-                                let before = c.old.as_ref().map(short).unwrap_or_else(|| "—".into());
-                                let after = c.new.as_ref().map(short).unwrap_or_else(|| "—".into());
-                                view! {
-                                    <tr data-testid="history-diff-row">
-                                        <td><code>{c.path}</code></td>
-                                        <td class="diff-old">{before}</td>
-                                        <td class="diff-new">{after}</td>
-                                    </tr>
-                                }
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </div>
-            })}
-        </div>
+                <FieldDiff changes=changes() testid="history-diff"/>
+            }
+        })
     }
 }

@@ -1,18 +1,18 @@
 //! One object, live: its heading and actions, labels and annotations, owners and what it owns, conditions, events, its history in this tab, a Secret's data on request, and its YAML.
 
 use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::Now;
 use crate::kube::history::{HistoryStore, use_history};
-use crate::kube::use_kube;
-use crate::kube::watch::watch_problem;
+use crate::kube::watch::{Subscribe, watch_problem};
+use crate::kube::{Kube, Now, Watch, use_kube};
 use crate::model::objects::{created, field_value, with_type_meta};
 use crate::model::problem::Problem;
-use crate::model::time::age;
+use crate::model::time::{Seconds, age};
 use crate::model::yaml::to_yaml;
 
 mod actions;
@@ -47,6 +47,16 @@ pub fn ObjectPage(resource: String, namespace: Option<String>, name: String) -> 
     }
 }
 
+/// What the page knows of the object: its latest version, and whether it
+/// was deleted while shown or was never there.
+#[derive(Clone, Copy)]
+struct Shown {
+    object: RwSignal<Option<Value>>,
+    gone: RwSignal<bool>,
+    missing: RwSignal<bool>,
+}
+
+/// One object's page, once its resource is resolved.
 #[component]
 fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> impl IntoView {
     let kube = use_kube();
@@ -62,49 +72,18 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         }
     };
     let secret = info.is_core_secrets();
-    // managedFields are folded in the YAML view, not dropped.
-    let mut subscription = kube
-        .subscribe("object", &path)
-        .with_managed_fields()
-        .fields(format!("metadata.name={}", field_value(&name)));
-    if secret {
-        // A Secret's data is fetched only when the person asks (Reveal); the
-        // informer itself hides every annotation's value (tools keep copies
-        // of the Secret there).
-        subscription = subscription.metadata_only();
-    }
+    let subscription = object_subscription(&kube, &path, &name, secret);
     let key = match &namespace {
         Some(ns) => format!("{ns}/{name}"),
         None => name.clone(),
     };
-    let object: RwSignal<Option<Value>> = RwSignal::new(None);
-    let gone = RwSignal::new(false);
-    let missing = RwSignal::new(false);
-    let (k, api_version, kind) = (key.clone(), info.api_version(), info.kind.clone());
-    // Every version the page sees goes into the tab's history.
-    let (history, clock) = (use_history(), kube.clone());
     let history_key = HistoryStore::key(&info.qualified_name(), namespace.as_deref(), &name);
-    let hk = history_key.clone();
-    let watch = subscription.frames(move |inf, _| {
-        let current = inf.indexer().borrow().get(&k);
-        match current {
-            Some(o) => {
-                let value = with_type_meta(&o, &api_version, &kind);
-                history.record(&hk, &value, clock.now());
-                object.set(Some(value));
-                gone.set(false);
-            }
-            // "deleted" only for an object that was shown; one that was
-            // never there is not found.
-            None if object.with_untracked(Option::is_some) => {
-                if inf.has_synced() {
-                    history.deleted(&hk, clock.now());
-                }
-                gone.set(inf.has_synced())
-            }
-            None => missing.set(inf.has_synced()),
-        }
-    });
+    let (watch, shown) = follow(subscription, &kube, &info, key.clone(), history_key.clone());
+    let Shown {
+        object,
+        gone,
+        missing,
+    } = shown;
     let status = watch.status();
     let _watch = StoredValue::new_local(watch);
     let problem = move || {
@@ -112,32 +91,12 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
             view! { <ProblemBox problem=p doing="read this object".to_string() testid="object-error"/> }
         })
     };
-    let uid = Memo::new(move |_| {
-        object.with(|o| {
-            o.as_ref()
-                .and_then(|o| o.pointer("/metadata/uid"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-    });
-    let yaml = move || object.with(|o| o.as_ref().map(to_yaml).unwrap_or_default());
-    let copy = move |_| {
-        crate::platform::copy_text(&yaml());
-    };
-    let created_ago = move || {
-        let t = object.with(|o| o.as_ref().and_then(created))?;
-        Some(format!("created {} ago", age(now.get(), t)))
-    };
+    let uid = object_uid(object);
     let title = format!("{} {key}", info.kind);
-    let is_pod = info.group.is_empty() && info.plural == "pods";
     let workload_logs = has_workload_logs(&info.group, &info.plural)
         .then(|| namespace.clone())
         .flatten()
         .map(|ns| view! { <WorkloadLogsLink resource=info.qualified_name() namespace=ns name=name.clone()/> });
-    let pod_section = is_pod
-        .then(|| namespace.clone())
-        .flatten()
-        .map(|ns| view! { <PodContainers object namespace=ns name=name.clone()/> });
     let (kind_name, name_shown) = (info.kind.clone(), key.clone());
     // The editor is open.
     let editing = RwSignal::new(false);
@@ -145,17 +104,9 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let revealed: Option<RevealSignal> = secret.then(|| RwSignal::new(None));
     view! {
         <section class="panel object-page" data-testid="object-page">
-            <div class="resource-head">
-                <h2 data-testid="object-title">{title}</h2>
-                <span class="muted small">{created_ago}</span>
-                {move || gone.get().then(|| view! { <span class="badge status-bad" data-testid="object-gone">"deleted"</span> })}
-            </div>
+            <ObjectHead title object gone now/>
             {problem}
-            {move || missing.get().then(|| view! {
-                <p class="error-box" data-testid="object-missing" data-problem="not-found" role="alert">
-                    {format!("There is no {} called “{}” here.", kind_name.clone(), name_shown.clone())}
-                </p>
-            })}
+            <ObjectMissing missing kind_name name_shown/>
             <ObjectActions info=info.clone() namespace=namespace.clone() name=name.clone() object editing/>
             {
                 let (info, namespace, name) = (info.clone(), namespace.clone(), name.clone());
@@ -165,41 +116,188 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
             }
             {workload_logs}
             <div class="two-col object-cols">
-                <div class="object-main">
-                    {pod_section}
-                    <h3>"Labels"</h3>
-                    <Chips object field="labels"/>
-                    <h3>"Annotations"</h3>
-                    {match revealed {
-                        Some(revealed) => view! {
-                            <SecretAnnotations object revealed/>
-                            <SecretData namespace=namespace.clone() name=name.clone() revealed/>
-                        }.into_any(),
-                        None => view! { <Chips object field="annotations"/> }.into_any(),
-                    }}
-                    <h3>"Owners"</h3>
-                    <Owners object namespace=namespace.clone()/>
-                    <OwnedSection info=info.clone() namespace=namespace.clone() name=name.clone() uid/>
-                    {has_rollout_history(&info).then(|| namespace.clone()).flatten().map(|ns| view! {
-                        <RolloutHistory info=info.clone() namespace=ns name=name.clone() object uid/>
-                    })}
-                    <h3>"Conditions"</h3>
-                    <Conditions object/>
-                    <h3>"Events"</h3>
-                    <ObjectEvents info=info.clone() namespace=namespace.clone() name=name.clone()/>
-                    <h3>"History"</h3>
-                    <ObjectHistoryView key=history_key/>
-                    {(!secret).then(|| view! { <ObjectDrift object/> })}
-                </div>
-                <div class="object-yaml">
-                    <div class="resource-head">
-                        <h3>"YAML"</h3>
-                        <button data-testid="copy-yaml" on:click=copy>"Copy"</button>
-                    </div>
-                    <pre class="yaml" data-testid="yaml">{yaml}</pre>
-                </div>
+                <ObjectMain info namespace name object uid history_key revealed/>
+                <ObjectYaml object/>
             </div>
         </section>
     }
     .into_any()
+}
+
+/// The one-object informer of `name` at `path` (managedFields kept: the
+/// YAML view folds them); for a Secret, metadata only.
+fn object_subscription<'a>(
+    kube: &'a Kube,
+    path: &str,
+    name: &str,
+    secret: bool,
+) -> Subscribe<'a, DynamicObject> {
+    // managedFields are folded in the YAML view, not dropped.
+    let subscription = kube
+        .subscribe("object", path)
+        .with_managed_fields()
+        .fields(format!("metadata.name={}", field_value(name)));
+    if secret {
+        // A Secret's data is fetched only when the person asks (Reveal); the
+        // informer itself hides every annotation's value (tools keep copies
+        // of the Secret there).
+        return subscription.metadata_only();
+    }
+    subscription
+}
+
+/// Starts `subscription` and shows the object under `key` as it changes
+/// (the signals it sets are returned with the watch); every version the
+/// page sees goes into the tab's history under `history_key`.
+fn follow(
+    subscription: Subscribe<'_, DynamicObject>,
+    kube: &Kube,
+    info: &ResourceInfo,
+    key: String,
+    history_key: String,
+) -> (Watch<DynamicObject>, Shown) {
+    let shown = Shown {
+        object: RwSignal::new(None),
+        gone: RwSignal::new(false),
+        missing: RwSignal::new(false),
+    };
+    let Shown {
+        object,
+        gone,
+        missing,
+    } = shown;
+    let (api_version, kind) = (info.api_version(), info.kind.clone());
+    let (history, clock) = (use_history(), kube.clone());
+    let watch = subscription.frames(move |inf, _| {
+        let current = inf.indexer().borrow().get(&key);
+        match current {
+            Some(o) => {
+                let value = with_type_meta(&o, &api_version, &kind);
+                history.record(&history_key, &value, clock.now());
+                object.set(Some(value));
+                gone.set(false);
+            }
+            // "deleted" only for an object that was shown; one that was
+            // never there is not found.
+            None if object.with_untracked(Option::is_some) => {
+                if inf.has_synced() {
+                    history.deleted(&history_key, clock.now());
+                }
+                gone.set(inf.has_synced())
+            }
+            None => missing.set(inf.has_synced()),
+        }
+    });
+    (watch, shown)
+}
+
+/// The object's UID, once it is read.
+fn object_uid(object: RwSignal<Option<Value>>) -> Memo<Option<String>> {
+    Memo::new(move |_| {
+        object.with(|o| {
+            o.as_ref()
+                .and_then(|o| o.pointer("/metadata/uid"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+    })
+}
+
+/// That no `kind_name` called `name_shown` is here, once the list says so.
+#[component]
+fn ObjectMissing(missing: RwSignal<bool>, kind_name: String, name_shown: String) -> impl IntoView {
+    move || {
+        missing.get().then(|| view! {
+        <p class="error-box" data-testid="object-missing" data-problem="not-found" role="alert">
+            {format!("There is no {} called “{}” here.", kind_name.clone(), name_shown.clone())}
+        </p>
+    })
+    }
+}
+
+/// The heading: kind and name, the object's age, and "deleted" once it is gone.
+#[component]
+fn ObjectHead(
+    title: String,
+    object: RwSignal<Option<Value>>,
+    gone: RwSignal<bool>,
+    now: RwSignal<Seconds>,
+) -> impl IntoView {
+    let created_ago = move || {
+        let t = object.with(|o| o.as_ref().and_then(created))?;
+        Some(format!("created {} ago", age(now.get(), t)))
+    };
+    view! {
+        <div class="resource-head">
+            <h2 data-testid="object-title">{title}</h2>
+            <span class="muted small">{created_ago}</span>
+            {move || gone.get().then(|| view! { <span class="badge status-bad" data-testid="object-gone">"deleted"</span> })}
+        </div>
+    }
+}
+
+/// The main column: pod, labels, annotations, owners, owned, rollouts, conditions, events, history, drift.
+#[component]
+fn ObjectMain(
+    info: ResourceInfo,
+    namespace: Option<String>,
+    name: String,
+    object: RwSignal<Option<Value>>,
+    uid: Memo<Option<String>>,
+    history_key: String,
+    revealed: Option<RevealSignal>,
+) -> impl IntoView {
+    // Only a Secret has a reveal.
+    let secret = revealed.is_some();
+    let is_pod = info.group.is_empty() && info.plural == "pods";
+    let pod_section = is_pod
+        .then(|| namespace.clone())
+        .flatten()
+        .map(|ns| view! { <PodContainers object namespace=ns name=name.clone()/> });
+    view! {
+        <div class="object-main">
+            {pod_section}
+            <h3>"Labels"</h3>
+            <Chips object field="labels"/>
+            <h3>"Annotations"</h3>
+            {match revealed {
+                Some(revealed) => view! {
+                    <SecretAnnotations object revealed/>
+                    <SecretData namespace=namespace.clone() name=name.clone() revealed/>
+                }.into_any(),
+                None => view! { <Chips object field="annotations"/> }.into_any(),
+            }}
+            <h3>"Owners"</h3>
+            <Owners object namespace=namespace.clone()/>
+            <OwnedSection info=info.clone() namespace=namespace.clone() name=name.clone() uid/>
+            {has_rollout_history(&info).then(|| namespace.clone()).flatten().map(|ns| view! {
+                <RolloutHistory info=info.clone() namespace=ns name=name.clone() object uid/>
+            })}
+            <h3>"Conditions"</h3>
+            <Conditions object/>
+            <h3>"Events"</h3>
+            <ObjectEvents info=info.clone() namespace=namespace.clone() name=name.clone()/>
+            <h3>"History"</h3>
+            <ObjectHistoryView key=history_key/>
+            {(!secret).then(|| view! { <ObjectDrift object/> })}
+        </div>
+    }
+}
+
+/// The object's YAML, with Copy.
+#[component]
+fn ObjectYaml(object: RwSignal<Option<Value>>) -> impl IntoView {
+    let yaml = move || object.with(|o| o.as_ref().map(to_yaml).unwrap_or_default());
+    let copy = move |_| {
+        crate::platform::copy_text(&yaml());
+    };
+    view! {
+        <div class="object-yaml">
+            <div class="resource-head">
+                <h3>"YAML"</h3>
+                <button data-testid="copy-yaml" on:click=copy>"Copy"</button>
+            </div>
+            <pre class="yaml" data-testid="yaml">{yaml}</pre>
+        </div>
+    }
 }

@@ -7,11 +7,11 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
-use crate::kube::watch::{cluster_path, watch_problem};
-use crate::kube::{load, use_kube};
+use crate::kube::watch::{InformerSnapshot, cluster_path, watch_problem};
+use crate::kube::{Watch, load, use_kube};
 use crate::model::objects::{OwnedRow, children_of, field_value};
 use crate::model::problem::Problem;
-use crate::model::time::age;
+use crate::model::time::{Seconds, age};
 use crate::route::Route;
 
 /// "Owns" (or "Pods on this node") for kinds the app knows the children
@@ -42,6 +42,7 @@ pub fn OwnedSection(
     })
 }
 
+/// What the object owns (or the pods on the node), live.
 #[component]
 fn Owned(
     child: ResourceInfo,
@@ -78,7 +79,31 @@ fn Owned(
             .with(watch_problem)
             .map(|p| view! { <ProblemBox problem=p doing=doing.clone() testid="owned-error"/> })
     };
-    let rows = Memo::new(move |_| {
+    let rows = owned_rows(watch, tick, uid, on_node);
+    let qualified = child.qualified_name();
+    let kind = child.kind.clone();
+    view! {
+        {problem}
+        <div class="table-scroll">
+        <table class="grid" data-testid="owned">
+            <tbody>
+                <OwnedRows rows status qualified kind now/>
+            </tbody>
+        </table>
+        </div>
+    }
+    .into_any()
+}
+
+/// Whether the informer has synced, and the rows it holds, by name: the
+/// pods on the node, or the objects `uid` owns; anew on each frame.
+fn owned_rows(
+    watch: StoredValue<Watch<TableRowObject>, LocalStorage>,
+    tick: RwSignal<u64>,
+    uid: Memo<Option<String>>,
+    on_node: bool,
+) -> Memo<(bool, Vec<OwnedRow>)> {
+    Memo::new(move |_| {
         tick.get();
         let uid = uid.get();
         watch.with_value(|inf| {
@@ -95,42 +120,60 @@ fn Owned(
                 .collect();
             (inf.has_synced(), rows)
         })
-    });
-    let qualified = child.qualified_name();
-    let kind = child.kind.clone();
-    view! {
-        {problem}
-        <div class="table-scroll">
-        <table class="grid" data-testid="owned">
-            <tbody>
-                {move || {
-                    let (synced, rows) = rows.get();
-                    if rows.is_empty() {
-                        let failed = status.with(|s| watch_problem(s).is_some());
-                        let text = if synced { "none" } else if failed { "—" } else { "loading…" };
-                        return view! { <tr><td class="muted">{text}</td></tr> }.into_any();
+    })
+}
+
+/// A row per owned object (link, summary, age), or "none", "loading…" or "—" (failed).
+#[component]
+fn OwnedRows(
+    rows: Memo<(bool, Vec<OwnedRow>)>,
+    status: RwSignal<InformerSnapshot>,
+    qualified: String,
+    kind: String,
+    now: RwSignal<Seconds>,
+) -> impl IntoView {
+    move || {
+        let (synced, rows) = rows.get();
+        if rows.is_empty() {
+            let failed = status.with(|s| watch_problem(s).is_some());
+            let text = if synced {
+                "none"
+            } else if failed {
+                "—"
+            } else {
+                "loading…"
+            };
+            return view! { <tr><td class="muted">{text}</td></tr> }.into_any();
+        }
+        rows.into_iter()
+            .map(|r| {
+                let link = Route::Object {
+                    resource: qualified.clone(),
+                    namespace: r.namespace.clone(),
+                    name: r.name.clone(),
+                }
+                .link();
+                let created = r
+                    .created
+                    .map(|t| age(now.get_untracked(), t))
+                    .unwrap_or_default();
+                let cls = if r.deleting { "deleting" } else { "" };
+                let label = format!("{} {}", kind, r.name);
+                let name_cell = match link {
+                    Some(href) => {
+                        view! { <a href=href data-testid="owned-link">{label}</a> }.into_any()
                     }
-                    rows.into_iter().map(|r| {
-                        let link = Route::Object { resource: qualified.clone(), namespace: r.namespace.clone(), name: r.name.clone() }.link();
-                        let created = r.created.map(|t| age(now.get_untracked(), t)).unwrap_or_default();
-                        let cls = if r.deleting { "deleting" } else { "" };
-                        let label = format!("{} {}", kind, r.name);
-                        let name_cell = match link {
-                            Some(href) => view! { <a href=href data-testid="owned-link">{label}</a> }.into_any(),
-                            None => view! { <span>{label}</span> }.into_any(),
-                        };
-                        view! {
-                            <tr class=cls data-testid="owned-object">
-                                <td class="name">{name_cell}</td>
-                                <td class="muted small">{r.summary}</td>
-                                <td class="num">{created}</td>
-                            </tr>
-                        }
-                    }).collect_view().into_any()
-                }}
-            </tbody>
-        </table>
-        </div>
+                    None => view! { <span>{label}</span> }.into_any(),
+                };
+                view! {
+                    <tr class=cls data-testid="owned-object">
+                        <td class="name">{name_cell}</td>
+                        <td class="muted small">{r.summary}</td>
+                        <td class="num">{created}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+            .into_any()
     }
-    .into_any()
 }

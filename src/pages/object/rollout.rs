@@ -3,6 +3,7 @@
 use kubeglass_client::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
+use kubeglass_client::kube_core::{ApiResource, DynamicObject};
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -13,14 +14,32 @@ use crate::kube::Now;
 use crate::kube::access::may_update;
 use crate::kube::session::SessionState;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::kube::{load, use_kube};
+use crate::kube::{Kube, Watch, load, use_kube};
 use crate::model::history::{diff, short};
-use crate::model::rollout::{current, revisions};
-use crate::model::time::age;
+use crate::model::rollout::{Revision, current, revisions};
+use crate::model::time::{Seconds, age};
 
 /// True for the kinds whose rollout history this shows.
 pub fn has_rollout_history(info: &ResourceInfo) -> bool {
     info.group == "apps" && info.plural == "deployments"
+}
+
+/// The revisions found (and the one running now), and the two compared.
+#[derive(Clone, Copy)]
+struct Picked {
+    found: Memo<(Vec<Revision>, Option<u64>)>,
+    from: RwSignal<Option<u64>>,
+    to: RwSignal<Option<u64>>,
+}
+
+impl Picked {
+    /// The two revisions compared; by default the newest and the one before.
+    fn chosen(self) -> (Option<u64>, Option<u64>) {
+        let (revs, _) = self.found.get();
+        let to = self.to.get().or_else(|| revs.first().map(|r| r.number));
+        let from = self.from.get().or_else(|| revs.get(1).map(|r| r.number));
+        (from, to)
+    }
 }
 
 /// The "Rollout history" section of a Deployment's page.
@@ -35,13 +54,7 @@ pub fn RolloutHistory(
     let kube = use_kube();
     let now = expect_context::<Now>().0;
     let actions = expect_context::<Actions>();
-    let may = if expect_context::<SessionState>().read_only() {
-        Signal::stored(false)
-    } else {
-        let (kube, info, ns, name) = (kube.clone(), info.clone(), namespace.clone(), name.clone());
-        let asked = load(async move { may_update(&kube, &info, Some(&ns), &name).await });
-        Signal::derive(move || asked.get().unwrap_or(false))
-    };
+    let may = may_roll_back(&kube, &info, &namespace, &name);
     let path = match collection_path::<ReplicaSet>(&kube, Some(&namespace)) {
         Ok(p) => p,
         Err(problem) => {
@@ -56,7 +69,58 @@ pub fn RolloutHistory(
         .frames(move |_, _| tick.update(|t| *t += 1));
     let status = watch.status();
     let watch = StoredValue::new_local(watch);
-    let found = Memo::new(move |_| {
+    let picked = Picked {
+        found: found_revisions(watch, tick, uid, object),
+        from: RwSignal::new(None::<u64>),
+        to: RwSignal::new(None::<u64>),
+    };
+    let target = format!("{namespace}/{name}");
+    let resource = StoredValue::new((info.api_resource(), namespace.clone(), name.clone()));
+    let problem = move || {
+        status.with(watch_problem).map(|p| {
+            view! { <ProblemBox problem=p doing="list its ReplicaSets".to_string() testid="rollout-error"/> }
+        })
+    };
+    view! {
+        <h3>"Rollout history"</h3>
+        {problem}
+        <div class="table-scroll">
+            <table class="grid" data-testid="rollout-history">
+                <thead><tr><th>"From"</th><th>"To"</th><th>"Revision"</th><th>"Age"</th><th>"Images"</th><th>"Change cause"</th><th></th></tr></thead>
+                <tbody><RevisionRows picked may target resource actions now/></tbody>
+            </table>
+        </div>
+        <TemplateDiff picked/>
+    }
+    .into_any()
+}
+
+/// Whether the person may roll the Deployment back (update it); never in a
+/// read-only session.
+fn may_roll_back(kube: &Kube, info: &ResourceInfo, namespace: &str, name: &str) -> Signal<bool> {
+    if expect_context::<SessionState>().read_only() {
+        Signal::stored(false)
+    } else {
+        let (kube, info, ns, name) = (
+            kube.clone(),
+            info.clone(),
+            namespace.to_string(),
+            name.to_string(),
+        );
+        let asked = load(async move { may_update(&kube, &info, Some(&ns), &name).await });
+        Signal::derive(move || asked.get().unwrap_or(false))
+    }
+}
+
+/// The Deployment's revisions from the ReplicaSets it owns, and the one
+/// running now, anew on each frame of the watch.
+fn found_revisions(
+    watch: StoredValue<Watch<DynamicObject>, LocalStorage>,
+    tick: RwSignal<u64>,
+    uid: Memo<Option<String>>,
+    object: RwSignal<Option<Value>>,
+) -> Memo<(Vec<Revision>, Option<u64>)> {
+    Memo::new(move |_| {
         tick.get();
         let (Some(uid), Some(deployment)) = (uid.get(), object.get()) else {
             return (Vec::new(), None);
@@ -70,25 +134,23 @@ pub fn RolloutHistory(
         let revs = revisions(&deployment, &sets);
         let now_at = current(&deployment, &revs);
         (revs, now_at)
-    });
-    let from = RwSignal::new(None::<u64>);
-    let to = RwSignal::new(None::<u64>);
-    let chosen = move || {
-        let (revs, _) = found.get();
-        let to = to.get().or_else(|| revs.first().map(|r| r.number));
-        let from = from.get().or_else(|| revs.get(1).map(|r| r.number));
-        (from, to)
-    };
-    let target = format!("{namespace}/{name}");
-    let resource = StoredValue::new((info.api_resource(), namespace.clone(), name.clone()));
-    let problem = move || {
-        status.with(watch_problem).map(|p| {
-            view! { <ProblemBox problem=p doing="list its ReplicaSets".to_string() testid="rollout-error"/> }
-        })
-    };
-    let rows = move || {
+    })
+}
+
+/// A row per revision: compared or not, number, age, images, change-cause, Roll back.
+#[component]
+fn RevisionRows(
+    picked: Picked,
+    may: Signal<bool>,
+    target: String,
+    resource: StoredValue<(ApiResource, String, String)>,
+    actions: Actions,
+    now: RwSignal<Seconds>,
+) -> impl IntoView {
+    let Picked { found, from, to } = picked;
+    move || {
         let (revs, now_at) = found.get();
-        let (f, t) = chosen();
+        let (f, t) = picked.chosen();
         let may = may.get();
         revs.into_iter()
             .map(|r| {
@@ -117,10 +179,15 @@ pub fn RolloutHistory(
                 }
             })
             .collect_view()
-    };
-    let template_diff = move || {
-        let (revs, _) = found.get();
-        let (f, t) = chosen();
+    }
+}
+
+/// The pod template's diff between the two revisions compared.
+#[component]
+fn TemplateDiff(picked: Picked) -> impl IntoView {
+    move || {
+        let (revs, _) = picked.found.get();
+        let (f, t) = picked.chosen();
         let pick = |n: Option<u64>| {
             revs.iter()
                 .find(|r| Some(r.number) == n)
@@ -144,17 +211,5 @@ pub fn RolloutHistory(
                 </tbody>
             </table>
         })
-    };
-    view! {
-        <h3>"Rollout history"</h3>
-        {problem}
-        <div class="table-scroll">
-            <table class="grid" data-testid="rollout-history">
-                <thead><tr><th>"From"</th><th>"To"</th><th>"Revision"</th><th>"Age"</th><th>"Images"</th><th>"Change cause"</th><th></th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-        {template_diff}
     }
-    .into_any()
 }

@@ -37,9 +37,6 @@ pub fn DeploymentsPanel(namespace: Option<String>) -> impl IntoView {
             .or_else(|| status.and_then(|s| s.with(watch_problem)))?;
         Some(view! { <ProblemBox problem=p doing=doing.clone() testid="deployments-problem"/> })
     };
-    let submit = move |ns: &str, name: &str, kind: ActionKind| {
-        actions.submit(deployments(), Some(ns), name, kind)
-    };
     view! {
         <section class="panel">
             <h2>"Deployments"</h2>
@@ -53,59 +50,71 @@ pub fn DeploymentsPanel(namespace: Option<String>) -> impl IntoView {
                     <For
                         each=move || rows.get().into_values()
                         key=|r: &DeploymentRow| (r.key.clone(), r.desired, r.ready)
-                        children=move |r| {
-                            let (ns, name, desired) = (r.namespace.clone(), r.name.clone(), r.desired);
-                            let target = format!("{ns}/{name}");
-                            let act = move |kind: ActionKind, question: String| {
-                                let (ns, name) = (ns.clone(), name.clone());
-                                move |_| {
-                                    if confirm(&question) {
-                                        submit(&ns, &name, kind.clone());
-                                    }
-                                }
-                            };
-                            let labels = {
-                                let (ns, name, target) = (r.namespace.clone(), r.name.clone(), target.clone());
-                                move |_| match ask_label_changes(&target) {
-                                    Some(Ok(kind)) => submit(&ns, &name, kind),
-                                    Some(Err(e)) => actions.mistake(e),
-                                    None => {}
-                                }
-                            };
-                            let ok = if r.ready == r.desired { "status-ok" } else { "status-warn" };
-                            let down = (desired - 1).max(0);
-                            view! {
-                                <tr data-testid="deployment-row" data-key=r.key.clone()>
-                                    <td>{r.namespace.clone()}</td>
-                                    <td class="name">{r.name.clone()}</td>
-                                    <td class=format!("num {ok}")>{format!("{}/{}", r.ready, r.desired)}</td>
-                                    <td class="num scale">
-                                        {(!read_only).then(|| view! {
-                                            <button title="Scale down by one" data-testid="scale-down"
-                                                disabled=desired == 0
-                                                on:click=act.clone()(ActionKind::Scale(down), format!("Scale {target} to {down}?"))>"−"</button>
-                                        })}
-                                        <span data-testid="desired">{desired}</span>
-                                        {(!read_only).then(|| view! {
-                                            <button title="Scale up by one" data-testid="scale-up"
-                                                on:click=act.clone()(ActionKind::Scale(desired + 1), format!("Scale {target} to {}?", desired + 1))>"+"</button>
-                                        })}
-                                    </td>
-                                    <td class="actions">
-                                        {(!read_only).then(|| view! {
-                                            <button data-testid="restart" title="kubectl rollout restart"
-                                                on:click=act.clone()(ActionKind::RestartRollout, format!("Restart the rollout of {target}?"))>"Restart"</button>
-                                            <button data-testid="labels" title="Set or remove labels" on:click=labels>"Labels"</button>
-                                            <button data-testid="delete" class="danger" title="Delete this Deployment"
-                                                on:click=act(ActionKind::Delete, format!("Delete {target}? Its pods go too."))>"Delete"</button>
-                                        })}
-                                    </td>
-                                </tr>
-                            }
-                        }
+                        children=move |r| view! { <DeploymentLine r actions read_only/> }
                     />
                 </tbody>
             </table>
         </section>
+    }
+}
+
+/// One Deployment's row: its readiness, − and + to scale it, and (unless
+/// `read_only`) restart, labels and delete, each confirmed.
+#[component]
+fn DeploymentLine(r: DeploymentRow, actions: Actions, read_only: bool) -> impl IntoView {
+    let submit = move |ns: &str, name: &str, kind: ActionKind| {
+        actions.submit(deployments(), Some(ns), name, kind)
+    };
+    let (ns, name, desired) = (r.namespace.clone(), r.name.clone(), r.desired);
+    let target = format!("{ns}/{name}");
+    let act = move |kind: ActionKind, question: String| {
+        let (ns, name) = (ns.clone(), name.clone());
+        move |_| {
+            if confirm(&question) {
+                submit(&ns, &name, kind.clone());
+            }
+        }
+    };
+    let labels = {
+        let (ns, name, target) = (r.namespace.clone(), r.name.clone(), target.clone());
+        move |_| match ask_label_changes(&target) {
+            Some(Ok(kind)) => submit(&ns, &name, kind),
+            Some(Err(e)) => actions.mistake(e),
+            None => {}
+        }
+    };
+    let ok = if r.ready == r.desired {
+        "status-ok"
+    } else {
+        "status-warn"
+    };
+    let down = (desired - 1).max(0);
+    view! {
+        <tr data-testid="deployment-row" data-key=r.key.clone()>
+            <td>{r.namespace.clone()}</td>
+            <td class="name">{r.name.clone()}</td>
+            <td class=format!("num {ok}")>{format!("{}/{}", r.ready, r.desired)}</td>
+            <td class="num scale">
+                {(!read_only).then(|| view! {
+                    <button title="Scale down by one" data-testid="scale-down"
+                        disabled=desired == 0
+                        on:click=act.clone()(ActionKind::Scale(down), format!("Scale {target} to {down}?"))>"−"</button>
+                })}
+                <span data-testid="desired">{desired}</span>
+                {(!read_only).then(|| view! {
+                    <button title="Scale up by one" data-testid="scale-up"
+                        on:click=act.clone()(ActionKind::Scale(desired + 1), format!("Scale {target} to {}?", desired + 1))>"+"</button>
+                })}
+            </td>
+            <td class="actions">
+                {(!read_only).then(|| view! {
+                    <button data-testid="restart" title="kubectl rollout restart"
+                        on:click=act.clone()(ActionKind::RestartRollout, format!("Restart the rollout of {target}?"))>"Restart"</button>
+                    <button data-testid="labels" title="Set or remove labels" on:click=labels>"Labels"</button>
+                    <button data-testid="delete" class="danger" title="Delete this Deployment"
+                        on:click=act(ActionKind::Delete, format!("Delete {target}? Its pods go too."))>"Delete"</button>
+                })}
+            </td>
+        </tr>
     }
 }

@@ -1,14 +1,16 @@
 //! The overview: what cluster this is and what lives in the namespace the app works in, all live.
 
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
+use kubeglass_client::rest::table::TableRowObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::cluster::ClusterState;
-use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, watch_problem};
+use crate::kube::watch::{InformerSnapshot, collection_path, watch_problem};
+use crate::kube::{Kube, Watch, use_kube};
 use crate::model::namespaces::scope_label;
 use crate::model::objects::PodCounts;
+use crate::model::problem::Problem;
 use crate::pages::events::EventStream;
 
 mod deployments;
@@ -32,11 +34,49 @@ pub fn Overview() -> impl IntoView {
 /// The overview for one namespace (or all).
 #[component]
 fn OverviewIn(namespace: Option<String>) -> impl IntoView {
-    let cluster = expect_context::<ClusterState>();
     let kube = use_kube();
     let counts = RwSignal::new(None::<PodCounts>);
-    // Pods as Table rows: the same informer (one watch) serves the pod table.
-    let pods = collection_path::<Pod>(&kube, namespace.as_deref()).map(|path| {
+    let pods = count_pods(&kube, namespace.as_deref(), counts);
+    let status = pods.as_ref().ok().map(|w| w.status());
+    let path_problem = pods.as_ref().err().cloned();
+    let _pods = StoredValue::new_local(pods.ok());
+    let scope = scope_label(namespace.as_deref());
+    let pods_problem = move || {
+        let p = path_problem
+            .clone()
+            .or_else(|| status.and_then(|s| s.with(watch_problem)))?;
+        Some(
+            view! { <ProblemBox problem=p doing=format!("list pods {scope}") testid="pods-problem"/> },
+        )
+    };
+    // Pods are counted in the app's namespace only: others show "—".
+    let counted_ns = namespace.clone();
+    let in_namespace = move |ns: &str| -> Option<usize> {
+        if counted_ns.as_deref().is_some_and(|c| c != ns) {
+            return None;
+        }
+        counts.with(|c| c.as_ref().map(|c| c.in_namespace(ns)))
+    };
+    view! {
+        <OverviewCards counts status/>
+        {pods_problem}
+        <div class="two-col">
+            <NamespacesPanel pods_in=Callback::new(move |ns: String| in_namespace(&ns))/>
+            <NodesPanel/>
+        </div>
+        <DeploymentsPanel namespace=namespace.clone()/>
+        <EventStream namespace=namespace.clone()/>
+    }
+}
+
+/// Counts the pods in `namespace` (None: all) into `counts`, from pods as
+/// Table rows: the same informer (one watch) serves the pod table.
+fn count_pods(
+    kube: &Kube,
+    namespace: Option<&str>,
+    counts: RwSignal<Option<PodCounts>>,
+) -> Result<Watch<TableRowObject>, Problem> {
+    collection_path::<Pod>(kube, namespace).map(|path| {
         let mut counted = PodCounts::default();
         kube.subscribe("pod-counts", &path)
             .table()
@@ -49,10 +89,17 @@ fn OverviewIn(namespace: Option<String>) -> impl IntoView {
                 }
                 counts.set(Some(counted.clone()));
             })
-    });
-    let status = pods.as_ref().ok().map(|w| w.status());
-    let path_problem = pods.as_ref().err().cloned();
-    let _pods = StoredValue::new_local(pods.ok());
+    })
+}
+
+/// The cards: the server's version, the pods counted, the namespaces, and
+/// the pod informer's state (`status`, None when it could not start).
+#[component]
+fn OverviewCards(
+    counts: RwSignal<Option<PodCounts>>,
+    status: Option<RwSignal<InformerSnapshot>>,
+) -> impl IntoView {
+    let cluster = expect_context::<ClusterState>();
     let version = move || match cluster.version.get() {
         None => view! { <span class="muted">"…"</span> }.into_any(),
         Some(Ok(v)) => view! { <span data-testid="server-version">{v}</span> }.into_any(),
@@ -66,29 +113,12 @@ fn OverviewIn(namespace: Option<String>) -> impl IntoView {
         None if status.is_some_and(|s| s.with(|s| watch_problem(s).is_some())) => "—".into(),
         None => "…".to_string(),
     };
-    let scope = scope_label(namespace.as_deref());
-    let pods_problem = move || {
-        let p = path_problem
-            .clone()
-            .or_else(|| status.and_then(|s| s.with(watch_problem)))?;
-        Some(
-            view! { <ProblemBox problem=p doing=format!("list pods {scope}") testid="pods-problem"/> },
-        )
-    };
     let rv = move || {
         status
             .and_then(|s| s.with(|s| s.reflector.last_resource_version.clone()))
             .unwrap_or_else(|| "—".into())
     };
     let pod_state = move || status.map_or("—", |s| s.with(|s| s.state_label()));
-    // Pods are counted in the app's namespace only: others show "—".
-    let counted_ns = namespace.clone();
-    let in_namespace = move |ns: &str| -> Option<usize> {
-        if counted_ns.as_deref().is_some_and(|c| c != ns) {
-            return None;
-        }
-        counts.with(|c| c.as_ref().map(|c| c.in_namespace(ns)))
-    };
     view! {
         <section class="cards">
             <div class="card">
@@ -111,12 +141,5 @@ fn OverviewIn(namespace: Option<String>) -> impl IntoView {
                 </div>
             </div>
         </section>
-        {pods_problem}
-        <div class="two-col">
-            <NamespacesPanel pods_in=Callback::new(move |ns: String| in_namespace(&ns))/>
-            <NodesPanel/>
-        </div>
-        <DeploymentsPanel namespace=namespace.clone()/>
-        <EventStream namespace=namespace.clone()/>
     }
 }

@@ -10,19 +10,21 @@ use std::sync::Arc;
 
 use crate::platform::spawn;
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_client::rest::table::TableColumn;
+use kubeglass_client::rest::table::{TableColumn, TableRowObject};
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::Now;
 use crate::kube::reads::preview_page;
 use crate::kube::use_kube;
+use crate::kube::watch::InformerSnapshot;
+use crate::kube::{Kube, Now, Watch};
 use crate::model::cells::keys_in_order;
 use crate::model::filter::Filter;
 use crate::model::live_rows::{LiveRows, More};
 use crate::model::problem::Problem;
 use crate::model::table::Sort;
+use crate::model::time::Seconds;
 use crate::prefs;
 
 mod header;
@@ -50,6 +52,8 @@ pub fn ResourcePage(
     }
 }
 
+/// The live table of resource `info` in `namespace` (None: all), with
+/// the given label and field selectors.
 #[component]
 fn LiveTable(
     info: ResourceInfo,
@@ -68,21 +72,98 @@ fn LiveTable(
         }
     };
 
-    let live = Rc::new(RefCell::new(LiveRows::new()));
-    let changes = RwSignal::new(0u64);
-    let columns: RwSignal<Vec<TableColumn>> = RwSignal::new(Vec::new());
-    let preview: RwSignal<Option<More>> = RwSignal::new(None);
+    let feed = Feed {
+        live: Rc::new(RefCell::new(LiveRows::new())),
+        changes: RwSignal::new(0u64),
+        columns: RwSignal::new(Vec::new()),
+        preview: RwSignal::new(None),
+    };
+    let selectors = (labels.clone(), fields.clone());
+    let watch = watch_rows(&kube, &path, selectors.clone(), feed.clone());
+    // First rows at once: one page read straight from etcd is shown until
+    // the informer's rows replace it.
+    if !watch.has_synced() {
+        load_preview(&kube, &info, namespace.clone(), selectors, feed.clone());
+    }
+    let status = watch.status();
+    let _watch = StoredValue::new_local(watch);
+    // Rows that have faded out go, on the clock's tick.
+    expire_rows(&kube, now, feed.clone());
 
-    let l = live.clone();
+    let table = table_state(feed, status, info.qualified_name());
+    let show_namespace = info.namespaced && namespace.is_none();
+    // The scope this table reads, for tests to tell it from the table it replaces.
+    let scope = namespace.clone().unwrap_or_default();
+    view! {
+        <section class="panel resource-page" data-testid="resource-page" data-namespace=scope>
+            <TableHeader table info=info.clone() namespace=namespace.clone()/>
+            <Toolbar table info=info.clone() namespace=namespace.clone() labels fields/>
+            <Ring table show_namespace/>
+        </section>
+    }
+    .into_any()
+}
+
+/// The table's state over the rows `feed` fills: sorted by key, unfiltered,
+/// the first row selected, wide as last chosen.
+fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, resource: String) -> Table {
+    let Feed {
+        live,
+        changes,
+        columns,
+        preview,
+    } = feed;
+    let rows = StoredValue::new_local(live);
+    let sort = RwSignal::new(Sort::default());
+    let filter = RwSignal::new(String::new());
+    let visible = visible_keys(rows, changes, sort, filter);
+    Table {
+        rows,
+        changes,
+        columns,
+        status,
+        preview,
+        sort,
+        filter,
+        selected: RwSignal::new(0),
+        wide: RwSignal::new(prefs::flag(prefs::WIDE)),
+        visible,
+        filter_input: NodeRef::new(),
+        resource: StoredValue::new(resource),
+    }
+}
+
+/// The rows as the informer's frames (and the preview) leave them, and
+/// the signals that say they changed.
+#[derive(Clone)]
+struct Feed {
+    live: Rc<RefCell<LiveRows>>,
+    /// Counts row changes (each frame of changes, each expiry).
+    changes: RwSignal<u64>,
+    columns: RwSignal<Vec<TableColumn>>,
+    preview: RwSignal<Option<More>>,
+}
+
+/// Subscribes to the rows at `path` under `(labels, fields)` selectors;
+/// each frame of changes lands in `feed`.
+fn watch_rows(
+    kube: &Kube,
+    path: &str,
+    (labels, fields): (Option<String>, Option<String>),
+    feed: Feed,
+) -> Watch<TableRowObject> {
+    let Feed {
+        live: l,
+        changes,
+        columns,
+        preview,
+    } = feed;
     let clock = kube.clock.clone();
-    let mut subscription = kube
-        .subscribe("resource-rows", &path)
-        .table()
-        .labels(labels.clone());
-    if let Some(f) = fields.clone() {
+    let mut subscription = kube.subscribe("resource-rows", path).table().labels(labels);
+    if let Some(f) = fields {
         subscription = subscription.fields(f);
     }
-    let watch = subscription.frames(move |inf, keys| {
+    subscription.frames(move |inf, keys| {
         let cols = inf.columns();
         let indexer = inf.indexer();
         let indexer = indexer.borrow();
@@ -96,46 +177,62 @@ fn LiveTable(
         }
         preview.set(live.preview());
         changes.update(|v| *v += 1);
-    });
-    // First rows at once: one page read straight from etcd is shown until
-    // the informer's rows replace it.
-    if !watch.has_synced() {
-        let (kube, info, ns, l) = (kube.clone(), info.clone(), namespace.clone(), live.clone());
-        let (labels, fields) = (labels.clone(), fields.clone());
-        spawn(async move {
-            // A failure is the informer's to report; the preview just does not show.
-            let Ok(p) = preview_page(&kube, &info, ns.as_deref(), labels, fields).await else {
-                return;
-            };
-            let (cols, more) = (p.columns.clone(), p.more);
-            if l.borrow_mut().show_preview(p.columns, p.rows, more) {
-                let _ = columns.try_set(cols);
-                let _ = preview.try_set(Some(more));
-                let _ = changes.try_update(|v| *v += 1);
-            }
-        });
-    }
-    let status = watch.status();
-    let _watch = StoredValue::new_local(watch);
-    // Rows that have faded out go, on the clock's tick.
-    {
-        let live = live.clone();
-        let clock = kube.clock.clone();
-        Effect::new(move |_| {
-            now.track();
-            if live.borrow_mut().expire(clock.now().as_secs_f64()) {
-                changes.update(|v| *v += 1);
-            }
-        });
-    }
+    })
+}
 
-    let rows = StoredValue::new_local(live);
-    let sort = RwSignal::new(Sort::default());
-    let filter = RwSignal::new(String::new());
-    // Recomputed when rows, sort or filter change; compared by generation,
-    // not by content (comparing 20,000 keys per frame costs a frame).
+/// Reads one page of the rows straight from etcd and shows it until the
+/// informer's rows replace it.
+fn load_preview(
+    kube: &Kube,
+    info: &ResourceInfo,
+    ns: Option<String>,
+    (labels, fields): (Option<String>, Option<String>),
+    feed: Feed,
+) {
+    let (kube, info) = (kube.clone(), info.clone());
+    let Feed {
+        live: l,
+        changes,
+        columns,
+        preview,
+    } = feed;
+    spawn(async move {
+        // A failure is the informer's to report; the preview just does not show.
+        let Ok(p) = preview_page(&kube, &info, ns.as_deref(), labels, fields).await else {
+            return;
+        };
+        let (cols, more) = (p.columns.clone(), p.more);
+        if l.borrow_mut().show_preview(p.columns, p.rows, more) {
+            let _ = columns.try_set(cols);
+            let _ = preview.try_set(Some(more));
+            let _ = changes.try_update(|v| *v += 1);
+        }
+    });
+}
+
+/// Drops the rows that have faded out, on each tick of `now`.
+fn expire_rows(kube: &Kube, now: RwSignal<Seconds>, feed: Feed) {
+    let Feed { live, changes, .. } = feed;
+    let clock = kube.clock.clone();
+    Effect::new(move |_| {
+        now.track();
+        if live.borrow_mut().expire(clock.now().as_secs_f64()) {
+            changes.update(|v| *v += 1);
+        }
+    });
+}
+
+/// The keys shown, recomputed when rows, sort or filter change; compared
+/// by generation, not by content (comparing 20,000 keys per frame costs a
+/// frame).
+fn visible_keys(
+    rows: StoredValue<Rc<RefCell<LiveRows>>, LocalStorage>,
+    changes: RwSignal<u64>,
+    sort: RwSignal<Sort>,
+    filter: RwSignal<String>,
+) -> Memo<Keys> {
     let generation = StoredValue::new(0u64);
-    let visible = Memo::new(move |_| {
+    Memo::new(move |_| {
         changes.track();
         let f = Filter::parse(&filter.get());
         let s = sort.get();
@@ -159,30 +256,5 @@ fn LiveTable(
             len,
             leaving,
         }
-    });
-    let table = Table {
-        rows,
-        changes,
-        columns,
-        status,
-        preview,
-        sort,
-        filter,
-        selected: RwSignal::new(0),
-        wide: RwSignal::new(prefs::flag(prefs::WIDE)),
-        visible,
-        filter_input: NodeRef::new(),
-        resource: StoredValue::new(info.qualified_name()),
-    };
-    let show_namespace = info.namespaced && namespace.is_none();
-    // The scope this table reads, for tests to tell it from the table it replaces.
-    let scope = namespace.clone().unwrap_or_default();
-    view! {
-        <section class="panel resource-page" data-testid="resource-page" data-namespace=scope>
-            <TableHeader table info=info.clone() namespace=namespace.clone()/>
-            <Toolbar table info=info.clone() namespace=namespace.clone() labels fields/>
-            <Ring table show_namespace/>
-        </section>
-    }
-    .into_any()
+    })
 }

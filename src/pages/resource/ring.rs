@@ -5,6 +5,7 @@
 //! the slots of the rows that came into view; the others keep their
 //! elements, text and place.
 
+use kubeglass_client::rest::table::TableColumn;
 use leptos::ev::{Event, KeyboardEvent};
 use leptos::prelude::*;
 
@@ -13,7 +14,8 @@ use crate::components::keys::{modified, on_keys, typing};
 use crate::components::scroll::ScrollWindow;
 use crate::kube::Now;
 use crate::model::cells::{cell_class, cell_text};
-use crate::model::live_rows::RowState;
+use crate::model::live_rows::{LiveRows, RowState};
+use crate::model::time::Seconds;
 
 /// Height of one row in pixels (style/main.css `.vrow` agrees).
 const ROW_HEIGHT: f64 = 30.0;
@@ -46,12 +48,52 @@ pub fn Ring(table: Table, show_namespace: bool) -> impl IntoView {
     let scroll = ScrollWindow::new(600.0);
     let rows_shown = Memo::new(move |_| table.visible.with(|k| k.len));
     let rows_shown = move || rows_shown.get();
-    let sort_by = move |i: usize| table.sort.update(|s| *s = s.toggled(Some(i)));
-    let arrow = move |i: usize| table.sort.get().arrow(Some(i));
     // Only the rows in view (plus overscan) are in the DOM.
     let ring = NEXT_RING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     // The rows in the window, as data (the DOM rows read them).
-    let window_rows = Memo::new(move |_| {
+    let window_rows = window_rows(table, scroll, now);
+    let on_scroll = move |ev: Event| scroll.on_scroll(&ev);
+    let body_ref = NodeRef::<leptos::html::Div>::new();
+    on_table_keys(table, body_ref);
+    view! {
+        <div class="vtable" role="table" aria-rowcount=move || (rows_shown() + 1).to_string()>
+            <RingHeader table show_namespace/>
+            <div class="vbody" node_ref=body_ref on:scroll=on_scroll data-testid="table-body">
+                // The rows' DOM order is slot order; aria-owns gives
+                // assistive technology their screen order. (ARIA frowns on
+                // owning one's own children; Chromium orders them by it, as
+                // e2e checks; an engine that keeps DOM order still has
+                // aria-rowindex to number them.)
+                <div class="vspacer" role="rowgroup" data-testid="row-group"
+                    style:height=move || format!("{}px", rows_shown() as f64 * ROW_HEIGHT)
+                    aria-owns=move || window_rows.with(|(slots, rows)| {
+                        rows.iter().map(|r| slot_id(ring, r.index % slots)).collect::<Vec<_>>().join(" ")
+                    })>
+                    // A ring of DOM rows (see RowView): scrolling moves few of them.
+                    <For
+                        each=move || window_rows.with(|(slots, rows)| {
+                            // In slot order: the set rarely changes as the window
+                            // moves, so no element is moved in the DOM.
+                            let mut s: Vec<usize> = rows.iter().map(|r| r.index % slots).collect();
+                            s.sort_unstable();
+                            s
+                        })
+                        key=|slot| *slot
+                        children=move |slot| view! { <RingRow table window_rows ring slot_index=slot show_namespace/> }
+                    />
+                </div>
+            </div>
+        </div>
+    }
+}
+
+/// The rows in the scroll window as data, with the number of ring slots.
+fn window_rows(
+    table: Table,
+    scroll: ScrollWindow,
+    now: RwSignal<Seconds>,
+) -> Memo<(usize, Vec<RowView>)> {
+    Memo::new(move |_| {
         let len = table.visible.with(|k| k.len);
         let (first, count) = scroll.rows(len, ROW_HEIGHT, OVERSCAN);
         let end = (first + count).min(len);
@@ -64,66 +106,80 @@ pub fn Ring(table: Table, show_namespace: bool) -> impl IntoView {
         let rows = table.with_rows(|l| {
             keys.into_iter()
                 .enumerate()
-                .filter_map(|(j, k)| {
-                    let row = l.model().get(&k)?;
-                    let mut class = String::from("vrow");
-                    match l.state(&k, t) {
-                        RowState::Fading => class.push_str(" gone"),
-                        RowState::Flashing => class.push_str(" flash"),
-                        RowState::Alive => {}
-                    }
-                    if row.metadata.deletion_timestamp.is_some() {
-                        class.push_str(" deleting");
-                    }
-                    if first + j == sel {
-                        class.push_str(" selected");
-                    }
-                    let cells = cols
-                        .iter()
-                        .map(|(i, c)| {
-                            let text = cell_text(&row, *i, c, t);
-                            let name = if *i == 0 || c.format == "name" {
-                                " name"
-                            } else {
-                                ""
-                            };
-                            let cls = format!("vcell{name} {}", cell_class(c, &text));
-                            (text, cls)
-                        })
-                        .collect();
-                    Some(RowView {
-                        index: first + j,
-                        namespace: row.metadata.namespace.clone().unwrap_or_default(),
-                        key: k,
-                        class,
-                        cells,
-                    })
-                })
+                .filter_map(|(j, k)| row_view(l, first + j, k, sel, &cols, t))
                 .collect::<Vec<_>>()
         });
         (slots, rows)
-    });
-    let on_scroll = move |ev: Event| scroll.on_scroll(&ev);
-    let body_ref = NodeRef::<leptos::html::Div>::new();
-    let scroll_to = move |i: usize| {
-        if let Some(el) = body_ref.get_untracked() {
-            let top = i as f64 * ROW_HEIGHT;
-            let h = el.client_height() as f64;
-            let cur = el.scroll_top() as f64;
-            if top < cur {
-                el.set_scroll_top(top as i32);
-            } else if top + ROW_HEIGHT > cur + h {
-                el.set_scroll_top((top + ROW_HEIGHT - h) as i32);
-            }
+    })
+}
+
+/// What row `key`, at `index` of the table, shows at time `t` (None when
+/// it is gone); `selected` is the selected row's index.
+fn row_view(
+    l: &LiveRows,
+    index: usize,
+    key: String,
+    selected: usize,
+    cols: &[(usize, TableColumn)],
+    t: Seconds,
+) -> Option<RowView> {
+    let row = l.model().get(&key)?;
+    let mut class = String::from("vrow");
+    match l.state(&key, t) {
+        RowState::Fading => class.push_str(" gone"),
+        RowState::Flashing => class.push_str(" flash"),
+        RowState::Alive => {}
+    }
+    if row.metadata.deletion_timestamp.is_some() {
+        class.push_str(" deleting");
+    }
+    if index == selected {
+        class.push_str(" selected");
+    }
+    let cells = cols
+        .iter()
+        .map(|(i, c)| {
+            let text = cell_text(&row, *i, c, t);
+            let name = if *i == 0 || c.format == "name" {
+                " name"
+            } else {
+                ""
+            };
+            let cls = format!("vcell{name} {}", cell_class(c, &text));
+            (text, cls)
+        })
+        .collect();
+    Some(RowView {
+        index,
+        namespace: row.metadata.namespace.clone().unwrap_or_default(),
+        key,
+        class,
+        cells,
+    })
+}
+
+/// Scrolls the body just enough to show row `i`.
+fn scroll_row_into_view(body_ref: NodeRef<leptos::html::Div>, i: usize) {
+    if let Some(el) = body_ref.get_untracked() {
+        let top = i as f64 * ROW_HEIGHT;
+        let h = el.client_height() as f64;
+        let cur = el.scroll_top() as f64;
+        if top < cur {
+            el.set_scroll_top(top as i32);
+        } else if top + ROW_HEIGHT > cur + h {
+            el.set_scroll_top((top + ROW_HEIGHT - h) as i32);
         }
-    };
-    // Keys: / filter, j/k move, Enter opens, w wide, Esc clears.
+    }
+}
+
+/// Keys: / filter, j/k move, Enter opens, w wide, Esc clears.
+fn on_table_keys(table: Table, body_ref: NodeRef<leptos::html::Div>) {
     on_keys(move |ev: KeyboardEvent| {
         let typing = typing(&ev);
         let n = table.visible.with_untracked(|k| k.len);
         let select = |i: usize| {
             table.selected.set(i);
-            scroll_to(i);
+            scroll_row_into_view(body_ref, i);
         };
         match ev.key().as_str() {
             "/" if !typing => {
@@ -156,82 +212,76 @@ pub fn Ring(table: Table, show_namespace: bool) -> impl IntoView {
             _ => {}
         }
     });
+}
+
+/// The header row: a sortable button per column shown (and the namespace's).
+#[component]
+fn RingHeader(table: Table, show_namespace: bool) -> impl IntoView {
+    let sort_by = move |i: usize| table.sort.update(|s| *s = s.toggled(Some(i)));
+    let arrow = move |i: usize| table.sort.get().arrow(Some(i));
     view! {
-        <div class="vtable" role="table" aria-rowcount=move || (rows_shown() + 1).to_string()>
-            <div class="vrow vhead" role="row" aria-rowindex="1">
-                {show_namespace.then(|| view! {
-                    <button class="vcell sortable ns" role="columnheader" data-testid="column-header"
-                        on:click=move |_| table.sort.update(|s| *s = s.toggled(None))>
-                        "Namespace" {move || table.sort.get().arrow(None)}
+        <div class="vrow vhead" role="row" aria-rowindex="1">
+            {show_namespace.then(|| view! {
+                <button class="vcell sortable ns" role="columnheader" data-testid="column-header"
+                    on:click=move |_| table.sort.update(|s| *s = s.toggled(None))>
+                    "Namespace" {move || table.sort.get().arrow(None)}
+                </button>
+            })}
+            <For
+                each=move || table.shown_columns()
+                key=|(i, c)| (*i, c.name.clone())
+                children=move |(i, c)| view! {
+                    <button class=if i == 0 || c.format == "name" { "vcell sortable name-col" } else { "vcell sortable" }
+                        role="columnheader" data-testid="column-header"
+                        on:click=move |_| sort_by(i)>
+                        {c.name.clone()} {move || arrow(i)}
                     </button>
-                })}
-                <For
-                    each=move || table.shown_columns()
-                    key=|(i, c)| (*i, c.name.clone())
-                    children=move |(i, c)| view! {
-                        <button class=if i == 0 || c.format == "name" { "vcell sortable name-col" } else { "vcell sortable" }
-                            role="columnheader" data-testid="column-header"
-                            on:click=move |_| sort_by(i)>
-                            {c.name.clone()} {move || arrow(i)}
-                        </button>
-                    }
-                />
-            </div>
-            <div class="vbody" node_ref=body_ref on:scroll=on_scroll data-testid="table-body">
-                // The rows' DOM order is slot order; aria-owns gives
-                // assistive technology their screen order. (ARIA frowns on
-                // owning one's own children; Chromium orders them by it, as
-                // e2e checks; an engine that keeps DOM order still has
-                // aria-rowindex to number them.)
-                <div class="vspacer" role="rowgroup" data-testid="row-group"
-                    style:height=move || format!("{}px", rows_shown() as f64 * ROW_HEIGHT)
-                    aria-owns=move || window_rows.with(|(slots, rows)| {
-                        rows.iter().map(|r| slot_id(ring, r.index % slots)).collect::<Vec<_>>().join(" ")
-                    })>
-                    // A ring of DOM rows (see RowView): scrolling moves few of them.
-                    <For
-                        each=move || window_rows.with(|(slots, rows)| {
-                            // In slot order: the set rarely changes as the window
-                            // moves, so no element is moved in the DOM.
-                            let mut s: Vec<usize> = rows.iter().map(|r| r.index % slots).collect();
-                            s.sort_unstable();
-                            s
-                        })
-                        key=|slot| *slot
-                        children=move |slot| {
-                            let row = Memo::new(move |_| {
-                                window_rows.with(|(slots, rows)| rows.iter().find(|r| r.index % slots == slot).cloned())
-                            });
-                            let cells = Memo::new(move |_| row.with(|r| r.as_ref().map_or(0, |r| r.cells.len())));
-                            let field = move |f: fn(&RowView) -> String| move || row.with(|r| r.as_ref().map(f).unwrap_or_default());
-                            view! {
-                                <div class=field(|r| r.class.clone()) role="row" data-testid="resource-row"
-                                    id=slot_id(ring, slot)
-                                    data-key=field(|r| r.key.clone())
-                                    aria-rowindex=field(|r| (r.index + 2).to_string())
-                                    style:transform=field(|r| format!("translateY({}px)", r.index as f64 * ROW_HEIGHT))
-                                    on:click=move |_| {
-                                        if let Some(k) = row.with_untracked(|r| r.as_ref().map(|r| r.key.clone())) {
-                                            table.open(&k);
-                                        }
-                                    }>
-                                    {show_namespace.then(|| view! { <span class="vcell ns" role="cell">{field(|r| r.namespace.clone())}</span> })}
-                                    <For
-                                        each=move || 0..cells.get()
-                                        key=|i| *i
-                                        children=move |i| {
-                                            let cell = move |pick: fn(&(String, String)) -> String| move || {
-                                                row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(pick).unwrap_or_default())
-                                            };
-                                            view! { <span class=cell(|c| c.1.clone()) role="cell">{cell(|c| c.0.clone())}</span> }
-                                        }
-                                    />
-                                </div>
-                            }
-                        }
-                    />
-                </div>
-            </div>
+                }
+            />
+        </div>
+    }
+}
+
+/// One slot of the ring: a DOM row showing whichever row of the window
+/// falls in slot `slot_index`.
+#[component]
+fn RingRow(
+    table: Table,
+    window_rows: Memo<(usize, Vec<RowView>)>,
+    ring: usize,
+    slot_index: usize,
+    show_namespace: bool,
+) -> impl IntoView {
+    let slot = slot_index;
+    let row = Memo::new(move |_| {
+        window_rows.with(|(slots, rows)| rows.iter().find(|r| r.index % slots == slot).cloned())
+    });
+    let cells = Memo::new(move |_| row.with(|r| r.as_ref().map_or(0, |r| r.cells.len())));
+    let field = move |f: fn(&RowView) -> String| {
+        move || row.with(|r| r.as_ref().map(f).unwrap_or_default())
+    };
+    view! {
+        <div class=field(|r| r.class.clone()) role="row" data-testid="resource-row"
+            id=slot_id(ring, slot)
+            data-key=field(|r| r.key.clone())
+            aria-rowindex=field(|r| (r.index + 2).to_string())
+            style:transform=field(|r| format!("translateY({}px)", r.index as f64 * ROW_HEIGHT))
+            on:click=move |_| {
+                if let Some(k) = row.with_untracked(|r| r.as_ref().map(|r| r.key.clone())) {
+                    table.open(&k);
+                }
+            }>
+            {show_namespace.then(|| view! { <span class="vcell ns" role="cell">{field(|r| r.namespace.clone())}</span> })}
+            <For
+                each=move || 0..cells.get()
+                key=|i| *i
+                children=move |i| {
+                    let cell = move |pick: fn(&(String, String)) -> String| move || {
+                        row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(pick).unwrap_or_default())
+                    };
+                    view! { <span class=cell(|c| c.1.clone()) role="cell">{cell(|c| c.0.clone())}</span> }
+                }
+            />
         </div>
     }
 }
