@@ -7,14 +7,34 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
 
-const env = (name) => {
+export const env = (name) => {
   const v = process.env[name];
   if (!v) throw new Error(`${name} is not set: run the e2e tests through \`make test\``);
   return v;
 };
+
+/**
+ * Every port the e2e tests listen on, from one table so no two files can
+ * pick the same one (they once did: the views' restricted app and the origin
+ * check). Each file owns a block of PORTS_PER_FILE ports from E2E_PROXY_PORT
+ * up, in the order below; `ports('views')(1)` is the views file's second.
+ */
+const PORT_FILES = ['skeleton', 'actions', 'safety', 'views', 'origin', 'aggregated', 'launcher', 'house',
+  'logs', 'undecodable', 'history', 'edit', 'rollout', 'krew', 'changes'];
+const PORTS_PER_FILE = 8;
+export function ports(file) {
+  const at = PORT_FILES.indexOf(file);
+  if (at < 0) throw new Error(`no port block for ${file}: add it to PORT_FILES in e2e/lib.mjs`);
+  const base = Number(process.env.E2E_PROXY_PORT ?? 18101) + at * PORTS_PER_FILE;
+  return (k = 0) => {
+    if (!Number.isInteger(k) || k < 0 || k >= PORTS_PER_FILE) throw new Error(`${file} has ports 0..${PORTS_PER_FILE - 1}, not ${k}`);
+    return base + k;
+  };
+}
 
 export const KUBECTL = () => env('KUBECTL');
 export const KUBECONFIG = () => env('KUBECONFIG');
@@ -146,6 +166,43 @@ export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = fal
       await exited;
     },
   };
+}
+
+/**
+ * The usual fixture of a test file: before its tests, `setup` (objects the
+ * tests need), then the app through kubectl-glass on `port` and a fresh
+ * Chromium; after them, both stopped and `teardown` run, best effort. The
+ * returned object reads through to both once they are up: `url`, `api`,
+ * `token`, `page`, `errors` (the page's errors and console errors).
+ */
+export function withApp(port, { setup, teardown, kubeconfig, readOnly = false, onBrowser } = {}) {
+  let app;
+  let browser;
+  before(async () => {
+    await setup?.();
+    app = await startApp(port, kubeconfig ?? KUBECONFIG(), { readOnly });
+    browser = await launchBrowser();
+    onBrowser?.(browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.stop();
+    try { await teardown?.(); } catch { /* best effort: the cluster is the test's own */ }
+  });
+  return {
+    get url() { return app.url; },
+    get api() { return app.api; },
+    get token() { return app.token; },
+    get page() { return browser.page; },
+    get errors() { return browser.errors; },
+  };
+}
+
+/** Runs each kubectl command (what a test made, deleted or put back), best effort, each alone. */
+export function cleanUp(...commands) {
+  for (const args of commands) {
+    try { kubectl(...args); } catch { /* best effort */ }
+  }
 }
 
 /** Launches Debian's headless Chromium with a fresh profile. */

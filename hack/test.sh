@@ -48,6 +48,9 @@ cargo fmt --all --check
 step "docs/ARCHITECTURE.md names only paths, modules and names that exist"
 python3 "$HACK_DIR/check-docs.py"
 
+step "no room too big: no file in src/ over 500 lines, no function in src/ or the launcher over 80"
+python3 "$HACK_DIR/check-size.py"
+
 step "clippy (native and wasm32, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p kubeglass -p kubeglass-web --all-targets --quiet -- -D warnings

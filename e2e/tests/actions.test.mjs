@@ -1,36 +1,30 @@
 // Scaling from the UI: the Deployment changes, and the Event kubeglass
 // records shows both in `kubectl get events` and in the app's event stream; the
 // other actions, a declined one, and one the cluster refuses.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { startApp, apply, kubectl, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
+import { withApp, apply, kubectl, until, ARTIFACTS, ports } from '../lib.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 1;
-let proxy;
-let browser;
+const port = ports('actions');
+const PORT = port(0);
 // One dialog handler for the whole file; tests set how it answers.
 const dialog = { mode: 'accept', prompt: '', seen: [] };
 
-before(async () => {
-  proxy = await startApp(PORT);
-  browser = await launchBrowser();
-  browser.page.on('dialog', (d) => {
-    dialog.seen.push(`${d.type()}: ${d.message()}`);
-    if (dialog.mode === 'dismiss') return d.dismiss();
-    return d.type() === 'prompt' ? d.accept(dialog.prompt) : d.accept();
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  await proxy?.stop();
+const app = withApp(PORT, {
+  onBrowser({ page }) {
+    page.on('dialog', (d) => {
+      dialog.seen.push(`${d.type()}: ${d.message()}`);
+      if (dialog.mode === 'dismiss') return d.dismiss();
+      return d.type() === 'prompt' ? d.accept(dialog.prompt) : d.accept();
+    });
+  },
 });
 
 test('scaling a Deployment from the UI records an Event', async () => {
-  const { page } = browser;
+  const { page } = app;
   dialog.mode = 'accept';
-  await page.goto(proxy.url);
+  await page.goto(app.url);
   const row = page.locator('[data-testid=deployment-row][data-key="demo-shop/checkout"]');
   await row.waitFor({ timeout: 20000 });
   const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', 'checkout', '-o', 'jsonpath={.spec.replicas}'));
@@ -58,8 +52,8 @@ test('scaling a Deployment from the UI records an Event', async () => {
 });
 
 test('a Warning event from a real controller shows in the stream', async () => {
-  const { page } = browser;
-  await page.goto(proxy.url);
+  const { page } = app;
+  await page.goto(app.url);
   // A pod no node can take: the real scheduler reports FailedScheduling.
   const pod = `e2e-unschedulable-${Date.now() % 100000}`;
   kubectl('-n', 'demo-batch', 'run', pod, '--image=registry.example/e2e:1', '--restart=Never',
@@ -89,14 +83,14 @@ async function kubeglassEvent(namespace, name, reason, since = Date.now() - 2000
 }
 
 test('restart rollout, labels and delete from the UI, each confirmed and recorded', async () => {
-  const { page } = browser;
+  const { page } = app;
   const ns = 'demo-batch';
   const name = `e2e-actions-${Date.now() % 100000}`;
   kubectl('-n', ns, 'create', 'deployment', name, '--image=registry.example/e2e:1', '--replicas=1');
   dialog.mode = 'accept';
   dialog.prompt = 'tier=gold, team-';
   dialog.seen = [];
-  await page.goto(proxy.url);
+  await page.goto(app.url);
   const row = page.locator(`[data-testid=deployment-row][data-key="${ns}/${name}"]`);
   await row.waitFor({ timeout: 20000 });
 
@@ -118,10 +112,10 @@ test('restart rollout, labels and delete from the UI, each confirmed and recorde
 });
 
 test('a declined confirmation does nothing', async () => {
-  const { page } = browser;
+  const { page } = app;
   dialog.mode = 'dismiss';
   dialog.seen = [];
-  await page.goto(proxy.url);
+  await page.goto(app.url);
   const row = page.locator('[data-testid=deployment-row][data-key="demo-shop/checkout"]');
   await row.waitFor({ timeout: 20000 });
   const replicas = () => kubectl('-n', 'demo-shop', 'get', 'deployment', 'checkout', '-o', 'jsonpath={.spec.replicas}');
@@ -145,9 +139,9 @@ test('a declined confirmation does nothing', async () => {
 });
 
 test('cordon and uncordon a node from the UI', async () => {
-  const { page } = browser;
+  const { page } = app;
   dialog.mode = 'accept';
-  await page.goto(proxy.url);
+  await page.goto(app.url);
   // Start from a schedulable node whatever an earlier run left behind.
   kubectl('uncordon', 'kwok-node-5');
   const row = page.locator('[data-testid=node-row][data-name="kwok-node-5"]');
@@ -163,7 +157,7 @@ test('cordon and uncordon a node from the UI', async () => {
 });
 
 test('an action the cluster refuses says it was forbidden, with the server\'s words, and changes nothing', async () => {
-  const { page } = browser;
+  const { page } = app;
   const suffix = Date.now() % 100000;
   const ns = `e2e-locked-${suffix}`;
   const name = 'frozen';
@@ -205,7 +199,7 @@ test('an action the cluster refuses says it was forbidden, with the server\'s wo
     };
     assert.ok(await until(async () => refused(), 20000, 250), 'the policy refuses a dry-run scale');
     dialog.mode = 'accept';
-    await page.goto(proxy.url);
+    await page.goto(app.url);
     const row = page.locator(`[data-testid=deployment-row][data-key="${ns}/${name}"]`);
     await row.waitFor({ timeout: 20000 });
     await row.getByTestId('scale-up').click();

@@ -3,41 +3,37 @@
 // legacy document answers 503) must not break discovery as a whole. The API
 // page names the failed group with the APIService's reason; tables and the
 // palette keep working.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
+import { withApp, apply, kubectl, until, ports } from '../lib.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 7;
+const port = ports('aggregated');
+const PORT = port(0);
 const NAME = 'v1beta1.missing.kubeglass.dev';
-let proxy;
-let browser;
 
-before(async () => {
-  apply({
-    apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
-    metadata: { name: NAME },
-    spec: { group: 'missing.kubeglass.dev', version: 'v1beta1', groupPriorityMinimum: 100,
-      versionPriority: 100, insecureSkipTLSVerify: true,
-      service: { name: 'no-such-service', namespace: 'default' } },
-  });
-  // Wait until the aggregator has judged it (Available=False).
-  assert.ok(await until(async () => kubectl('get', 'apiservice', NAME, '-o',
-    'jsonpath={.status.conditions[?(@.type=="Available")].status}').trim() === 'False', 20000, 200),
-  'the aggregator marked the APIService unavailable');
-  proxy = await startApp(PORT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await proxy?.stop();
-  // An unavailable APIService blocks namespace deletion: always remove it.
-  kubectl('delete', 'apiservice', NAME, '--ignore-not-found');
+const app = withApp(PORT, {
+  async setup() {
+    apply({
+      apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
+      metadata: { name: NAME },
+      spec: { group: 'missing.kubeglass.dev', version: 'v1beta1', groupPriorityMinimum: 100,
+        versionPriority: 100, insecureSkipTLSVerify: true,
+        service: { name: 'no-such-service', namespace: 'default' } },
+    });
+    // Wait until the aggregator has judged it (Available=False).
+    assert.ok(await until(async () => kubectl('get', 'apiservice', NAME, '-o',
+      'jsonpath={.status.conditions[?(@.type=="Available")].status}').trim() === 'False', 20000, 200),
+    'the aggregator marked the APIService unavailable');
+  },
+  teardown() {
+    // An unavailable APIService blocks namespace deletion: always remove it.
+    kubectl('delete', 'apiservice', NAME, '--ignore-not-found');
+  },
 });
 
 test('an unavailable APIService is reported on the API page, and every other view works', async () => {
-  const { page, errors } = browser;
-  await page.goto(`${proxy.url}#/api`);
+  const { page, errors } = app;
+  await page.goto(`${app.url}#/api`);
   const failures = page.getByTestId('api-failures');
   await failures.waitFor({ timeout: 20000 });
   const text = await failures.innerText();
@@ -45,10 +41,10 @@ test('an unavailable APIService is reported on the API page, and every other vie
   assert.match(text, /ServiceNotFound/, text);
   assert.ok(await page.getByTestId('api-resource').count() > 20, 'the other groups are in the tree');
 
-  await page.goto(`${proxy.url}#/r/pods?ns=demo-shop`);
+  await page.goto(`${app.url}#/r/pods?ns=demo-shop`);
   await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
 
-  await page.goto(`${proxy.url}#/`);
+  await page.goto(`${app.url}#/`);
   await page.getByTestId('server-version').waitFor({ timeout: 20000 });
   await page.keyboard.press(':');
   await page.getByTestId('palette-input').fill('deploy');

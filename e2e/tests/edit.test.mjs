@@ -2,31 +2,30 @@
 // as the server's dry run (the server's own changes marked), Apply with the
 // resourceVersion the edit began from, a conflict with a change made by
 // kubectl meanwhile and its rebase, and a server validation error at its line.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, apply, deployment, kubectl, launchBrowser, until } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+import { objectPage } from '../pages.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 55;
+const port = ports('edit');
+const PORT = port(0);
 const NAME = `e2e-edit-${Date.now() % 1000000}`;
-let app;
-let browser;
 
 const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.replicas}'));
 
-before(async () => {
-  apply(deployment(NAME, 'registry.example/e2e/edit:1'));
-  app = await startApp(PORT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  try { kubectl('-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'); } catch { /* best effort */ }
+const app = withApp(PORT, {
+  async setup() {
+    apply(deployment(NAME, 'registry.example/e2e/edit:1'));
+  },
+  teardown() {
+    cleanUp(
+      ['-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'],
+    );
+  },
 });
 
 async function openEditor(page) {
-  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${NAME}`);
+  await objectPage(page).open(app.url, 'deployments.apps', 'demo-shop', NAME);
   await page.getByTestId('action-edit').click({ timeout: 20000 });
   const text = page.getByTestId('edit-text');
   await text.waitFor();
@@ -39,7 +38,7 @@ const rows = async (page) => page.getByTestId('review-row').evaluateAll((trs) =>
 })));
 
 test('an edit of replicas is reviewed as the server would store it, with the server\'s defaults marked, and applied', async () => {
-  const { page } = browser;
+  const { page } = app;
   const text = await openEditor(page);
   const yaml = await text.inputValue();
   assert.match(yaml, /^ {2}replicas: 1$/m, yaml);
@@ -69,7 +68,7 @@ test('an edit of replicas is reviewed as the server would store it, with the ser
 });
 
 test('an edit that races kubectl gets the conflict screen, and its rebase keeps both changes', async () => {
-  const { page } = browser;
+  const { page } = app;
   const text = await openEditor(page);
   const yaml = await text.inputValue();
   const before = replicas();
@@ -94,7 +93,7 @@ test('an edit that races kubectl gets the conflict screen, and its rebase keeps 
 });
 
 test('an invalid edit shows the server\'s error at the field\'s line, and text that does not read says where', async () => {
-  const { page } = browser;
+  const { page } = app;
   const text = await openEditor(page);
   const yaml = await text.inputValue();
   const bad = yaml.replace(/^ {2}replicas: \d+$/m, '  replicas: -1');
@@ -109,14 +108,14 @@ test('an invalid edit shows the server\'s error at the field\'s line, and text t
   await page.getByTestId('edit-review').click();
   assert.match(await page.getByTestId('edit-error').innerText(), /The text does not read: line \d+, column \d+/);
   // The browser logs the refused requests (409, 422) itself; nothing else.
-  assert.deepEqual(browser.errors.filter((e) => !/^Failed to load resource: the server responded with a status of (409|422)/.test(e)), []);
+  assert.deepEqual(app.errors.filter((e) => !/^Failed to load resource: the server responded with a status of (409|422)/.test(e)), []);
 });
 
 test('Drift shows where the live object left what kubectl apply last applied, and only that', async () => {
-  const { page } = browser;
+  const { page } = app;
   // Made by kubectl apply with 1 replica; the edits above changed the
   // replicas, added a port and a label (which the manifest never set).
-  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${NAME}`);
+  await objectPage(page).open(app.url, 'deployments.apps', 'demo-shop', NAME);
   const drift = page.getByTestId('drift-row');
   await drift.first().waitFor({ timeout: 20000 });
   const shown = await drift.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent).join(' | ')));

@@ -1,30 +1,29 @@
 // An object's History: the versions the tab has seen, with the manager and a
 // one-line summary of each change, and the difference between two of them,
 // against the real cluster (kubectl scale and kubectl label as the changes).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, apply, deployment, kubectl, launchBrowser, until } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+import { objectPage } from '../pages.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 50;
+const port = ports('history');
+const PORT = port(0);
 const NAME = `e2e-history-${Date.now() % 1000000}`;
-let app;
-let browser;
 
-before(async () => {
-  apply(deployment(NAME, 'registry.example/e2e/history:1'));
-  app = await startApp(PORT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  try { kubectl('-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'); } catch { /* best effort */ }
+const app = withApp(PORT, {
+  async setup() {
+    apply(deployment(NAME, 'registry.example/e2e/history:1'));
+  },
+  teardown() {
+    cleanUp(
+      ['-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'],
+    );
+  },
 });
 
 test('History shows a kubectl scale and a kubectl label as versions with their managers and summaries, and diffs any two', async () => {
-  const { page } = browser;
-  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${NAME}`);
+  const { page } = app;
+  await objectPage(page).open(app.url, 'deployments.apps', 'demo-shop', NAME);
   await page.getByTestId('history-version').first().waitFor({ timeout: 20000 });
   const summaries = () => page.getByTestId('history-summary').allInnerTexts();
 
@@ -57,5 +56,5 @@ test('History shows a kubectl scale and a kubectl label as versions with their m
   kubectl('-n', 'demo-shop', 'delete', 'deployment', NAME, '--wait=false');
   assert.ok(await until(async () => /the object is gone/.test(await page.getByTestId('history-heading').innerText()), 20000));
   assert.equal((await summaries())[0], 'deleted');
-  assert.deepEqual(browser.errors, []);
+  assert.deepEqual(app.errors, []);
 });

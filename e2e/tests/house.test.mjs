@@ -2,39 +2,32 @@
 // the whole app (listed, or typed by someone who may not list them), typed
 // failures (forbidden is not unreachable, a failure to ask is not
 // read-only), and pages that fit the screen at 1024 and 1360 px.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, apply, kubectl, startProxy, launchBrowser, until, REJECT_PATHS, ARTIFACTS } from '../lib.mjs';
+import { withApp, cleanUp, startApp, apply, kubectl, startProxy, until, REJECT_PATHS, ARTIFACTS, ports } from '../lib.mjs';
+import { table as tableOf } from '../pages.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 20;
+const port = ports('house');
+const PORT = port(0);
 const SUFFIX = `${Date.now() % 1000000}`;
 const CM = `e2e-house-${SUFFIX}`;
 const LONG = `e2e-long-${SUFFIX}`;
-let proxy;
-let browser;
 
 const ago = (seconds) => new Date(Date.now() - seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
 // events.k8s.io's MicroTime: six digits of fraction.
 const micro = (seconds) => new Date(Date.now() - seconds * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
-before(async () => {
-  proxy = await startApp(PORT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await proxy?.stop();
-  for (const args of [
-    ['-n', 'demo-shop', 'delete', 'configmap', CM, LONG, '--ignore-not-found'],
-    ['-n', 'demo-shop', 'delete', 'events', '-l', `e2e-house=${SUFFIX}`, '--ignore-not-found'],
-  ]) {
-    try { kubectl(...args); } catch { /* best effort */ }
-  }
+const app = withApp(PORT, {
+  teardown() {
+    cleanUp(
+      ['-n', 'demo-shop', 'delete', 'configmap', CM, LONG, '--ignore-not-found'],
+      ['-n', 'demo-shop', 'delete', 'events', '-l', `e2e-house=${SUFFIX}`, '--ignore-not-found'],
+    );
+  },
 });
 
 test("an object's events show the same count and age as the event stream, series and days included", async () => {
-  const { page } = browser;
+  const { page } = app;
   kubectl('-n', 'demo-shop', 'create', 'configmap', CM, '--from-literal=k=v');
   const involved = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'demo-shop', name: CM };
   // A core/v1 Event last seen three days ago.
@@ -53,7 +46,7 @@ test("an object's events show the same count and age as the event stream, series
     eventTime: micro(3600),
     series: { count: 12, lastObservedTime: micro(600) },
   });
-  await page.goto(`${proxy.url}#/o/configmaps/demo-shop/${CM}`);
+  await page.goto(`${app.url}#/o/configmaps/demo-shop/${CM}`);
   const row = (reason) => page.getByTestId('object-event').filter({ hasText: reason });
   await row('E2ESeries').waitFor({ timeout: 20000 });
   await row('E2EOld').waitFor({ timeout: 20000 });
@@ -62,7 +55,7 @@ test("an object's events show the same count and age as the event stream, series
   assert.equal(await row('E2EOld').getByTestId('object-event-count').innerText(), '7');
   assert.equal(await row('E2EOld').getByTestId('object-event-age').innerText(), '3d', 'days, not 72h');
   // The stream says the same.
-  await page.goto(`${proxy.url}#/events`);
+  await page.goto(`${app.url}#/events`);
   await page.getByTestId('event-object-filter').fill(CM);
   const streamRow = page.getByTestId('event-row').filter({ hasText: 'E2EOld' });
   await streamRow.waitFor({ timeout: 20000 });
@@ -73,10 +66,10 @@ test("an object's events show the same count and age as the event stream, series
 });
 
 test('a deep link to a table lists the namespaces in the menu, and a namespace picked there is remembered', async () => {
-  const { page } = browser;
+  const { page } = app;
   // A fresh tab that starts on a table, not on the overview.
   await page.goto('about:blank');
-  await page.goto(`${proxy.url}#/r/pods`);
+  await page.goto(`${app.url}#/r/pods`);
   const choices = page.locator('[data-testid=namespace-choices] option');
   assert.ok(await until(async () => {
     const values = await choices.evaluateAll((os) => os.map((o) => o.value));
@@ -93,11 +86,11 @@ test('a deep link to a table lists the namespaces in the menu, and a namespace p
   // preview says "first N of M — loading the rest"; the informer's, "N of N").
   await table.getByTestId('row-count').filter({ hasText: /^[1-9]\d* of [1-9]\d*$/ }).waitFor({ timeout: 20000 });
   await table.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
-  const keys = await table.getByTestId('resource-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-key')).filter(Boolean));
+  const keys = await tableOf(table).keys();
   assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('demo-shop/')), `${keys}`);
   // Remembered: a new visit opens in it, and the overview follows it.
   await page.goto('about:blank');
-  await page.goto(proxy.url);
+  await page.goto(app.url);
   assert.equal(await page.getByTestId('namespace-input').inputValue(), 'demo-shop');
   await page.locator('[data-testid=deployment-row]').first().waitFor({ timeout: 20000 });
   const deployments = await page.locator('[data-testid=deployment-row]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-key')));
@@ -116,9 +109,9 @@ test('a deep link to a table lists the namespaces in the menu, and a namespace p
 });
 
 test('a failure to ask what one may do is said so, and is not "read-only"', async () => {
-  const { page } = browser;
+  const { page } = app;
   // This proxy refuses SelfSubjectAccessReviews, so the page cannot ask.
-  const noReviews = await startProxy(PORT + 1, undefined,
+  const noReviews = await startProxy(port(1), undefined,
     { extra: [`--reject-paths=${REJECT_PATHS},^/apis/authorization\\.k8s\\.io/`] });
   try {
     await page.goto(`${noReviews.url}#/o/deployments.apps/demo-shop/frontend`);
@@ -133,8 +126,8 @@ test('a failure to ask what one may do is said so, and is not "read-only"', asyn
 });
 
 test('a user who may read one namespace gets a working app: each panel says what it may not list, and the namespace it types works', async () => {
-  const { page } = browser;
-  const restricted = await startApp(PORT + 2, process.env.RESTRICTED_KUBECONFIG);
+  const { page } = app;
+  const restricted = await startApp(port(2), process.env.RESTRICTED_KUBECONFIG);
   try {
     await page.goto(restricted.url);
     // Forbidden, not "connecting" or "unreachable".
@@ -169,7 +162,7 @@ test('a user who may read one namespace gets a working app: each panel says what
 });
 
 test('object pages and the overview fit the screen at 1024 and 1360 px: nothing runs off the right edge', async () => {
-  const { page } = browser;
+  const { page } = app;
   // kubectl apply keeps a copy of the object in a long annotation.
   apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: LONG, namespace: 'demo-shop',
     labels: { app: 'e2e' }, annotations: { note: 'x'.repeat(400) } },
@@ -204,7 +197,7 @@ test('object pages and the overview fit the screen at 1024 and 1360 px: nothing 
   for (const width of [1024, 1360]) {
     await page.setViewportSize({ width, height: 900 });
     for (const [hash, ready] of pages) {
-      await page.goto(`${proxy.url}${hash}`);
+      await page.goto(`${app.url}${hash}`);
       await page.getByTestId(ready).first().waitFor({ timeout: 20000 });
       if (hash.startsWith('#/o/')) await page.getByTestId('yaml').filter({ hasText: 'metadata:' }).waitFor({ timeout: 20000 });
       const { bad, scrollWidth, width: w } = await offenders();

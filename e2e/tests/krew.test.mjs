@@ -9,14 +9,10 @@ import { mkdtempSync, mkdirSync, copyFileSync, chmodSync, rmSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join, dirname, basename } from 'node:path';
 import { createHash } from 'node:crypto';
-import { until } from '../lib.mjs';
+import { until, ports, env } from '../lib.mjs';
 
-const env = (name) => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set: run the e2e tests through \`make test\``);
-  return v;
-};
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 60;
+const port = ports('krew');
+const PORT = port(0);
 
 test('the release archive installs with krew into an empty HOME without Rust, and kubectl glass serves the cluster', async () => {
   const archive = env('KUBEGLASS_RELEASE');

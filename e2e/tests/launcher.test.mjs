@@ -7,14 +7,10 @@ import { request, createServer } from 'node:http';
 import { existsSync, mkdtempSync, mkdirSync, copyFileSync, rmSync, statSync, writeFileSync, readFileSync, chmodSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
-import { kubectl, launchBrowser, until } from '../lib.mjs';
+import { kubectl, launchBrowser, until, ports, env } from '../lib.mjs';
 
-const env = (name) => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set: run the e2e tests through \`make test\``);
-  return v;
-};
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 10;
+const port = ports('launcher');
+const PORT = port(0);
 let browser;
 let scratch;
 
@@ -350,7 +346,7 @@ test('a page on another origin cannot read, watch or write through the launcher,
 test('a Service Worker planted on the port while Kubeglass was away is removed, and the launcher stops', async () => {
   // Another program holds the port first and serves a page that registers a
   // worker: it passes every request through and reports each URL it sees.
-  const squat = PORT + 5;
+  const squat = port(5);
   const seen = [];
   const spy = createServer((req, res) => { seen.push(decodeURIComponent(req.url.slice(1))); res.end(); });
   await new Promise((r) => spy.listen(0, '127.0.0.1', r));

@@ -3,59 +3,58 @@
 // the files hack/demo-logs.py writes, and the app reads them through
 // kubectl proxy. Each test compares with `kubectl logs` or checks what a
 // person sees.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { startApp, apply, kubectl, launchBrowser, until } from '../lib.mjs';
+import { withApp, cleanUp, startApp, apply, kubectl, until, ports } from '../lib.mjs';
+import { logView } from '../pages.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 30;
+const port = ports('logs');
+const PORT = port(0);
 const SUFFIX = `${Date.now() % 1000000}`;
 const POD = `e2e-logs-${SUFFIX}`;
 // hack/demo-logs.py keeps each container's log under the cluster's folder.
 const CLUSTER_DIR = dirname(process.env.ETCD_PKI);
 const logFile = (ns, pod, container) => join(CLUSTER_DIR, 'pod-logs', ns, pod, `${container}.log`);
-let proxy;
-let browser;
 
-const lines = async (page) => page.getByTestId('log-line').evaluateAll((els) => els.map((e) => e.querySelector('.log-text').textContent));
+const lines = (page) => logView(page).texts();
 const kubectlLines = (...args) => execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG,
   '-n', 'demo-shop', 'logs', POD, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n').filter((l) => l !== '');
 
-before(async () => {
-  const manifest = {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: POD, namespace: 'demo-shop', labels: { 'kubeglass.dev/logs': 'failing', e2e: 'logs' } },
-    spec: {
-      initContainers: [{ name: 'setup', image: 'registry.example/e2e/setup:1' }],
-      containers: [{ name: 'worker', image: 'registry.example/e2e/worker:1', ports: [{ containerPort: 9090, name: 'metrics' }],
-        resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } },
-      { name: 'sidecar', image: 'registry.example/e2e/sidecar:1' }],
-    },
-  };
-  apply(manifest);
-  // kwok runs it, and the log writer has written a few lines of each container.
-  const ready = await until(() => {
-    try {
-      return kubectlLines('-c', 'worker').length >= 4 && kubectlLines('-c', 'sidecar').length >= 2;
-    } catch { return false; }
-  }, 60000, 250);
-  assert.ok(ready, `${POD} has no log after 60 s`);
-  proxy = await startApp(PORT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await proxy?.stop();
-  try { kubectl('-n', 'demo-shop', 'delete', 'pod', POD, '--wait=false', '--ignore-not-found'); } catch { /* best effort */ }
-  try { kubectl('-n', 'demo-shop', 'scale', 'deployment/frontend', '--replicas=3'); } catch { /* best effort */ }
+const app = withApp(PORT, {
+  async setup() {
+    const manifest = {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: POD, namespace: 'demo-shop', labels: { 'kubeglass.dev/logs': 'failing', e2e: 'logs' } },
+      spec: {
+        initContainers: [{ name: 'setup', image: 'registry.example/e2e/setup:1' }],
+        containers: [{ name: 'worker', image: 'registry.example/e2e/worker:1', ports: [{ containerPort: 9090, name: 'metrics' }],
+          resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } },
+        { name: 'sidecar', image: 'registry.example/e2e/sidecar:1' }],
+      },
+    };
+    apply(manifest);
+    // kwok runs it, and the log writer has written a few lines of each container.
+    const ready = await until(() => {
+      try {
+        return kubectlLines('-c', 'worker').length >= 4 && kubectlLines('-c', 'sidecar').length >= 2;
+      } catch { return false; }
+    }, 60000, 250);
+    assert.ok(ready, `${POD} has no log after 60 s`);
+  },
+  teardown() {
+    cleanUp(
+      ['-n', 'demo-shop', 'delete', 'pod', POD, '--wait=false', '--ignore-not-found'],
+      ['-n', 'demo-shop', 'scale', 'deployment/frontend', '--replicas=3'],
+    );
+  },
 });
 
 test('a pod page lists its containers and opens their logs', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/o/pods/demo-shop/${POD}`);
+  const { page } = app;
+  await page.goto(`${app.url}#/o/pods/demo-shop/${POD}`);
   const rows = page.getByTestId('container-row');
   await until(async () => (await rows.count()) === 3);
   assert.deepEqual(await rows.evaluateAll((r) => r.map((e) => e.dataset.container)), ['setup', 'worker', 'sidecar']);
@@ -71,9 +70,9 @@ test('a pod page lists its containers and opens their logs', async () => {
 });
 
 test('the log view shows what kubectl logs shows, for tail, previous, container and since', async () => {
-  const { page } = browser;
+  const { page } = app;
   // The last 5 lines, read once: a run of kubectl's last lines read just after.
-  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker&tail=5&follow=0`);
+  await page.goto(`${app.url}#/logs/demo-shop/${POD}?c=worker&tail=5&follow=0`);
   await until(async () => (await lines(page)).length === 5);
   const shown = await lines(page);
   assert.equal(shown.length, 5);
@@ -82,17 +81,17 @@ test('the log view shows what kubectl logs shows, for tail, previous, container 
   assert.ok(at >= 0, `"${shown[0]}" is not in kubectl's last lines`);
   assert.deepEqual(theirs.slice(at, at + 5), shown, 'the same five lines in the same order');
   // The previous container's log, which does not change: equal.
-  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker&previous=1`);
+  await page.goto(`${app.url}#/logs/demo-shop/${POD}?c=worker&previous=1`);
   const previous = kubectlLines('-c', 'worker', '--previous');
   assert.ok(previous.some((l) => l.includes('FileNotFoundError')), 'the writer wrote a previous log');
   await until(async () => (await lines(page)).length === previous.length);
   assert.deepEqual(await lines(page), previous);
   // Another container.
-  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=sidecar&tail=3&follow=0`);
+  await page.goto(`${app.url}#/logs/demo-shop/${POD}?c=sidecar&tail=3&follow=0`);
   await until(async () => (await lines(page)).length === 3);
   for (const l of await lines(page)) assert.match(l, /^sidecar: /);
   // Since: only lines of the last 3 seconds, none of the start.
-  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker&since=3&follow=0&ts=1`);
+  await page.goto(`${app.url}#/logs/demo-shop/${POD}?c=worker&since=3&follow=0&ts=1`);
   const loaded = Date.now();
   await until(async () => (await lines(page)).length > 0);
   const stamps = await page.locator('[data-testid=log-line] .log-ts').allInnerTexts();
@@ -102,8 +101,8 @@ test('the log view shows what kubectl logs shows, for tail, previous, container 
 });
 
 test('a line written after the view opened appears', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker`);
+  const { page } = app;
+  await page.goto(`${app.url}#/logs/demo-shop/${POD}?c=worker`);
   await page.getByTestId('log-line').first().waitFor();
   const marker = `e2e-late-line-${SUFFIX}`;
   const written = Date.now();
@@ -118,8 +117,8 @@ test('a line written after the view opened appears', async () => {
 });
 
 test('the filter hides lines that do not match and marks the matches', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker`);
+  const { page } = app;
+  await page.goto(`${app.url}#/logs/demo-shop/${POD}?c=worker`);
   await until(async () => (await lines(page)).length >= 4);
   assert.ok((await lines(page)).some((l) => l.startsWith('starting worker')));
   await page.getByTestId('log-filter').fill('/attempt [0-9]+/');
@@ -136,8 +135,8 @@ test('the filter hides lines that do not match and marks the matches', async () 
 });
 
 test('pausing holds new lines back and resuming shows them', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker`);
+  const { page } = app;
+  await page.goto(`${app.url}#/logs/demo-shop/${POD}?c=worker`);
   await until(async () => (await lines(page)).length >= 4);
   await page.getByTestId('log-pause').click();
   const count = () => page.getByTestId('log-count').innerText();
@@ -153,9 +152,9 @@ test('pausing holds new lines back and resuming shows them', async () => {
 });
 
 test('ANSI colours and HTML in a line render as text', async () => {
-  const { page } = browser;
+  const { page } = app;
   const pod = kubectl('-n', 'demo-shop', 'get', 'pods', '-l', 'app=cart', '-o', 'jsonpath={.items[0].metadata.name}');
-  await page.goto(`${proxy.url}#/logs/demo-shop/${pod}`);
+  await page.goto(`${app.url}#/logs/demo-shop/${pod}`);
   const line = page.getByTestId('log-line').filter({ hasText: 'onerror' }).first();
   await line.waitFor();
   const text = await line.locator('.log-text').textContent();
@@ -169,8 +168,8 @@ test('ANSI colours and HTML in a line render as text', async () => {
 });
 
 test("a workload's merged view tags its pods' lines, and a pod created by scaling up joins", async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/logs/demo-shop/deployments.apps/frontend`);
+  const { page } = app;
+  await page.goto(`${app.url}#/logs/demo-shop/deployments.apps/frontend`);
   const sources = async () => new Set(await page.getByTestId('log-source').allInnerTexts());
   await until(async () => (await sources()).size >= 2, 20000);
   assert.ok((await sources()).size >= 2, 'lines of at least two pods');
@@ -189,13 +188,13 @@ test("a workload's merged view tags its pods' lines, and a pod created by scalin
 });
 
 test('the view keeps at most the lines asked for and says how many it dropped', async () => {
-  const { page } = browser;
+  const { page } = app;
   // The importer wrote a burst of 100,000 lines.
   const pod = kubectl('-n', 'demo-batch', 'get', 'pods', '-l', 'app=importer', '-o', 'jsonpath={.items[0].metadata.name}');
   const total = execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, '-n', 'demo-batch', 'logs', pod],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).split('\n').filter((l) => l !== '').length;
   assert.ok(total > 20000, `the burst is there (${total} lines)`);
-  await page.goto(`${proxy.url}#/logs/demo-batch/${pod}?tail=all&keep=10000`);
+  await page.goto(`${app.url}#/logs/demo-batch/${pod}?tail=all&keep=10000`);
   const count = page.getByTestId('log-count');
   // It writes a line a second after the burst, so the view may hold more
   // than kubectl counted a moment ago, never fewer.
@@ -213,8 +212,8 @@ test('the view keeps at most the lines asked for and says how many it dropped', 
 });
 
 test('a 10 MiB line is cut with a mark, control and bidi characters show, and the download keeps the exact text', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/logs/demo-shop/${POD}?c=worker`);
+  const { page } = app;
+  await page.goto(`${app.url}#/logs/demo-shop/${POD}?c=worker`);
   await page.getByTestId('log-line').first().waitFor();
   const long = `e2e-long-${SUFFIX} ${'x'.repeat(10 * 1024 * 1024)}`;
   const tricky = `e2e-tricky-${SUFFIX} bell\x07 csi\u009b31m rlo\u202etxt.exe`;
@@ -251,8 +250,8 @@ test('a 10 MiB line is cut with a mark, control and bidi characters show, and th
 });
 
 test('someone who may not read a namespace is told so', async () => {
-  const { page } = browser;
-  const restricted = await startApp(PORT + 2, process.env.RESTRICTED_KUBECONFIG);
+  const { page } = app;
+  const restricted = await startApp(port(2), process.env.RESTRICTED_KUBECONFIG);
   try {
     await page.goto(`${restricted.url}#/logs/demo-data/postgres-0`);
     const problem = page.getByTestId('log-problem');
@@ -269,7 +268,7 @@ test('someone who may not read a namespace is told so', async () => {
 });
 
 test('someone who may read a pod but not its log (pods/log) is told so', async () => {
-  const { page } = browser;
+  const { page } = app;
   // In demo-batch the restricted user may read pods, and nothing else.
   const rbac = [
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'e2e-pods-only', namespace: 'demo-batch' },
@@ -279,7 +278,7 @@ test('someone who may read a pod but not its log (pods/log) is told so', async (
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'viewer' }] },
   ];
   apply({ apiVersion: 'v1', kind: 'List', items: rbac });
-  const restricted = await startApp(PORT + 3, process.env.RESTRICTED_KUBECONFIG);
+  const restricted = await startApp(port(3), process.env.RESTRICTED_KUBECONFIG);
   try {
     const pod = kubectl('-n', 'demo-batch', 'get', 'pods', '-l', 'app=importer', '-o', 'jsonpath={.items[0].metadata.name}');
     assert.ok(pod, 'the importer has a pod');

@@ -8,15 +8,11 @@ import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { kubectl, startProxy, launchBrowser, until } from '../lib.mjs';
+import { kubectl, startProxy, launchBrowser, until, ports, env } from '../lib.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 4;
-const FOREIGN_PORT = PORT + 1;
-const env = (name) => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set: run the e2e tests through \`make test\``);
-  return v;
-};
+const port = ports('origin');
+const PORT = port(0);
+const FOREIGN_PORT = port(1);
 let proxy;
 let browser;
 let foreign;
@@ -198,7 +194,7 @@ test('framed by another origin, the app draws no controls and says why', async (
 });
 
 test('served without a token, the app works and says that other pages can reach the cluster', async () => {
-  const plain = await startProxy(PORT + 2, undefined, { plain: true });
+  const plain = await startProxy(port(2), undefined, { plain: true });
   const b = await launchBrowser();
   try {
     const { page } = b;

@@ -1,34 +1,33 @@
 // A Deployment's rollout history against the real cluster: its revisions
 // from the ReplicaSets it owns, the pod-template diff of two, and a roll
 // back to revision 1 that restores the first image, as kubectl rollout undo.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, apply, deployment, kubectl, launchBrowser, until } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+import { objectPage } from '../pages.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 57;
+const port = ports('rollout');
+const PORT = port(0);
 const NAME = `e2e-rollout-${Date.now() % 1000000}`;
 const IMAGE = (n) => `registry.example/e2e/rollout:${n}`;
-let app;
-let browser;
 
 const image = () => kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
 
-before(async () => {
-  apply(deployment(NAME, IMAGE(1)));
-  kubectl('-n', 'demo-shop', 'set', 'image', `deployment/${NAME}`, `c=${IMAGE(2)}`);
-  app = await startApp(PORT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  try { kubectl('-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'); } catch { /* best effort */ }
+const app = withApp(PORT, {
+  async setup() {
+    apply(deployment(NAME, IMAGE(1)));
+    kubectl('-n', 'demo-shop', 'set', 'image', `deployment/${NAME}`, `c=${IMAGE(2)}`);
+  },
+  teardown() {
+    cleanUp(
+      ['-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'],
+    );
+  },
 });
 
 test('the rollout history lists revisions with images, diffs their templates, and rolls back to revision 1', async () => {
-  const { page } = browser;
-  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${NAME}`);
+  const { page } = app;
+  await objectPage(page).open(app.url, 'deployments.apps', 'demo-shop', NAME);
   const revision = (n) => page.locator(`[data-testid=revision][data-revision="${n}"]`);
   await revision(2).waitFor({ timeout: 20000 });
   await revision(1).waitFor({ timeout: 20000 });

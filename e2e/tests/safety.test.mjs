@@ -1,38 +1,34 @@
 // Safety: the page runs under a Content-Security-Policy with no violations,
 // and strings from the cluster render as text, never as HTML.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, kubectl, launchBrowser, until } from '../lib.mjs';
+import { withApp, cleanUp, kubectl, launchBrowser, until, ports } from '../lib.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 2;
+const port = ports('safety');
+const PORT = port(0);
 const EVIL = '<img src=x onerror=alert(1)><script>alert(2)</script>';
 const NAME = `xss-probe-${Date.now() % 1000000}`;
-let proxy;
-let browser;
 
-before(async () => {
-  proxy = await startApp(PORT);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await proxy?.stop();
-  try { kubectl('-n', 'demo-shop', 'delete', 'event', NAME, '--ignore-not-found'); } catch { /* best effort */ }
+const app = withApp(PORT, {
+  teardown() {
+    cleanUp(
+      ['-n', 'demo-shop', 'delete', 'event', NAME, '--ignore-not-found'],
+    );
+  },
 });
 
 test('the page carries a Content-Security-Policy and breaks none of it', async () => {
-  const { page } = browser;
+  const { page } = app;
   const violations = [];
   await page.exposeFunction('reportViolation', (v) => violations.push(v));
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(`${e.violatedDirective} ${e.blockedURI}`));
   });
-  const response = await page.goto(proxy.url);
+  const response = await page.goto(app.url);
   const html = await response.text();
   assert.match(html, /http-equiv="Content-Security-Policy"/);
   assert.match(html, /script-src 'self' 'wasm-unsafe-eval' 'sha256-/);
@@ -43,10 +39,10 @@ test('the page carries a Content-Security-Policy and breaks none of it', async (
 });
 
 test('an Event message full of HTML renders as text and runs nothing', async () => {
-  const { page } = browser;
+  const { page } = app;
   const dialogs = [];
   page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
-  await page.goto(proxy.url);
+  await page.goto(app.url);
   await page.getByTestId('event-row').first().waitFor({ timeout: 20000 });
   const manifest = JSON.stringify({
     apiVersion: 'v1', kind: 'Event',
@@ -108,9 +104,9 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
     const { page } = b;
     const net = recordNetwork(page);
     // The Secret's page, and the Secrets table, with the data never asked for.
-    await page.goto(`${proxy.url}#/r/secrets?ns=demo-shop`);
+    await page.goto(`${app.url}#/r/secrets?ns=demo-shop`);
     await page.getByTestId('resource-row').filter({ hasText: secret }).waitFor({ timeout: 20000 });
-    await page.goto(`${proxy.url}#/o/secrets/demo-shop/${secret}`);
+    await page.goto(`${app.url}#/o/secrets/demo-shop/${secret}`);
     await page.getByTestId('object-title').waitFor({ timeout: 20000 });
     assert.ok(await until(async () => (await page.getByTestId('yaml').innerText()).includes(secret), 15000));
     await page.getByTestId('secret-reveal').waitFor({ timeout: 10000 });
@@ -141,7 +137,7 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
     assert.ok(!stored.includes(value) && !stored.includes(b64), 'not stored after Reveal either');
     assert.ok(!page.url().includes(value), 'not in the URL');
 
-    await page.goto(`${proxy.url}#/`);
+    await page.goto(`${app.url}#/`);
     await page.getByTestId('server-version').waitFor({ timeout: 20000 });
     const after = await pageHoldings(page);
     assert.ok(!after.includes(value) && !after.includes(b64), 'gone from the DOM once the page is left');
@@ -174,9 +170,9 @@ test('a Secret made with kubectl apply and annotated like kapp shows no annotati
   const b = await launchBrowser();
   try {
     const { page } = b;
-    await page.goto(`${proxy.url}#/r/secrets?ns=demo-shop`);
+    await page.goto(`${app.url}#/r/secrets?ns=demo-shop`);
     await page.getByTestId('resource-row').filter({ hasText: secret }).waitFor({ timeout: 20000 });
-    await page.goto(`${proxy.url}#/o/secrets/demo-shop/${secret}`);
+    await page.goto(`${app.url}#/o/secrets/demo-shop/${secret}`);
     await page.getByTestId('object-title').waitFor({ timeout: 20000 });
     // Every annotation's key shows, no value does: not in the chips, not
     // in the YAML, not anywhere in the page or its storage.
@@ -221,7 +217,7 @@ test('an Event about a hostile namespace and name renders as text, and its route
   try {
     const { page } = b;
     const net = recordNetwork(page);
-    await page.goto(`${proxy.url}#/events`);
+    await page.goto(`${app.url}#/events`);
     const row = page.getByTestId('event-row').filter({ hasText: 'HostileProbe' });
     await row.waitFor({ timeout: 20000 });
     // Discovery knows ConfigMaps, so a fine object would be a link (checked
@@ -232,12 +228,12 @@ test('an Event about a hostile namespace and name renders as text, and its route
 
     // The route a link would have made is refused, and says why.
     const href = `#/o/configmaps/${encodeURIComponent(hostileNs)}/${encodeURIComponent(hostileName)}`;
-    await page.goto(`${proxy.url}${href}`);
+    await page.goto(`${app.url}${href}`);
     const error = page.getByTestId('route-error');
     await error.waitFor({ timeout: 10000 });
     assert.match(await error.innerText(), /namespace "prod\/secrets\/db#" is not a DNS-1123 label/);
     assert.equal(await page.getByTestId('object-actions').count(), 0, 'no Delete to click');
-    await page.goto(`${proxy.url}#/o/configmaps/demo-shop/${encodeURIComponent(hostileName)}`);
+    await page.goto(`${app.url}#/o/configmaps/demo-shop/${encodeURIComponent(hostileName)}`);
     assert.ok(await until(async () => /'%'/.test(await page.getByTestId('route-error').innerText().catch(() => '')), 10000));
     assert.match(await page.getByTestId('route-error').innerText(), /contains '%'/);
     const bad = net.requests.filter((r) => /prod\/secrets|prod%2Fsecrets|%252e|%2e%2e|\/\.\.(\/|$)/i.test(r));
@@ -252,7 +248,7 @@ test('a poisoned discovery cache is never read: the old shared key (deployments 
   const b = await launchBrowser();
   try {
     const { page } = b;
-    const scope = new URL(proxy.api).origin + new URL(proxy.api).pathname;
+    const scope = new URL(app.api).origin + new URL(app.api).pathname;
     const poisoned = (entryScope, plural) => JSON.stringify({
       scope: entryScope, fetched_at_ms: Date.now(),
       discovery: {
@@ -272,7 +268,7 @@ test('a poisoned discovery cache is never read: the old shared key (deployments 
       localStorage.setItem(`kubeglass.discovery.v2 ${scope}`, mine);
     }, { scope, shared: poisoned('', 'secrets'), mine: poisoned(scope, 'secrets/../configmaps') });
     const net = recordNetwork(page);
-    await page.goto(`${proxy.url}#/r/deploy?ns=demo-shop`); // the poisoned short name
+    await page.goto(`${app.url}#/r/deploy?ns=demo-shop`); // the poisoned short name
     await page.getByTestId('resource-row').filter({ hasText: 'frontend' }).waitFor({ timeout: 20000 });
     assert.equal(await page.getByTestId('resource-kind').innerText(), 'Deployment');
     assert.deepEqual(net.requests.filter((r) => r.includes('/secrets')), [], 'nothing was asked of secrets');

@@ -2,9 +2,10 @@
 // `kubectl proxy` in front of the real local apiserver.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, kubectl, startProxy, launchBrowser, shownPodCount, until, ARTIFACTS } from '../lib.mjs';
+import { apply, kubectl, startProxy, launchBrowser, shownPodCount, until, ARTIFACTS, ports } from '../lib.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101);
+const port = ports('skeleton');
+const PORT = port(0);
 // Unique per run: a namespace from an earlier run may still be terminating.
 const NS = `e2e-skeleton-${Date.now() % 1000000}`;
 let proxy;

@@ -12,10 +12,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { startProxy, apply, kubectl, launchBrowser, until } from '../lib.mjs';
+import { startProxy, apply, kubectl, launchBrowser, until, ports } from '../lib.mjs';
+import { table as tableOf } from '../pages.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 40;
-const FORWARD_PORT = PORT + 1;
+const port = ports('undecodable');
+const PORT = port(0);
+const FORWARD_PORT = port(1);
 const NS = `e2e-undecodable-${Date.now() % 1000000}`;
 const BAD = 'corrupted-cm';
 const BAD_EVENT = 'corrupted-event';
@@ -134,8 +136,7 @@ test('a ConfigMap whose row does not decode is named, and every other one is lis
   assert.match(text, new RegExp(`1 object: ${NS}/${BAD}: invalid type`), text);
   assert.ok(corrupted >= 1, 'the forwarder corrupted a LIST answer');
 
-  const keys = async () => (await table.getByTestId('resource-row').evaluateAll(
-    (rows) => rows.map((r) => r.getAttribute('data-key')))).sort();
+  const keys = async () => (await tableOf(table).keys()).sort();
   // The other ConfigMaps (kube-root-ca.crt included), once the informer's rows are in.
   assert.ok(await until(async () => (await keys()).includes(`${NS}/omega-cm`)
     && /^(\d+) of \1$/.test((await table.getByTestId('row-count').innerText()).trim())), 'rows listed');

@@ -3,47 +3,37 @@
 // tree following a CRD created during the test, the event stream, object
 // pages with their actions (RBAC-checked), the X-ray page, the command
 // palette and history.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { startApp, apply, kubectl, launchBrowser, until, ARTIFACTS } from '../lib.mjs';
+import { withApp, cleanUp, startApp, apply, kubectl, until, ARTIFACTS, ports } from '../lib.mjs';
+import { table } from '../pages.mjs';
 
-const PORT = Number(process.env.E2E_PROXY_PORT ?? 18101) + 3;
-const RESTRICTED_PORT = PORT + 1;
+const port = ports('views');
+const PORT = port(0);
+const RESTRICTED_PORT = port(1);
 const SUFFIX = `${Date.now() % 1000000}`;
 const POD = `e2e-pod-${SUFFIX}`;
 const CM = `e2e-xss-${SUFFIX}`;
 const CRD_GROUP = 'e2e.kubeglass.dev';
 const CRD = `probes${SUFFIX}.${CRD_GROUP}`;
 const EVIL = '<img src=x onerror=alert(1)><script>alert(2)</script>';
-let proxy;
-let browser;
 
-before(async () => {
-  proxy = await startApp(PORT);
-  browser = await launchBrowser();
+const app = withApp(PORT, {
+  teardown() {
+    cleanUp(
+      ['-n', 'demo-shop', 'delete', 'pod', POD, '--ignore-not-found', '--force', '--grace-period=0'],
+      ['-n', 'demo-shop', 'delete', 'configmap', CM, '--ignore-not-found'],
+      ['delete', 'crd', CRD, '--ignore-not-found'],
+    );
+  },
 });
 
-after(async () => {
-  await browser?.close();
-  await proxy?.stop();
-  for (const args of [
-    ['-n', 'demo-shop', 'delete', 'pod', POD, '--ignore-not-found', '--force', '--grace-period=0'],
-    ['-n', 'demo-shop', 'delete', 'configmap', CM, '--ignore-not-found'],
-    ['delete', 'crd', CRD, '--ignore-not-found'],
-  ]) {
-    try { kubectl(...args); } catch { /* best effort */ }
-  }
-});
-
-// Table rows are a ring of reused elements: their order on screen is aria-rowindex, not DOM order.
-const rowKeys = async (page) => page.getByTestId('resource-row').evaluateAll(
-  (rows) => [...rows].sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
-    .map((r) => r.getAttribute('data-key')));
+const rowKeys = (page) => table(page).keys();
 
 test('a pod created with kubectl appears in the pods table, and goes when deleted', async () => {
-  const { page, errors } = browser;
-  await page.goto(`${proxy.url}#/r/pods?ns=demo-shop`);
+  const { page, errors } = app;
+  await page.goto(`${app.url}#/r/pods?ns=demo-shop`);
   await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
   const headers = await page.getByTestId('column-header').allInnerTexts();
   assert.deepEqual(headers.slice(0, 3).map((h) => h.trim()), ['NAME', 'READY', 'STATUS'], `kubectl's columns: ${headers}`);
@@ -61,7 +51,7 @@ test('a pod created with kubectl appears in the pods table, and goes when delete
 });
 
 test('a table shows one page of rows at once while its informer is still listing', async () => {
-  const { page } = browser;
+  const { page } = app;
   // Hold the informer's LIST (resourceVersion=0, which the watch cache
   // answers in one piece whatever its limit) until the preview (a page with
   // a limit and no resourceVersion) has been checked; everything else
@@ -69,7 +59,7 @@ test('a table shows one page of rows at once while its informer is still listing
   const held = [];
   let release;
   const released = new Promise((r) => { release = r; });
-  const isFullList = (u) => u.pathname === `/${proxy.token}/api/v1/namespaces/demo-shop/pods`
+  const isFullList = (u) => u.pathname === `/${app.token}/api/v1/namespaces/demo-shop/pods`
     && u.searchParams.get('resourceVersion') === '0' && !u.searchParams.has('watch');
   await page.route(isFullList, async (route) => {
     held.push(route.request().url());
@@ -77,7 +67,7 @@ test('a table shows one page of rows at once while its informer is still listing
     await route.continue();
   });
   try {
-    await page.goto(`${proxy.url}#/`);
+    await page.goto(`${app.url}#/`);
     await page.getByTestId('server-version').waitFor({ timeout: 20000 });
     await page.evaluate(() => { location.hash = '#/r/pods?ns=demo-shop'; });
     await page.getByTestId('resource-row').first().waitFor({ timeout: 15000 });
@@ -106,8 +96,8 @@ test('a table shows one page of rows at once while its informer is still listing
 });
 
 test("the demo CRD's table shows its printer columns, sorts, filters and opens rows by keyboard", async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/r/databases.demo.kubeglass.dev`);
+  const { page } = app;
+  await page.goto(`${app.url}#/r/databases.demo.kubeglass.dev`);
   await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
   const headers = (await page.getByTestId('column-header').allInnerTexts()).map((h) => h.trim());
   for (const c of ['NAMESPACE', 'NAME', 'ENGINE', 'VERSION', 'SIZE', 'AGE']) {
@@ -164,7 +154,7 @@ test("the demo CRD's table shows its printer columns, sorts, filters and opens r
 });
 
 test('table rows reach assistive technology in screen order, whichever DOM slot of the ring holds them', async () => {
-  const { page } = browser;
+  const { page } = app;
   const ns = `e2e-ring-${SUFFIX}`;
   kubectl('create', 'namespace', ns);
   try {
@@ -174,7 +164,7 @@ test('table rows reach assistive technology in screen order, whichever DOM slot 
         apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(3, '0')}`, namespace: ns },
       })),
     });
-    await page.goto(`${proxy.url}#/r/configmaps?ns=${ns}`);
+    await page.goto(`${app.url}#/r/configmaps?ns=${ns}`);
     // 120 and the namespace's kube-root-ca.crt.
     assert.ok(await until(async () => (await page.getByTestId('row-count').innerText().catch(() => '')) === '121 of 121', 20000),
       `all rows: ${await page.getByTestId('row-count').innerText().catch(() => '?')}`);
@@ -212,8 +202,8 @@ test('table rows reach assistive technology in screen order, whichever DOM slot 
 });
 
 test('a CRD created during the test appears in the API tree, marked, and goes when deleted', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/api`);
+  const { page } = app;
+  await page.goto(`${app.url}#/api`);
   await page.getByTestId('api-resource').first().waitFor({ timeout: 20000 });
   await page.locator('[data-testid="api-resource"][data-name="databases.demo.kubeglass.dev"] [data-testid="crd-badge"]')
     .waitFor({ timeout: 15000 });
@@ -239,8 +229,8 @@ test('a CRD created during the test appears in the API tree, marked, and goes wh
 });
 
 test('the event stream page shows a Warning from a real controller, filters, pauses and resumes', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/events`);
+  const { page } = app;
+  await page.goto(`${app.url}#/events`);
   const warning = page.locator('[data-testid="event-row"].event-warning');
   // Only the rows in view are in the DOM, and the newest may all be Normal:
   // the type filter brings the Warnings up.
@@ -321,7 +311,7 @@ test('the event stream page shows a Warning from a real controller, filters, pau
 });
 
 test('the event stream keeps only the rows in view in the DOM and scrolls to the oldest', async () => {
-  const { page } = browser;
+  const { page } = app;
   const reason = `Many${SUFFIX}`;
   const now = Date.now();
   execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, 'create', '-f', '-'], {
@@ -339,8 +329,8 @@ test('the event stream keeps only the rows in view in the DOM and scrolls to the
   });
   try {
     // A fresh stream (same-URL navigation would keep the last test's page).
-    await page.goto(`${proxy.url}#/`);
-    await page.goto(`${proxy.url}#/events`);
+    await page.goto(`${app.url}#/`);
+    await page.goto(`${app.url}#/events`);
     await page.getByTestId('event-filter').waitFor({ timeout: 10000 });
     assert.equal(await page.getByTestId('event-filter').inputValue(), '');
     const held = async () => Number(/^(\d+) events/.exec(await page.getByTestId('events-per-minute').innerText().catch(() => ''))?.[1] ?? 0);
@@ -373,9 +363,9 @@ test('the event stream keeps only the rows in view in the DOM and scrolls to the
 });
 
 test('an object page shows conditions, labels, YAML and events; scaling from it changes the Deployment and records an Event', async () => {
-  const { page } = browser;
+  const { page } = app;
   page.removeAllListeners('dialog');
-  await page.goto(`${proxy.url}#/o/deployments.apps/demo-shop/frontend`);
+  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/frontend`);
   await page.getByTestId('condition').first().waitFor({ timeout: 20000 });
   assert.match(await page.getByTestId('labels').innerText(), /app=frontend/);
   assert.match(await page.getByTestId('yaml').innerText(), /kind: Deployment/);
@@ -411,12 +401,12 @@ test('an object page shows conditions, labels, YAML and events; scaling from it 
 });
 
 test('an annotation full of HTML renders as text on the object page and runs nothing', async () => {
-  const { page } = browser;
+  const { page } = app;
   const dialogs = [];
   page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
   kubectl('-n', 'demo-shop', 'create', 'configmap', CM, '--from-literal=k=v');
   kubectl('-n', 'demo-shop', 'annotate', 'configmap', CM, `evil=${EVIL}`);
-  await page.goto(`${proxy.url}#/o/configmaps/demo-shop/${CM}`);
+  await page.goto(`${app.url}#/o/configmaps/demo-shop/${CM}`);
   const chip = page.getByTestId('annotations-chip').filter({ hasText: 'evil=' });
   await chip.waitFor({ timeout: 15000 });
   assert.equal(await chip.innerText(), `evil=${EVIL}`);
@@ -430,7 +420,7 @@ test('an annotation full of HTML renders as text on the object page and runs not
 test('the restricted user sees a clear forbidden message and no actions it may not use', async () => {
   const restricted = await startApp(RESTRICTED_PORT, process.env.RESTRICTED_KUBECONFIG);
   try {
-    const { page } = browser;
+    const { page } = app;
     await page.goto(`${restricted.url}#/r/nodes`);
     const err = page.getByTestId('informer-error');
     await err.waitFor({ timeout: 20000 });
@@ -446,8 +436,8 @@ test('the restricted user sees a clear forbidden message and no actions it may n
 });
 
 test('X-ray shows the informers at work and the connections by kind', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/`);
+  const { page } = app;
+  await page.goto(`${app.url}#/`);
   await page.getByTestId('event-row').first().waitFor({ timeout: 20000 });
   await page.getByTestId('nav-xray').click();
   // The overview's event informer (whole objects over WebSocket) is kept warm
@@ -466,8 +456,8 @@ test('X-ray shows the informers at work and the connections by kind', async () =
 });
 
 test('the command palette jumps by short name, and back and forward work', async () => {
-  const { page } = browser;
-  await page.goto(`${proxy.url}#/`);
+  const { page } = app;
+  await page.goto(`${app.url}#/`);
   await page.getByTestId('server-version').waitFor({ timeout: 20000 });
   const palette = async (line) => {
     await page.getByTestId('palette').waitFor({ state: 'detached', timeout: 10000 });

@@ -1,0 +1,61 @@
+// Page objects for the end-to-end tests: what a test reads from the
+// resource table, an object page, the event stream and a log view, written
+// once. Each takes a Playwright page, or a locator to look inside (one
+// table of several).
+
+/** The app's URL for a hash route (`#/o/…`, `#/r/…`). */
+const at = (base, hash) => `${base}${hash}`;
+
+/** A resource table (`#/r/…`). */
+export function table(scope) {
+  const rows = () => scope.getByTestId('resource-row');
+  return {
+    rows,
+    /** The row of `namespace/name` (or `name` for cluster-scoped kinds). */
+    row: (key) => scope.locator(`[data-testid="resource-row"][data-key="${key}"]`),
+    /** Waits for the first row. */
+    loaded: (timeout = 20000) => rows().first().waitFor({ timeout }),
+    /**
+     * The keys of the rows drawn, in their order on screen: rows are a ring
+     * of reused elements, so the order is aria-rowindex, not the DOM's.
+     */
+    keys: () => rows().evaluateAll((rs) => [...rs]
+      .sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
+      .map((r) => r.getAttribute('data-key')).filter(Boolean)),
+    /** The count line ("N of M", "first N of M — loading the rest"), '' while absent. */
+    count: () => scope.getByTestId('row-count').innerText().catch(() => ''),
+  };
+}
+
+/** An object page (`#/o/resource/namespace/name`). */
+export const objectPage = (page) => ({
+  /** Opens it and waits for its title. */
+  async open(base, resource, namespace, name) {
+    const path = namespace ? `${resource}/${namespace}/${name}` : `${resource}/${name}`;
+    await page.goto(at(base, `#/o/${path}`));
+    await page.getByTestId('object-title').waitFor({ timeout: 20000 });
+  },
+  title: () => page.getByTestId('object-title').innerText(),
+});
+
+/** The event stream (`#/events`, or an object page's events). */
+export function eventStream(scope) {
+  const rows = () => scope.getByTestId('event-row');
+  return {
+    rows,
+    /** Rows whose text has `text` (a string or a RegExp). */
+    withText: (text) => rows().filter({ hasText: text }),
+    loaded: (timeout = 20000) => rows().first().waitFor({ timeout }),
+  };
+}
+
+/** A log view (a pod's or a workload's). */
+export function logView(page) {
+  const lines = () => page.getByTestId('log-line');
+  return {
+    lines,
+    /** Each line's text, without its time stamp or source. */
+    texts: () => lines().evaluateAll((els) => els.map((e) => e.querySelector('.log-text').textContent)),
+    loaded: (timeout = 15000) => lines().first().waitFor({ timeout }),
+  };
+}
