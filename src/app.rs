@@ -14,6 +14,7 @@ use crate::kube::start::start;
 use crate::model::namespaces::initial_namespace;
 use crate::model::session::SessionLabel;
 use crate::pages::api::ApiTree;
+use crate::pages::changes::ChangesPage;
 use crate::pages::events::EventsPage;
 use crate::pages::logs::LogsPage;
 use crate::pages::object::ObjectPage;
@@ -48,6 +49,7 @@ pub fn App() -> impl IntoView {
     provide_context(session);
     provide_context(Actions::start(&kube));
     provide_context(crate::kube::history::HistoryStore::new());
+    provide_context(crate::kube::timeline::TimelineStore::new());
     let route = use_route();
     view! {
         <TopBar cluster session route/>
@@ -96,6 +98,7 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
                 <NavLink cluster route target=|ns| Route::resource("deployments", ns) label="Deployments" testid="nav-deployments"/>
                 <NavLink cluster route target=|_| Route::resource("nodes", None) label="Nodes" testid="nav-nodes"/>
                 <NavLink cluster route target=|_| Route::Events label="Events" testid="nav-events"/>
+                <NavLink cluster route target=|_| Route::Changes label="Changes" testid="nav-changes"/>
                 <NavLink cluster route target=|_| Route::Api label="API" testid="nav-api"/>
                 <NavLink cluster route target=|_| Route::Xray label="X-ray" testid="nav-xray"/>
             </nav>
@@ -139,6 +142,7 @@ fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
             .into_any(),
             Route::Api => view! { <ApiTree/> }.into_any(),
             Route::Events => view! { <EventsPage/> }.into_any(),
+    Route::Changes => view! { <ChangesPage/> }.into_any(),
             Route::Xray => view! { <Xray/> }.into_any(),
             Route::Invalid { reason } => view! {
                 <section class="panel">

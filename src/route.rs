@@ -58,6 +58,8 @@ pub enum Route {
     Api,
     /// The event stream.
     Events,
+    /// The change timeline.
+    Changes,
     /// The machinery.
     Xray,
     /// A link whose namespace or name cannot be part of a request path.
@@ -170,6 +172,7 @@ impl Route {
             }
             [a] if a == "api" => Route::Api,
             [e] if e == "events" => Route::Events,
+            [c] if c == "changes" => Route::Changes,
             [x] if x == "xray" => Route::Xray,
             _ => Route::Overview,
         };
@@ -269,6 +272,7 @@ impl Route {
             }
             Route::Api => "#/api".into(),
             Route::Events => "#/events".into(),
+            Route::Changes => "#/changes".into(),
             Route::Xray => "#/xray".into(),
             Route::Invalid { .. } => "#/".into(),
         }
@@ -337,6 +341,7 @@ mod tests {
             Route::Overview,
             Route::Api,
             Route::Events,
+            Route::Changes,
             Route::Xray,
             Route::resource("pods", Some("demo-shop")),
             Route::Resource {

@@ -19,6 +19,7 @@ use crate::route::{Route, navigate};
 fn route_of(b: Builtin) -> Route {
     match b {
         Builtin::Events => Route::Events,
+        Builtin::Changes => Route::Changes,
         Builtin::Api => Route::Api,
         Builtin::Xray => Route::Xray,
         Builtin::Overview => Route::Overview,
@@ -125,7 +126,7 @@ pub fn Palette() -> impl IntoView {
                 <input
                     node_ref=input
                     type="text"
-                    placeholder=":pods, :deploy kube-system, :crd, :events, :api, :xray"
+                    placeholder=":pods, :deploy kube-system, :crd, :events, :changes, :api, :xray"
                     data-testid="palette-input"
                     prop:value=move || text.get()
                     on:input=move |ev| { text.set(event_target_value(&ev)); error.set(None); }

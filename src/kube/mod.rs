@@ -25,6 +25,7 @@ pub mod logs;
 pub mod reads;
 pub mod session;
 pub mod start;
+pub mod timeline;
 pub mod watch;
 
 pub use watch::Watch;

@@ -24,4 +24,5 @@ pub mod secrets;
 pub mod session;
 pub mod table;
 pub mod time;
+pub mod timeline;
 pub mod yaml;

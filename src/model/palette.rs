@@ -7,6 +7,8 @@ use kubeglass_client::discovery::ResourceInfo;
 pub enum Builtin {
     /// `:events`, `:ev`.
     Events,
+    /// `:changes`, `:timeline`.
+    Changes,
     /// `:api`, `:api-resources`.
     Api,
     /// `:xray`.
@@ -21,6 +23,7 @@ pub enum Builtin {
 pub fn builtin(word: &str) -> Option<Builtin> {
     match word {
         "events" | "ev" | "event" => Some(Builtin::Events),
+        "changes" | "timeline" => Some(Builtin::Changes),
         "api" | "apis" | "api-resources" => Some(Builtin::Api),
         "xray" | "x-ray" => Some(Builtin::Xray),
         "overview" | "home" | "q" => Some(Builtin::Overview),
@@ -121,6 +124,7 @@ mod tests {
         );
         assert_eq!(parse(" : "), None);
         assert_eq!(builtin("ev"), Some(Builtin::Events));
+        assert_eq!(builtin("timeline"), Some(Builtin::Changes));
         assert_eq!(builtin("crds"), Some(Builtin::Crds));
         assert_eq!(builtin("pods"), None);
     }

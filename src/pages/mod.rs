@@ -1,6 +1,7 @@
 //! Pages: one per view, each a thin arrangement of components over models and the cluster's signals.
 
 pub mod api;
+pub mod changes;
 pub mod events;
 pub mod logs;
 pub mod object;

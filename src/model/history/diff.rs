@@ -3,8 +3,15 @@
 
 use serde_json::Value;
 
-/// Fields that change on every write and say nothing of their own.
-const NOISE: &[&str] = &["metadata.resourceVersion", "metadata.managedFields"];
+/// Fields that change on every write and say nothing of their own; and the
+/// type, which a listed object lacks and a watched one carries (the same
+/// object read two ways is no change).
+const NOISE: &[&str] = &[
+    "metadata.resourceVersion",
+    "metadata.managedFields",
+    "apiVersion",
+    "kind",
+];
 
 /// One field that differs between two versions: `old` None when it was
 /// added, `new` None when it was removed.

@@ -10,7 +10,7 @@ mod managers;
 mod summary;
 
 pub use diff::{FieldChange, Seg, diff, get_at, set_at};
-pub use managers::{Manager, manager_words, writers};
+pub use managers::{Manager, manager_words, managers, writers};
 pub use summary::{sections, short, summary};
 
 use std::collections::{HashMap, VecDeque};

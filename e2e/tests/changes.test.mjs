@@ -1,0 +1,136 @@
+// The change timeline (#/changes) against the real cluster: kubectl's writes
+// and the controllers' answers as rows with their managers and summaries,
+// status-only updates folded, a row's diff, the filters, pause, a Warning
+// event between the changes, and what was there before it opened is not a row.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+
+const port = ports('changes');
+const SUFFIX = Date.now() % 1000000;
+const NAME = `e2e-changes-${SUFFIX}`;
+const CM = `e2e-changes-cm-${SUFFIX}`;
+
+const app = withApp(port(0), {
+  teardown() {
+    cleanUp(
+      ['-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'],
+      ['-n', 'demo-shop', 'delete', 'configmap', CM, '--ignore-not-found'],
+      ['-n', 'demo-shop', 'delete', 'event', `${NAME}.warning`, '--ignore-not-found'],
+    );
+  },
+});
+
+/** The rows shown, each as its op, kind, object, managers and summary. */
+const rows = (page) => page.getByTestId('change-row').evaluateAll((rs) => rs
+  .sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
+  .map((r) => [...r.querySelectorAll('[role=cell]')].slice(1).map((c) => c.textContent).join(' | ')));
+
+/** Opens the page in a fresh load of the app: recording starts there. */
+async function openChanges(page) {
+  await page.goto('about:blank');
+  await page.goto(`${app.url}#/changes`);
+  const recording = page.locator('[data-testid=changes-kind][data-kind=Deployment]');
+  // The kinds are listed folded away (attached, not visible).
+  await recording.filter({ hasText: 'recording' }).waitFor({ state: 'attached', timeout: 20000 });
+  await page.locator('[data-testid=changes-kind][data-kind=Event]').filter({ hasText: 'recording' }).waitFor({ state: 'attached', timeout: 20000 });
+}
+
+test('changes: a create, a scale, a label and a delete are rows with their managers; what was there before is not', async () => {
+  const { page } = app;
+  await openChanges(page);
+  assert.match(await page.getByTestId('changes-since').innerText(), /^Recording since \d\d:\d\d:\d\d, when this page was first opened in this tab\./);
+  // The demo workload was there before: none of it is a row.
+  assert.ok(!(await rows(page)).some((r) => /checkout/.test(r)), `no row for what was there: ${await rows(page)}`);
+
+  apply(deployment(NAME, 'registry.example/e2e/changes:1'));
+  const has = async (re) => (await rows(page)).some((r) => re.test(r));
+  assert.ok(await until(() => has(new RegExp(`^added \\| Deployment \\| demo-shop/${NAME} \\| .*kubectl.* \\| created$`)), 20000), `added: ${await rows(page)}`);
+  kubectl('-n', 'demo-shop', 'scale', 'deployment', NAME, '--replicas=2');
+  assert.ok(await until(() => has(new RegExp(`^updated \\| Deployment \\| demo-shop/${NAME} \\| kubectl \\(scale\\) \\| spec\\.replicas 1 → 2`)), 20000),
+    `the scale: ${await rows(page)}`);
+  // The controller's answer: a ReplicaSet scaled by kube-controller-manager.
+  assert.ok(await until(() => has(new RegExp(`^updated \\| ReplicaSet \\| demo-shop/${NAME}-\\w+ \\| kube-controller-manager \\| .*spec\\.replicas 1 → 2`)), 20000),
+    `the ReplicaSet follows: ${await rows(page)}`);
+  kubectl('-n', 'demo-shop', 'create', 'configmap', CM, '--from-literal=a=1');
+  kubectl('-n', 'demo-shop', 'label', 'configmap', CM, 'team=changes-probe');
+  kubectl('-n', 'demo-shop', 'delete', 'configmap', CM);
+  assert.ok(await until(async () => {
+    const r = (await rows(page)).filter((x) => x.includes(`demo-shop/${CM}`));
+    return r.length === 3 && /^deleted/.test(r[0]) && /^updated .* kubectl-label \| metadata\.labels.*changes-probe/.test(r[1]) && /^added/.test(r[2]);
+  }, 20000), `create, label, delete, newest first: ${(await rows(page)).filter((x) => x.includes(CM))}`);
+  assert.deepEqual(app.errors, []);
+});
+
+test('changes: status-only updates fold behind a toggle, a row opens its diff, and the filters narrow', async () => {
+  const { page } = app;
+  await openChanges(page);
+  const status = new RegExp(`Deployment \\| demo-shop/${NAME} \\| kube-controller-manager \\(status\\) \\| status\\.`);
+  kubectl('-n', 'demo-shop', 'scale', 'deployment', NAME, '--replicas=3');
+  // The Deployment's status moves too (kwok runs the pods), folded by default.
+  await page.getByTestId('changes-count').filter({ hasText: /status-only updates folded/ }).waitFor({ timeout: 20000 });
+  assert.ok(!(await rows(page)).some((r) => status.test(r)), 'status-only rows are folded');
+  await page.getByTestId('change-status-only').check();
+  assert.ok(await until(async () => (await rows(page)).some((r) => status.test(r)), 10000), `shown with the toggle: ${await rows(page)}`);
+  await page.getByTestId('change-status-only').uncheck();
+
+  // The scale's row opens its diff.
+  const scale = page.getByTestId('change-row').filter({ hasText: `demo-shop/${NAME}` }).filter({ hasText: 'spec.replicas 2 → 3' });
+  await scale.first().click();
+  const diff = page.getByTestId('change-diff-row');
+  await diff.first().waitFor({ timeout: 5000 });
+  assert.ok((await diff.allInnerTexts()).some((d) => /^spec\.replicas\s+2\s+3$/.test(d)), `the diff: ${await diff.allInnerTexts()}`);
+
+  // Manager, kind and text filters; a bad pattern says why.
+  await page.getByTestId('change-manager').fill('scale');
+  assert.ok(await until(async () => {
+    const r = await rows(page);
+    return r.length > 0 && r.every((x) => /kubectl \(scale\)/.test(x));
+  }, 5000), `only kubectl (scale): ${await rows(page)}`);
+  await page.getByTestId('change-manager').fill('');
+  await page.getByTestId('change-kind').selectOption('ReplicaSet');
+  assert.ok(await until(async () => (await rows(page)).every((x) => /^\w+ \| ReplicaSet \|/.test(x)), 5000), `only ReplicaSets: ${await rows(page)}`);
+  await page.getByTestId('change-kind').selectOption('');
+  await page.getByTestId('change-filter').fill('/replicas (/');
+  await page.getByTestId('change-filter-error').waitFor({ timeout: 5000 });
+  assert.equal(await page.getByTestId('change-row').count(), 0, 'a bad pattern passes nothing');
+  await page.getByTestId('change-filter').fill(`/^ReplicaSet demo-shop/${NAME}-/`);
+  assert.ok(await until(async () => (await rows(page)).length > 0 && (await rows(page)).every((x) => /ReplicaSet/.test(x)), 5000), `${await rows(page)}`);
+  await page.getByTestId('change-filter').fill('');
+  assert.deepEqual(app.errors, []);
+});
+
+test('changes: pause holds the rows and counts what arrives; a Warning event is a row between the changes', async () => {
+  const { page } = app;
+  await openChanges(page);
+  await page.getByTestId('change-pause').click();
+  const before = await rows(page);
+  kubectl('-n', 'demo-shop', 'annotate', 'deployment', NAME, `kubeglass.dev/probe=${SUFFIX}`);
+  await page.getByTestId('changes-count').filter({ hasText: /paused: [1-9]\d* arrived/ }).waitFor({ timeout: 20000 });
+  assert.deepEqual(await rows(page), before, 'nothing new while paused');
+  await page.getByTestId('change-pause').click();
+  assert.ok(await until(async () => (await rows(page)).some((r) => r.includes('kubeglass.dev/probe')), 10000), 'shown after resume');
+
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  apply({
+    apiVersion: 'v1', kind: 'Event', type: 'Warning', reason: 'E2EProbeFailed', message: 'the probe said no',
+    metadata: { name: `${NAME}.warning`, namespace: 'demo-shop' },
+    involvedObject: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'demo-shop', name: NAME },
+    source: { component: 'e2e-prober' }, count: 1, firstTimestamp: now, lastTimestamp: now,
+  });
+  assert.ok(await until(async () => (await rows(page)).some((r) => r === `warning | Deployment | demo-shop/${NAME} | e2e-prober | E2EProbeFailed: the probe said no`), 20000),
+    `the warning: ${await rows(page)}`);
+  // Its object is a link to the Deployment's page.
+  const warning = page.locator('[data-testid=change-row][data-op=warning]').filter({ hasText: 'E2EProbeFailed' });
+  assert.equal(await warning.locator('a').getAttribute('href'), `#/o/deployments.apps/demo-shop/${NAME}`);
+
+  // Secrets are never recorded; a kind the server lacks says so.
+  await page.getByTestId('changes-kinds').locator('summary').click();
+  await page.getByTestId('changes-add-kind').fill('secrets');
+  await page.getByTestId('changes-add-kind').press('Enter');
+  await page.getByTestId('changes-kind').filter({ hasText: 'Secrets are never recorded' }).waitFor({ timeout: 10000 });
+  await page.getByTestId('changes-add-kind').fill('nosuchkinds');
+  await page.getByTestId('changes-add-kind').press('Enter');
+  await page.getByTestId('changes-kind').filter({ hasText: 'no resource called “nosuchkinds”' }).waitFor({ timeout: 10000 });
+  assert.deepEqual(app.errors, []);
+});

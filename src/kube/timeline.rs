@@ -1,0 +1,351 @@
+//! The tab's change timeline as the changes page reads it: one informer per recorded kind (whole objects with managedFields) and the Warning events, each change compared with the version seen before it and kept in `model::timeline`.
+//!
+//! Recording starts the first time the changes page opens and then runs
+//! for the tab's life, so coming back finds what happened meanwhile. Each
+//! kind is primed with its whole cache once its informer has synced: what
+//! was there before is the starting point, not a change. Changes within
+//! one animation frame of the same object are one row (the frame's
+//! version against the one before it).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use kubeglass_client::discovery::{Discovery, ResourceInfo};
+use kubeglass_client::kube_core::DynamicObject;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::kube::watch::{InformerSnapshot, Watch};
+use kubeglass_web::spawn;
+
+use crate::kube::Kube;
+use crate::model::objects::resource_of;
+use crate::model::resolve::Unresolved;
+use crate::model::timeline::{Entry, KINDS, Subject, Timeline};
+
+/// One kind the timeline records, as the page lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The name it was asked for (`deployments.apps`).
+    pub name: String,
+    /// Its kind once discovery said (`Deployment`).
+    pub kind: Option<String>,
+    /// Why it is not recorded, if it is not.
+    pub problem: Option<String>,
+    /// Its informer's state, once it runs.
+    pub status: Option<RwSignal<InformerSnapshot>>,
+}
+
+/// The recording, its kinds, and a counter that moves when rows come (what views track).
+#[derive(Clone, Copy)]
+pub struct TimelineStore {
+    inner: StoredValue<Timeline, LocalStorage>,
+    changed: RwSignal<u64>,
+    /// The kinds asked for, in order, with their state.
+    pub kinds: RwSignal<Vec<Recorded>>,
+    holds: StoredValue<Vec<Watch<DynamicObject>>, LocalStorage>,
+    started: StoredValue<bool>,
+}
+
+impl TimelineStore {
+    /// Not recording yet; provided once by the app.
+    pub fn new() -> Self {
+        Self {
+            inner: StoredValue::new_local(Timeline::new(0.0)),
+            changed: RwSignal::new(0),
+            kinds: RwSignal::new(Vec::new()),
+            holds: StoredValue::new_local(Vec::new()),
+            started: StoredValue::new(false),
+        }
+    }
+
+    /// Starts recording the default kinds and the Warning events (once;
+    /// later calls do nothing). Call from a component of the app, whose
+    /// owner the informers then live under.
+    pub fn start(&self, kube: &Kube) {
+        if self.started.get_value() {
+            return;
+        }
+        self.started.set_value(true);
+        let since = kube.now();
+        self.inner.update_value(|t| *t = Timeline::new(since));
+        for name in KINDS {
+            self.add(kube, name);
+        }
+        self.record_warnings(kube);
+    }
+
+    /// Also records the kind `name` (any name kubectl takes: `db`,
+    /// `certificates.cert-manager.io`); Secrets never, since their values
+    /// would be in the diffs.
+    pub fn add(&self, kube: &Kube, name: &str) {
+        let name = name.trim().to_string();
+        if name.is_empty()
+            || self
+                .kinds
+                .with_untracked(|k| k.iter().any(|r| r.name == name))
+        {
+            return;
+        }
+        self.kinds.update(|k| {
+            k.push(Recorded {
+                name: name.clone(),
+                kind: None,
+                problem: None,
+                status: None,
+            })
+        });
+        let (this, kube) = (*self, kube.clone());
+        let owner = Owner::current();
+        spawn(async move {
+            let outcome = kube.resolve_for(&name, &["list", "watch"]).await;
+            let set = |f: &dyn Fn(&mut Recorded)| {
+                this.kinds
+                    .update(|k| k.iter_mut().filter(|r| r.name == name).for_each(f))
+            };
+            let info = match outcome {
+                Ok(info) if info.group.is_empty() && info.plural == "secrets" => {
+                    return set(&|r| {
+                        r.problem = Some(
+                            "Secrets are never recorded: their values would be in the diffs."
+                                .into(),
+                        )
+                    });
+                }
+                Ok(info) => info,
+                Err(why) => {
+                    let text = unresolved_words(&name, why);
+                    return set(&|r| r.problem = Some(text.clone()));
+                }
+            };
+            let already = this.kinds.with_untracked(|k| {
+                k.iter()
+                    .any(|r| r.name != name && r.kind.as_deref() == Some(info.kind.as_str()))
+            });
+            if already {
+                return set(&|r| r.problem = Some(format!("{} is recorded already.", info.kind)));
+            }
+            let watch = match owner {
+                Some(owner) => owner.with(|| this.record(&kube, &info)),
+                None => this.record(&kube, &info),
+            };
+            match watch {
+                Ok(watch) => {
+                    let status = watch.status();
+                    this.holds.update_value(|h| h.push(watch));
+                    set(&|r| {
+                        r.kind = Some(info.kind.clone());
+                        r.status = Some(status);
+                    });
+                }
+                Err(e) => set(&|r| r.problem = Some(e.clone())),
+            }
+        });
+    }
+
+    /// Subscribes to every object of `info` and records its changes.
+    fn record(&self, kube: &Kube, info: &ResourceInfo) -> Result<Watch<DynamicObject>, String> {
+        let path = info.collection_path(None).map_err(|e| e.to_string())?;
+        let (resource, kind) = (info.qualified_name(), info.kind.clone());
+        let last: Rc<RefCell<HashMap<String, Rc<DynamicObject>>>> = Rc::default();
+        let primed = Rc::new(Cell::new(false));
+        let (this, now) = (*self, kube.clone());
+        let (seen, ready) = (last.clone(), primed.clone());
+        let watch = kube
+            .subscribe(&format!("timeline {resource}"), &path)
+            .with_managed_fields()
+            .frames(move |inf, keys| {
+                if !ready.get() {
+                    return; // the starting point is taken whole at sync
+                }
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                let mut seen = seen.borrow_mut();
+                let at = now.now();
+                let mut any = false;
+                this.inner.update_value(|t| {
+                    for key in keys {
+                        let new = indexer.get(&key);
+                        let old = match &new {
+                            Some(n) => seen.insert(key.clone(), n.clone()),
+                            None => seen.remove(&key),
+                        };
+                        let Some(object) = new.as_ref().or(old.as_ref()) else {
+                            continue;
+                        };
+                        let subject = Subject {
+                            resource: resource.clone(),
+                            kind: kind.clone(),
+                            namespace: object.metadata.namespace.clone(),
+                            name: object.metadata.name.clone().unwrap_or_default(),
+                        };
+                        let (old, new) = (old.as_deref().map(as_json), new.as_deref().map(as_json));
+                        any |= t.observe(subject, old.as_ref(), new.as_ref(), at);
+                    }
+                });
+                if any {
+                    this.changed.update(|n| *n += 1);
+                }
+            });
+        let informer = (*watch).clone();
+        spawn(async move {
+            informer.wait_synced().await;
+            let indexer = informer.indexer();
+            let indexer = indexer.borrow();
+            *last.borrow_mut() = indexer
+                .keys()
+                .into_iter()
+                .filter_map(|k| Some((k.clone(), indexer.get(&k)?)))
+                .collect();
+            primed.set(true);
+        });
+        Ok(watch)
+    }
+
+    /// Records each Warning event as it comes or repeats (a new count or
+    /// last time), about the object it names; the events there at sync
+    /// are the starting point.
+    fn record_warnings(&self, kube: &Kube) {
+        let seen: Rc<RefCell<HashMap<String, Mark>>> = Rc::default();
+        let primed = Rc::new(Cell::new(false));
+        let (this, k, marks, ready) = (*self, kube.clone(), seen.clone(), primed.clone());
+        let watch = kube
+            .subscribe("event-rows", "/api/v1/events")
+            .frames(move |inf, keys| {
+                if !ready.get() {
+                    return;
+                }
+                let indexer = inf.indexer();
+                let indexer = indexer.borrow();
+                let (at, mut marks) = (k.now(), marks.borrow_mut());
+                let discovery = k.discovered.get_untracked().and_then(Result::ok);
+                let mut any = false;
+                this.inner.update_value(|t| {
+                    for key in keys {
+                        let Some(e) = indexer.get(&key) else {
+                            marks.remove(&key);
+                            continue;
+                        };
+                        let event = as_json(&e);
+                        let mark = mark(&event);
+                        if marks.insert(key, mark.clone()).as_ref() == Some(&mark) || !mark.warning
+                        {
+                            continue;
+                        }
+                        let subject = involved(&event, discovery.as_deref());
+                        t.warning(subject, &event, at);
+                        any = true;
+                    }
+                });
+                if any {
+                    this.changed.update(|n| *n += 1);
+                }
+            });
+        let informer = (*watch).clone();
+        spawn(async move {
+            informer.wait_synced().await;
+            let indexer = informer.indexer();
+            let indexer = indexer.borrow();
+            *seen.borrow_mut() = indexer
+                .keys()
+                .into_iter()
+                .filter_map(|k| {
+                    let e = indexer.get(&k)?;
+                    Some((k, mark(&as_json(&e))))
+                })
+                .collect();
+            primed.set(true);
+        });
+        let status = watch.status();
+        self.holds.update_value(|h| h.push(watch));
+        self.kinds.update(|k| {
+            k.push(Recorded {
+                name: "events (Warning)".into(),
+                kind: Some("Event".into()),
+                problem: None,
+                status: Some(status),
+            })
+        });
+    }
+
+    /// Reads the recording (tracked: re-read when rows come).
+    pub fn with<R>(&self, f: impl FnOnce(&Timeline) -> R) -> R {
+        self.changed.track();
+        self.inner.with_value(f)
+    }
+
+    /// One row, while it is kept (tracked).
+    pub fn entry(&self, seq: u64) -> Option<Arc<Entry>> {
+        self.with(|t| t.get(seq).cloned())
+    }
+}
+
+/// The object an event is about; its resource as the routes name it when
+/// discovery knows the kind (else no link).
+fn involved(event: &Value, discovery: Option<&Discovery>) -> Subject {
+    let text = |p: &str| {
+        event
+            .pointer(&format!("/involvedObject/{p}"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    let resource = discovery
+        .and_then(|d| resource_of(d, &api_version, &kind))
+        .map(ResourceInfo::qualified_name)
+        .unwrap_or_default();
+    let namespace = Some(text("namespace")).filter(|s| !s.is_empty());
+    Subject {
+        resource,
+        kind,
+        namespace,
+        name: text("name"),
+    }
+}
+
+/// What makes an event news again: its type, count and last time.
+#[derive(Debug, Clone, PartialEq)]
+struct Mark {
+    warning: bool,
+    count: i64,
+    last: String,
+}
+
+fn mark(event: &Value) -> Mark {
+    let text = |p: &str| event.pointer(p).and_then(Value::as_str).unwrap_or("");
+    Mark {
+        warning: text("/type") == "Warning",
+        count: event.pointer("/count").and_then(Value::as_i64).unwrap_or(0),
+        last: format!(
+            "{} {}",
+            text("/lastTimestamp"),
+            text("/series/lastObservedTime")
+        ),
+    }
+}
+
+/// An object as JSON, for the diff.
+fn as_json(o: &DynamicObject) -> Value {
+    serde_json::to_value(o).unwrap_or(Value::Null)
+}
+
+/// Why a kind the person typed is not recorded.
+fn unresolved_words(name: &str, why: Unresolved) -> String {
+    match why {
+        Unresolved::Unknown => format!("The server has no resource called “{name}”."),
+        Unresolved::Cannot(t) => t,
+        Unresolved::Failed(p) => format!(
+            "{} {}",
+            p.explain("read the server's resources"),
+            p.detail()
+        ),
+    }
+}
+
+/// The tab's timeline (provided by the app).
+pub fn use_timeline() -> TimelineStore {
+    expect_context::<TimelineStore>()
+}
