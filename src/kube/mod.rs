@@ -17,8 +17,12 @@ use crate::model::problem::Problem;
 use crate::model::resolve::{Unresolved, usable};
 use crate::model::time::Seconds;
 
+/// The tab's WebSocket transport (log streams open on it), as a view holds it.
+pub type Sockets = Rc<WebSocketTransport>;
+
 pub mod access;
 pub mod cluster;
+pub mod create;
 pub mod edit;
 pub mod history;
 pub mod logs;

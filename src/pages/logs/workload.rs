@@ -1,19 +1,17 @@
 //! A workload's merged logs: every pod it owns (a Deployment's through its ReplicaSets), found by the owner-UID index, each line tagged with a short pod name; pods join and leave as they come and go, up to a cap of streams.
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_web::WebSocketTransport;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::logs::{LogFeed, LogStream, StreamState, open_log};
 use crate::kube::watch::{InformerSnapshot, collection_path, watch_problem};
-use crate::kube::{Kube, Watch, use_kube};
+use crate::kube::{Kube, Sockets, Watch, use_kube};
 use crate::model::log_merge::{Member, Merge, Open};
 use crate::model::logs::{LogLine, LogOptions, stream_problem};
 use crate::model::objects::field_value;
@@ -173,7 +171,7 @@ struct Merged {
     merge: StoredValue<Merge, LocalStorage>,
     streams: StoredValue<BTreeMap<String, LogStream>, LocalStorage>,
     skipped: RwSignal<Vec<String>>,
-    sockets: StoredValue<Rc<WebSocketTransport>, LocalStorage>,
+    sockets: StoredValue<Sockets, LocalStorage>,
     feed: StoredValue<LogFeed, LocalStorage>,
 }
 
