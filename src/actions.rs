@@ -67,6 +67,8 @@ pub struct Actions {
     pub last: RwSignal<Option<Outcome>>,
     /// The last edit written, for its editor.
     pub edited: RwSignal<Option<Edited>>,
+    /// Every create that ended, in order, for the create page (keyed as edits are).
+    pub created: RwSignal<Vec<Edited>>,
     queue: StoredValue<Option<ActionQueue>, LocalStorage>,
 }
 
@@ -88,6 +90,7 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
                 ActionKind::Labels(_) => format!("set the labels of {target}"),
                 ActionKind::Replace(_) => format!("write the edited {target}"),
                 ActionKind::RollBack(n, _) => format!("roll {target} back to revision {n}"),
+                ActionKind::Create(_) => format!("create {} {target}", action.resource.kind),
             };
             return Outcome::Failed {
                 doing,
@@ -105,6 +108,9 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
         (ActionResult::Done { .. }, ActionKind::Replace(_)) => format!("Edited {target}"),
         (ActionResult::Done { .. }, ActionKind::RollBack(n, _)) => {
             format!("Rolled {target} back to revision {n}")
+        }
+        (ActionResult::Done { .. }, ActionKind::Create(_)) => {
+            format!("Created {} {target}", action.resource.kind)
         }
     };
     Outcome::Done(done)
@@ -131,6 +137,7 @@ impl Actions {
         let this = Self {
             last: RwSignal::new(None),
             edited: RwSignal::new(None),
+            created: RwSignal::new(Vec::new()),
             queue: StoredValue::new_local(None),
         };
         let (client, clock) = (kube.client.clone(), kube.clock.clone());
@@ -150,14 +157,17 @@ impl Actions {
         );
         queue.on_result(move |a, r| {
             this.last.set(Some(outcome_text(a, r)));
-            if let ActionKind::Replace(_) = a.kind {
-                this.edited.set(Some(Edited {
-                    key: edit_key(&a.resource, a.namespace.as_deref(), &a.name),
-                    result: match r {
-                        ActionResult::Done { .. } => Ok(()),
-                        ActionResult::Failed { error } => Err(Refused::from_error(error)),
-                    },
-                }));
+            let ended = || Edited {
+                key: edit_key(&a.resource, a.namespace.as_deref(), &a.name),
+                result: match r {
+                    ActionResult::Done { .. } => Ok(()),
+                    ActionResult::Failed { error } => Err(Refused::from_error(error)),
+                },
+            };
+            match a.kind {
+                ActionKind::Replace(_) => this.edited.set(Some(ended())),
+                ActionKind::Create(_) => this.created.update(|c| c.push(ended())),
+                _ => {}
             }
         });
         spawn(async move {
@@ -227,6 +237,14 @@ mod tests {
         assert_eq!(
             outcome_text(&action(None, ActionKind::Cordon(true)), &done).text(),
             "Cordoned web"
+        );
+        assert_eq!(
+            outcome_text(
+                &action(Some("shop"), ActionKind::Create(serde_json::json!({}))),
+                &done
+            )
+            .text(),
+            "Created Deployment shop/web"
         );
     }
 

@@ -15,6 +15,7 @@ use crate::model::namespaces::initial_namespace;
 use crate::model::session::SessionLabel;
 use crate::pages::api::ApiTree;
 use crate::pages::changes::ChangesPage;
+use crate::pages::create::CreatePage;
 use crate::pages::events::EventsPage;
 use crate::pages::logs::LogsPage;
 use crate::pages::object::ObjectPage;
@@ -83,6 +84,30 @@ fn NavLink(
     view! { <a href=href class:active=active data-testid=testid>{label}</a> }
 }
 
+/// The Create link, shown when the person may create something in the
+/// namespace (a rules review, asked again when the namespace changes).
+#[component]
+fn CreateLink(cluster: ClusterState, route: ReadSignal<Route>) -> impl IntoView {
+    let kube = StoredValue::new_local(crate::kube::use_kube());
+    let may = RwSignal::new(None);
+    Effect::new(move |_| {
+        let ns = cluster.namespace.get().unwrap_or_else(|| "default".into());
+        let kube = kube.get_value();
+        crate::platform::spawn(async move {
+            let _ = may.try_set(Some(crate::kube::access::may_create(&kube, &ns).await));
+        });
+    });
+    move || match may.get() {
+        Some(true) => view! {
+            <NavLink cluster route target=|_| Route::Create label="Create" testid="nav-create"/>
+        }
+        .into_any(),
+        // Asked, and no: a mark a test can wait for.
+        Some(false) => view! { <span hidden data-testid="create-denied"></span> }.into_any(),
+        None => ().into_any(),
+    }
+}
+
 /// The top bar: the brand, the pages, the namespace, the session and the theme.
 #[component]
 fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
@@ -99,6 +124,7 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
                 <NavLink cluster route target=|_| Route::resource("nodes", None) label="Nodes" testid="nav-nodes"/>
                 <NavLink cluster route target=|_| Route::Events label="Events" testid="nav-events"/>
                 <NavLink cluster route target=|_| Route::Changes label="Changes" testid="nav-changes"/>
+                <CreateLink cluster route/>
                 <NavLink cluster route target=|_| Route::Api label="API" testid="nav-api"/>
                 <NavLink cluster route target=|_| Route::Xray label="X-ray" testid="nav-xray"/>
             </nav>
@@ -143,6 +169,7 @@ fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
             Route::Api => view! { <ApiTree/> }.into_any(),
             Route::Events => view! { <EventsPage/> }.into_any(),
     Route::Changes => view! { <ChangesPage/> }.into_any(),
+    Route::Create => view! { <CreatePage/> }.into_any(),
             Route::Xray => view! { <Xray/> }.into_any(),
             Route::Invalid { reason } => view! {
                 <section class="panel">

@@ -60,6 +60,8 @@ pub enum Route {
     Events,
     /// The change timeline.
     Changes,
+    /// Create from YAML.
+    Create,
     /// The machinery.
     Xray,
     /// A link whose namespace or name cannot be part of a request path.
@@ -173,6 +175,7 @@ impl Route {
             [a] if a == "api" => Route::Api,
             [e] if e == "events" => Route::Events,
             [c] if c == "changes" => Route::Changes,
+            [c] if c == "create" => Route::Create,
             [x] if x == "xray" => Route::Xray,
             _ => Route::Overview,
         };
@@ -273,6 +276,7 @@ impl Route {
             Route::Api => "#/api".into(),
             Route::Events => "#/events".into(),
             Route::Changes => "#/changes".into(),
+            Route::Create => "#/create".into(),
             Route::Xray => "#/xray".into(),
             Route::Invalid { .. } => "#/".into(),
         }
@@ -342,6 +346,7 @@ mod tests {
             Route::Api,
             Route::Events,
             Route::Changes,
+            Route::Create,
             Route::Xray,
             Route::resource("pods", Some("demo-shop")),
             Route::Resource {

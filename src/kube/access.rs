@@ -42,6 +42,15 @@ pub async fn may_update(
         .unwrap_or(false)
 }
 
+/// May the person create anything in `namespace`? (The Create page and
+/// its link show only then.) False when the cluster could not be asked,
+/// and in a read-only session, whose launcher refuses the review.
+pub async fn may_create(kube: &Kube, namespace: &str) -> bool {
+    kubeglass_client::access::may_create_in(&kube.client, namespace)
+        .await
+        .unwrap_or(false)
+}
+
 /// May the person `verb` this object (or its `sub`resource)? An error when
 /// the cluster could not be asked, which is not the same as "no".
 async fn may(

@@ -74,7 +74,7 @@ pub fn parse(text: &str) -> Result<Value, EditError> {
     Ok(v)
 }
 
-fn to_json(y: &Yaml, path: &str) -> Result<Value, EditError> {
+pub(crate) fn to_json(y: &Yaml, path: &str) -> Result<Value, EditError> {
     Ok(match y {
         Yaml::Null => Value::Null,
         Yaml::Boolean(b) => Value::Bool(*b),

@@ -2,6 +2,7 @@
 
 pub mod cells;
 pub mod connection;
+pub mod create;
 pub mod discovery;
 pub mod edit;
 pub mod events;

@@ -9,6 +9,8 @@ pub enum Builtin {
     Events,
     /// `:changes`, `:timeline`.
     Changes,
+    /// `:create`, `:new`.
+    Create,
     /// `:api`, `:api-resources`.
     Api,
     /// `:xray`.
@@ -24,6 +26,7 @@ pub fn builtin(word: &str) -> Option<Builtin> {
     match word {
         "events" | "ev" | "event" => Some(Builtin::Events),
         "changes" | "timeline" => Some(Builtin::Changes),
+        "create" | "new" => Some(Builtin::Create),
         "api" | "apis" | "api-resources" => Some(Builtin::Api),
         "xray" | "x-ray" => Some(Builtin::Xray),
         "overview" | "home" | "q" => Some(Builtin::Overview),

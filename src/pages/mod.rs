@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod changes;
+pub mod create;
 pub mod events;
 pub mod logs;
 pub mod object;

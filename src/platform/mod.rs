@@ -100,3 +100,30 @@ pub fn indent_on_tab(ev: &leptos::ev::KeyboardEvent) -> Option<String> {
         .ok()?;
     Some(area.value())
 }
+
+/// The text of the files dropped by `ev` (its default, opening them, is
+/// prevented), joined as YAML documents, handed to `done` once read; a file
+/// that cannot be read as text is named instead.
+pub fn dropped_text(
+    ev: &leptos::ev::DragEvent,
+    done: impl FnOnce(Result<String, String>) + 'static,
+) {
+    ev.prevent_default();
+    let Some(files) = ev.data_transfer().and_then(|d| d.files()) else {
+        return;
+    };
+    let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+    if files.is_empty() {
+        return;
+    }
+    spawn(async move {
+        let mut texts = Vec::new();
+        for f in files {
+            match wasm_bindgen_futures::JsFuture::from(f.text()).await {
+                Ok(t) => texts.push(t.as_string().unwrap_or_default()),
+                Err(_) => return done(Err(format!("{} could not be read as text", f.name()))),
+            }
+        }
+        done(Ok(texts.join("\n---\n")));
+    });
+}

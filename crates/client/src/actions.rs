@@ -49,6 +49,8 @@ pub enum ActionKind {
     /// template (the ReplicaSet's, without its hash label) into the
     /// Deployment; the number is for the Event.
     RollBack(u64, serde_json::Value),
+    /// Create this object (`kubectl create -f`). AlreadyExists is final.
+    Create(serde_json::Value),
 }
 
 impl ActionKind {
@@ -63,6 +65,7 @@ impl ActionKind {
             ActionKind::Labels(_) => "set labels",
             ActionKind::Replace(_) => "write the edited object",
             ActionKind::RollBack(..) => "roll back",
+            ActionKind::Create(_) => "create the object",
         }
     }
 }
@@ -222,6 +225,7 @@ impl ActionQueue {
                     ActionKind::Labels(_) => "LabelsEdited",
                     ActionKind::Replace(_) => "Edited",
                     ActionKind::RollBack(..) => "RolledBack",
+                    ActionKind::Create(_) => "Created",
                 };
                 self.recorder
                     .event(&reference(&action, uid), EventType::Normal, reason, &what);
@@ -342,6 +346,20 @@ impl ActionQueue {
                     .replace(&a.name, &PostParams::default(), &object)
                     .await?;
                 Ok((o.metadata.uid, "Edited by kubeglass".to_string()))
+            }
+            ActionKind::Create(object) => {
+                let mut object: DynamicObject = serde_json::from_value(object.clone())
+                    .map_err(|e| Error::Request(format!("the object: {e}")))?;
+                if object.metadata.name.as_deref() != Some(a.name.as_str()) {
+                    return Err(Error::Request(format!(
+                        "the object is named {:?}, not {:?}",
+                        object.metadata.name.as_deref().unwrap_or(""),
+                        a.name
+                    )));
+                }
+                object.metadata.namespace = a.namespace.clone();
+                let o = api.create(&PostParams::default(), &object).await?;
+                Ok((o.metadata.uid, "Created by kubeglass".to_string()))
             }
             ActionKind::RollBack(revision, template) => {
                 // Read, set the template, write back with the version read

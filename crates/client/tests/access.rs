@@ -88,3 +88,42 @@ fn a_failure_to_ask_is_an_error_not_a_denial() {
         Err(e) if e.is_connect()
     ));
 }
+
+#[test]
+fn may_create_reads_the_rules_review_of_the_namespace() {
+    use kubeglass_client::access::{RULES_PATH, may_create_in};
+    let server = FakeApiServer::new();
+    let client = RestClient::new(Rc::new(server.clone()));
+    let spec = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+        "spec": {"namespace": "shop"}});
+    let rules = |verbs: serde_json::Value, incomplete: bool| {
+        json!({"kind": "SelfSubjectRulesReview", "status": {"incomplete": incomplete,
+            "resourceRules": [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]},
+                              {"verbs": ["create"], "apiGroups": ["authorization.k8s.io"], "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]},
+                              {"verbs": verbs, "apiGroups": ["apps"], "resources": ["deployments"]}]}})
+    };
+    for (verbs, incomplete, want) in [
+        (json!(["create"]), false, true),
+        (json!(["*"]), false, true),
+        (json!(["watch"]), false, false),
+        (json!(["watch"]), true, true),
+    ] {
+        server
+            .expect(Method::POST, RULES_PATH)
+            .body(spec.clone())
+            .reply(Reply::json(201, rules(verbs.clone(), incomplete)));
+        assert_eq!(
+            block_on(may_create_in(&client, "shop")).expect("asked"),
+            want,
+            "{verbs} incomplete={incomplete}"
+        );
+    }
+    server
+        .expect(Method::POST, RULES_PATH)
+        .reply(Reply::json(201, json!({"kind": "SelfSubjectRulesReview"})));
+    assert!(
+        block_on(may_create_in(&client, "shop")).is_err(),
+        "no status is not a no"
+    );
+    server.verify();
+}

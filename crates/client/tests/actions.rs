@@ -413,3 +413,48 @@ fn a_rollback_writes_the_revisions_template_into_the_deployment() {
     );
     server.verify();
 }
+
+// A create is one POST to the collection, in the action's namespace; an
+// AlreadyExists answer (409) is final, not retried as a conflict would be.
+#[test]
+fn a_create_is_one_post_and_already_exists_is_final() {
+    let object = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web"}, "spec": {"replicas": 1}});
+    let mut sent = object.clone();
+    sent["metadata"]["namespace"] = json!("shop");
+    let action = Action {
+        resource: deployments(),
+        namespace: Some("shop".into()),
+        name: "web".into(),
+        kind: ActionKind::Create(object),
+    };
+    let server = FakeApiServer::new();
+    expect_apps_discovery(&server);
+    server
+        .expect(Method::POST, "/apis/apps/v1/namespaces/shop/deployments")
+        .body(sent.clone())
+        .reply(Reply::json(201, sent.clone()));
+    let results = run_one(&server, action.clone());
+    assert!(
+        matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]),
+        "{results:?}"
+    );
+    server.verify();
+
+    let server = FakeApiServer::new();
+    expect_apps_discovery(&server);
+    server
+        .expect(Method::POST, "/apis/apps/v1/namespaces/shop/deployments")
+        .reply(Reply::status(
+            409,
+            "AlreadyExists",
+            "deployments.apps \"web\" already exists",
+        ));
+    match run_one(&server, action).as_slice() {
+        [ActionResult::Failed { error }] => {
+            assert!(error.to_string().contains("already exists"), "{error}")
+        }
+        other => panic!("one failure, not retried: {other:?}"),
+    }
+    server.verify();
+}

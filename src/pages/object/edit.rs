@@ -6,11 +6,11 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::actions::{Actions, edit_key};
+use crate::components::diff::ReviewTable;
 use crate::components::problem::ProblemBox;
 use crate::kube::edit::{Refused, dry_run, read_now};
 use crate::kube::{Kube, use_kube};
 use crate::model::edit::{Reviewed, editable_yaml, field_line, parse, rebase, review};
-use crate::model::history::short;
 use crate::model::problem::Problem;
 use crate::model::yaml::to_yaml;
 use crate::platform::spawn;
@@ -295,26 +295,7 @@ fn EditReview(edit: EditState, rows: Vec<Reviewed>, sent: Value) -> impl IntoVie
         <p class="muted small">"What the server would store, compared with the object now. Fields marked "
             <span class="badge">"server"</span>" were changed by the server (defaults, admission), not by you."</p>
         {empty.then(|| view! { <p data-testid="review-empty">"Nothing would change."</p> })}
-        <div class="table-scroll">
-            <table class="grid" data-testid="review">
-                <thead><tr><th>"Field"</th><th>"Now"</th><th>"After"</th><th></th></tr></thead>
-                <tbody>
-                    {rows.into_iter().map(|r| {
-                        let by = if r.by_server { "server" } else { "you" };
-                        let now = r.change.old.as_ref().map(short).unwrap_or_else(|| "—".into());
-                        let after = r.change.new.as_ref().map(short).unwrap_or_else(|| "—".into());
-                        view! {
-                            <tr data-testid="review-row" data-by=by>
-                                <td><code>{r.change.path}</code></td>
-                                <td class="diff-old">{now}</td>
-                                <td class="diff-new">{after}</td>
-                                <td>{r.by_server.then(|| view! { <span class="badge" title="The server set this: defaulting or an admission webhook">"server"</span> })}</td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
+        <ReviewTable rows testid="review"/>
         <div class="actions">
             <button data-testid="edit-apply" disabled=empty on:click=move |_| edit.apply(&sent)>"Apply"</button>
             <button on:click=move |_| edit.stage.set(Stage::Editing)>"Back to the text"</button>

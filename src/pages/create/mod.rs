@@ -1,0 +1,75 @@
+//! Create from YAML (`#/create`): paste or drop documents, Review asks the server for a dry run of each, Create writes the ones that passed (all of them, unless the person chooses to go on past errors).
+
+mod docs;
+mod state;
+
+use leptos::prelude::*;
+
+use crate::actions::Actions;
+use crate::kube::cluster::ClusterState;
+use crate::kube::use_kube;
+use crate::platform::{dropped_text, indent_on_tab};
+
+use docs::DocList;
+use state::CreateState;
+
+/// Line numbers 1 to `n` (at least a screenful), one a line.
+fn numbers(n: usize) -> String {
+    (1..=n.max(12)).map(|i| format!("{i}\n")).collect()
+}
+
+/// The page.
+#[component]
+pub fn CreatePage() -> impl IntoView {
+    let kube = StoredValue::new_local(use_kube());
+    let cluster = expect_context::<ClusterState>();
+    let actions = expect_context::<Actions>();
+    let create = CreateState::new();
+    let default_ns = move || cluster.namespace.get().unwrap_or_else(|| "default".into());
+    let lines = move || create.text.with(|t| t.lines().count());
+    let dropped = RwSignal::new(None::<String>);
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        dropped_text(&ev, move |r| match r {
+            Ok(t) => {
+                create.text.set(t);
+                dropped.set(None);
+            }
+            Err(e) => dropped.set(Some(e)),
+        })
+    };
+    view! {
+        <section class="panel" data-testid="create-page">
+            <h2>"Create"</h2>
+            <p class="muted small">
+                "Paste or drop YAML: one or more documents, separated by " <code>"---"</code>
+                " (a List counts as its items). Objects without a namespace go to "
+                <b data-testid="create-namespace">{default_ns}</b>
+                ". Nothing is written until Create; Review asks the server first (a dry run), which applies its defaults and admission."
+            </p>
+            <div class="editor-scroll">
+                <pre class="editor-lines" aria-hidden="true">{move || numbers(lines())}</pre>
+                <textarea class="editor-text" spellcheck="false" wrap="off" data-testid="create-text"
+                    aria-label="Objects to create, as YAML" rows=move || lines().max(12) + 1
+                    placeholder="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: example\ndata:\n  key: value"
+                    prop:value=move || create.text.get()
+                    on:input=move |ev| create.text.set(event_target_value(&ev))
+                    on:keydown=move |ev| if let Some(t) = indent_on_tab(&ev) { create.text.set(t) }
+                    on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default()
+                    on:drop=on_drop></textarea>
+            </div>
+            {move || dropped.get().map(|e| view! { <p class="error-text" role="alert">{e}</p> })}
+            <div class="actions">
+                <button data-testid="create-review" disabled=move || create.text.with(|t| t.trim().is_empty())
+                    on:click=move |_| kube.with_value(|k| create.start_review(k, &default_ns()))>"Review"</button>
+                <label class="check">
+                    <input type="checkbox" data-testid="create-go-on"
+                        on:change=move |ev| create.go_on.set(event_target_checked(&ev))/>
+                    " create the good ones even if some fail"
+                </label>
+                <button data-testid="create-apply" disabled=move || !create.ready()
+                    on:click=move |_| create.create(actions)>"Create"</button>
+            </div>
+            <DocList create actions/>
+        </section>
+    }
+}
