@@ -59,6 +59,13 @@ test('changes: a create, a scale, a label and a delete are rows with their manag
     const r = (await rows(page)).filter((x) => x.includes(`demo-shop/${CM}`));
     return r.length === 3 && /^deleted/.test(r[0]) && /^updated .* kubectl-label \| metadata\.labels.*changes-probe/.test(r[1]) && /^added/.test(r[2]);
   }, 20000), `create, label, delete, newest first: ${(await rows(page)).filter((x) => x.includes(CM))}`);
+  // The X-ray page counts what the recording holds (same tab: the hash changes).
+  const kept = Number((await page.getByTestId('changes-count').innerText()).match(/of (\d+) changes/)[1]);
+  await page.goto(`${app.url}#/xray`);
+  const held = page.getByTestId('xray-timeline');
+  await held.waitFor();
+  const [, n] = (await held.innerText()).match(/^(\d+) rows, [\d.]+ MiB of diffs \(at most 10000 rows and 8 MiB\), 0 dropped$/) ?? [];
+  assert.ok(Number(n) >= kept, `${await held.innerText()} (the page had ${kept})`);
   assert.deepEqual(app.errors, []);
 });
 
@@ -132,5 +139,37 @@ test('changes: pause holds the rows and counts what arrives; a Warning event is 
   await page.getByTestId('changes-add-kind').fill('nosuchkinds');
   await page.getByTestId('changes-add-kind').press('Enter');
   await page.getByTestId('changes-kind').filter({ hasText: 'no resource called “nosuchkinds”' }).waitFor({ timeout: 10000 });
+  assert.deepEqual(app.errors, []);
+});
+
+test('changes: a kubectl set image shows the Deployment, the ReplicaSet it makes and the pods that follow, in order, each with its diff; the demo\'s unschedulable pod warns', async () => {
+  apply(deployment(NAME, 'registry.example/e2e/changes:1'));
+  const { page } = app;
+  await openChanges(page);
+  kubectl('-n', 'demo-shop', 'set', 'image', `deployment/${NAME}`, 'c=registry.example/e2e/changes:2');
+  const seq = (re) => page.locator('[data-testid=change-row]').filter({ hasText: re }).evaluateAll((rs) => rs.map((r) => Number(r.dataset.seq)));
+  const image = new RegExp(`Deployment\\s*demo-shop/${NAME}\\s*kubectl-set\\s*spec\\.template\\.spec\\.containers\\[0\\]\\.image registry\\.example/e2e/changes:1 → registry\\.example/e2e/changes:2`);
+  const newSet = new RegExp(`added\\s*ReplicaSet\\s*demo-shop/${NAME}-`);
+  const newPod = new RegExp(`added\\s*Pod\\s*demo-shop/${NAME}-`);
+  assert.ok(await until(async () => (await seq(image)).length === 1 && (await seq(newSet)).length === 1 && (await seq(newPod)).length >= 1, 20000),
+    `the rollout's rows: ${await rows(page)}`);
+  const [d] = await seq(image);
+  const [r] = await seq(newSet);
+  const p = Math.min(...await seq(newPod));
+  assert.ok(d < r && r < p, `Deployment (${d}), then its ReplicaSet (${r}), then a pod (${p})`);
+  // Each opens its diff (an added object shows what it is).
+  await page.locator('[data-testid=change-row]').filter({ hasText: image }).click();
+  assert.ok((await page.getByTestId('change-diff-row').allInnerTexts()).some((t) => /^spec\.template\.spec\.containers\[0\]\.image\s+registry\.example\/e2e\/changes:1\s+registry\.example\/e2e\/changes:2$/.test(t)));
+  await page.locator('[data-testid=change-row]').filter({ hasText: newSet }).click();
+  assert.match(await page.getByTestId('change-detail').innerText(), new RegExp(`ReplicaSet demo-shop/${NAME}-\\S+ added`));
+
+  // The demo's gpu-trainer cannot be scheduled: a second pod warns at once.
+  kubectl('-n', 'demo-data', 'scale', 'deployment/gpu-trainer', '--replicas=2');
+  try {
+    assert.ok(await until(async () => (await rows(page)).some((x) => /^warning \| Pod \| demo-data\/gpu-trainer-\S+ \| default-scheduler \| FailedScheduling: /.test(x)), 30000),
+      `the scheduler's warning: ${(await rows(page)).filter((x) => x.startsWith('warning'))}`);
+  } finally {
+    kubectl('-n', 'demo-data', 'scale', 'deployment/gpu-trainer', '--replicas=1');
+  }
   assert.deepEqual(app.errors, []);
 });

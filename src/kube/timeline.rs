@@ -276,6 +276,18 @@ impl TimelineStore {
         self.inner.with_value(f)
     }
 
+    /// Rows kept, bytes of their diffs and rows dropped; None before the
+    /// recording starts (tracked).
+    pub fn held(&self) -> Option<(usize, usize, u64)> {
+        if self.kinds.with(Vec::is_empty) {
+            return None;
+        }
+        Some(self.with(|t| {
+            let (rows, bytes) = t.held();
+            (rows, bytes, t.dropped)
+        }))
+    }
+
     /// One row, while it is kept (tracked).
     pub fn entry(&self, seq: u64) -> Option<Arc<Entry>> {
         self.with(|t| t.get(seq).cloned())

@@ -309,6 +309,16 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
             crate::model::history::TOTAL_BYTES >> 20
         )
     };
+    let timeline = crate::kube::timeline::use_timeline();
+    let timeline_held = move || match timeline.held() {
+        None => "not recording (it starts when the Changes page first opens)".to_string(),
+        Some((rows, bytes, dropped)) => format!(
+            "{rows} rows, {:.1} MiB of diffs (at most {} rows and {} MiB), {dropped} dropped",
+            bytes as f64 / 1_048_576.0,
+            crate::model::timeline::MAX_ENTRIES,
+            crate::model::timeline::MAX_BYTES >> 20
+        ),
+    };
     let memory = move || {
         now.track();
         format!(
@@ -323,6 +333,8 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
         <p data-testid="xray-memory">{memory}</p>
         <h3>"Object history"</h3>
         <p data-testid="xray-history">{history_held}</p>
+        <h3>"Change timeline"</h3>
+        <p data-testid="xray-timeline">{timeline_held}</p>
     }
 }
 
