@@ -1,14 +1,13 @@
 //! The tab's change timeline as the changes page reads it: one informer per recorded kind (whole objects with managedFields) and the Warning events, each change compared with the version seen before it and kept in `model::timeline`.
 //!
 //! Recording starts the first time the changes page opens and then runs
-//! for the tab's life, so coming back finds what happened meanwhile. Each
-//! kind is primed with its whole cache once its informer has synced: what
-//! was there before is the starting point, not a change. Changes within
-//! one animation frame of the same object are one row (the frame's
-//! version against the one before it).
+//! for the tab's life, so coming back finds what happened meanwhile. The
+//! store takes every notification of its informers (not a view's frames):
+//! the objects there at sync come marked `initial` and are the starting
+//! point, not changes, and each later version is compared with the one
+//! before it, so no change is lost or merged. Views hear that rows came
+//! once per animation frame.
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -18,7 +17,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::kube::watch::{InformerSnapshot, Watch};
-use kubeglass_web::spawn;
+use kubeglass_client::cache::Notification;
+use kubeglass_web::{FrameQueue, spawn};
 
 use crate::kube::Kube;
 use crate::model::objects::resource_of;
@@ -145,119 +145,75 @@ impl TimelineStore {
         });
     }
 
-    /// Subscribes to every object of `info` and records its changes.
+    /// Subscribes to every object of `info` and records each change as it
+    /// comes (every version, in the order the informer delivers them).
     fn record(&self, kube: &Kube, info: &ResourceInfo) -> Result<Watch<DynamicObject>, String> {
         let path = info.collection_path(None).map_err(|e| e.to_string())?;
         let (resource, kind) = (info.qualified_name(), info.kind.clone());
-        let last: Rc<RefCell<HashMap<String, Rc<DynamicObject>>>> = Rc::default();
-        let primed = Rc::new(Cell::new(false));
-        let (this, now) = (*self, kube.clone());
-        let (seen, ready) = (last.clone(), primed.clone());
+        let (this, k, wake) = (*self, kube.clone(), self.wake(kube));
+        let subject = move |o: &DynamicObject| Subject {
+            resource: resource.clone(),
+            kind: kind.clone(),
+            namespace: o.metadata.namespace.clone(),
+            name: o.metadata.name.clone().unwrap_or_default(),
+        };
         let watch = kube
-            .subscribe(&format!("timeline {resource}"), &path)
+            .subscribe("timeline", &path)
             .with_managed_fields()
-            .frames(move |inf, keys| {
-                if !ready.get() {
-                    return; // the starting point is taken whole at sync
-                }
-                let indexer = inf.indexer();
-                let indexer = indexer.borrow();
-                let mut seen = seen.borrow_mut();
-                let at = now.now();
+            .each(move |n: &Notification<DynamicObject>| {
+                let (old, new) = match n {
+                    // The state at sync is the starting point, not a change.
+                    Notification::Added { initial: true, .. } => return,
+                    Notification::Updated { resync: true, .. } => return,
+                    Notification::Added { object, .. } => (None, Some(object)),
+                    Notification::Updated { old, new, .. } => (Some(old), Some(new)),
+                    Notification::Deleted { object, .. } => (Some(object), None),
+                };
+                let Some(object) = new.or(old) else { return };
+                let (old, new) = (old.map(|o| as_json(o)), new.map(|o| as_json(o)));
+                let at = k.now();
                 let mut any = false;
                 this.inner.update_value(|t| {
-                    for key in keys {
-                        let new = indexer.get(&key);
-                        let old = match &new {
-                            Some(n) => seen.insert(key.clone(), n.clone()),
-                            None => seen.remove(&key),
-                        };
-                        let Some(object) = new.as_ref().or(old.as_ref()) else {
-                            continue;
-                        };
-                        let subject = Subject {
-                            resource: resource.clone(),
-                            kind: kind.clone(),
-                            namespace: object.metadata.namespace.clone(),
-                            name: object.metadata.name.clone().unwrap_or_default(),
-                        };
-                        let (old, new) = (old.as_deref().map(as_json), new.as_deref().map(as_json));
-                        any |= t.observe(subject, old.as_ref(), new.as_ref(), at);
-                    }
+                    any = t.observe(subject(object), old.as_ref(), new.as_ref(), at)
                 });
                 if any {
-                    this.changed.update(|n| *n += 1);
+                    wake.add(());
                 }
             });
-        let informer = (*watch).clone();
-        spawn(async move {
-            informer.wait_synced().await;
-            let indexer = informer.indexer();
-            let indexer = indexer.borrow();
-            *last.borrow_mut() = indexer
-                .keys()
-                .into_iter()
-                .filter_map(|k| Some((k.clone(), indexer.get(&k)?)))
-                .collect();
-            primed.set(true);
-        });
         Ok(watch)
     }
 
     /// Records each Warning event as it comes or repeats (a new count or
-    /// last time), about the object it names; the events there at sync
-    /// are the starting point.
+    /// last time), about the object it names; those there at sync are the
+    /// starting point.
     fn record_warnings(&self, kube: &Kube) {
-        let seen: Rc<RefCell<HashMap<String, Mark>>> = Rc::default();
-        let primed = Rc::new(Cell::new(false));
-        let (this, k, marks, ready) = (*self, kube.clone(), seen.clone(), primed.clone());
-        let watch = kube
-            .subscribe("event-rows", "/api/v1/events")
-            .frames(move |inf, keys| {
-                if !ready.get() {
+        let (this, k, wake) = (*self, kube.clone(), self.wake(kube));
+        let watch = kube.subscribe("events", "/api/v1/events").each(
+            move |n: &Notification<DynamicObject>| {
+                let (before, event) = match n {
+                    Notification::Added {
+                        initial: false,
+                        object,
+                    } => (None, object),
+                    Notification::Updated {
+                        old,
+                        new,
+                        resync: false,
+                    } => (Some(old), new),
+                    _ => return,
+                };
+                let event = as_json(event);
+                let now = mark(&event);
+                if !now.warning || before.is_some_and(|b| mark(&as_json(b)) == now) {
                     return;
                 }
-                let indexer = inf.indexer();
-                let indexer = indexer.borrow();
-                let (at, mut marks) = (k.now(), marks.borrow_mut());
                 let discovery = k.discovered.get_untracked().and_then(Result::ok);
-                let mut any = false;
-                this.inner.update_value(|t| {
-                    for key in keys {
-                        let Some(e) = indexer.get(&key) else {
-                            marks.remove(&key);
-                            continue;
-                        };
-                        let event = as_json(&e);
-                        let mark = mark(&event);
-                        if marks.insert(key, mark.clone()).as_ref() == Some(&mark) || !mark.warning
-                        {
-                            continue;
-                        }
-                        let subject = involved(&event, discovery.as_deref());
-                        t.warning(subject, &event, at);
-                        any = true;
-                    }
-                });
-                if any {
-                    this.changed.update(|n| *n += 1);
-                }
-            });
-        let informer = (*watch).clone();
-        spawn(async move {
-            informer.wait_synced().await;
-            let indexer = informer.indexer();
-            let indexer = indexer.borrow();
-            *seen.borrow_mut() = indexer
-                .keys()
-                .into_iter()
-                .filter_map(|k| {
-                    let e = indexer.get(&k)?;
-                    Some((k, mark(&as_json(&e))))
-                })
-                .collect();
-            primed.set(true);
-        });
+                let subject = involved(&event, discovery.as_deref());
+                let at = k.now();
+                this.inner.update_value(|t| t.warning(subject, &event, at));
+                wake.add(());
+            },
+        );
         let status = watch.status();
         self.holds.update_value(|h| h.push(watch));
         self.kinds.update(|k| {
@@ -268,6 +224,15 @@ impl TimelineStore {
                 status: Some(status),
             })
         });
+    }
+
+    /// Tells the views once per animation frame that rows came, however
+    /// many came in it.
+    fn wake(&self, kube: &Kube) -> Rc<FrameQueue<()>> {
+        let changed = self.changed;
+        Rc::new(FrameQueue::new("timeline", kube.clock.clone(), move |_| {
+            changed.update(|n| *n += 1)
+        }))
     }
 
     /// Reads the recording (tracked: re-read when rows come).

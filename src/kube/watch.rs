@@ -197,6 +197,16 @@ where
         self
     }
 
+    /// Subscribes a recorder: every notification reaches `on` as it comes
+    /// (see [`Kube::watch_each`]). Views take [`Subscribe::frames`].
+    pub fn each(self, on: impl FnMut(&Notification<K>) + 'static) -> Watch<K> {
+        let watch = self.kube.watch_each(self.options, on);
+        if self.owner_index {
+            watch.ensure_owner_index();
+        }
+        watch
+    }
+
     /// Subscribes: the changed keys reach `apply` once per animation frame
     /// (see [`Kube::watch_frames`]). Keep the [`Watch`] while the view shows them.
     pub fn frames(self, apply: impl FnMut(&SharedInformer<K>, Vec<String>) + 'static) -> Watch<K> {
@@ -259,14 +269,7 @@ impl Kube {
         spawn(async move {
             let _ = synced.await;
         });
-        // Failures and backoff show without any change to the objects.
-        if let Some(now) = use_context::<crate::kube::Now>() {
-            let ticked = inf.clone();
-            Effect::new(move |_| {
-                now.0.track();
-                refresh(&ticked);
-            });
-        }
+        follow_ticks(inf.clone(), refresh);
         let frames = FrameQueue::new(name, self.clock.clone(), move |keys: Vec<String>| {
             (apply.borrow_mut())(&inf, keys)
         });
@@ -287,6 +290,55 @@ impl Kube {
             sync_wait,
             status,
         }
+    }
+}
+
+impl Kube {
+    /// An informer (shared through the factory) whose every notification
+    /// reaches `on` as it happens: each version of each object, with
+    /// `initial` marking the state at sync (or a late handler's replay).
+    /// For a recorder that must tell a change from the starting point and
+    /// see every version (the change timeline), not for a view, which takes
+    /// frames. Its status follows the clock's tick.
+    pub(crate) fn watch_each<K>(
+        &self,
+        options: InformerOptions<K>,
+        on: impl FnMut(&Notification<K>) + 'static,
+    ) -> Watch<K>
+    where
+        K: kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned + Clone + 'static,
+    {
+        let informer = self.factory.informer(options);
+        let inf = (*informer).clone();
+        let status = RwSignal::new(inf.snapshot());
+        follow_ticks(inf, move |inf: &SharedInformer<K>| {
+            let s = inf.snapshot();
+            if status.try_with_untracked(|old| *old != s) == Some(true) {
+                status.set(s);
+            }
+        });
+        let registration = informer.add_handler(on, None);
+        let (_, sync_wait) = futures::future::abortable(futures::future::ready(()));
+        Watch {
+            informer,
+            registration,
+            sync_wait,
+            status,
+        }
+    }
+}
+
+/// Refreshes a watch's status on each tick of the app's clock: failures
+/// and backoff show without any change to the objects.
+fn follow_ticks<K: 'static>(
+    inf: SharedInformer<K>,
+    refresh: impl Fn(&SharedInformer<K>) + 'static,
+) {
+    if let Some(now) = use_context::<crate::kube::Now>() {
+        Effect::new(move |_| {
+            now.0.track();
+            refresh(&inf);
+        });
     }
 }
 

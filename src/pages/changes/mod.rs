@@ -62,7 +62,7 @@ fn ChangesHeading(changes: Changes) -> impl IntoView {
     view! {
         <p class="muted small" data-testid="changes-since">
             "Recording since " {since} ", when this page was first opened in this tab. "
-            "What changed before that is not known here; a change and the next one to the same object within one frame are one row."
+            "What changed before that is not known here."
         </p>
         <p class="small" data-testid="changes-count">{counts}</p>
     }
