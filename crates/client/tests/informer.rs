@@ -482,6 +482,14 @@ fn the_factory_shares_one_watch_and_stops_it_when_nobody_needs_it() {
     let mut other = InformerOptions::<ConfigMap>::new(PATH);
     other.reflector.label_selector = Some("app=web".into());
     assert_eq!(f.len(), 1);
+    // A cache that keeps managedFields (no transform) is not the one that
+    // drops them: asking for it after the other must not get the other.
+    let mut whole = InformerOptions::<ConfigMap>::new(PATH);
+    whole.transform = None;
+    assert_ne!(
+        InformerFactory::key_of(&whole),
+        InformerFactory::key_of(&InformerOptions::<ConfigMap>::new(PATH))
+    );
     f.start();
     pool.run_until_stalled();
     assert!(one.has_synced() && two.has_synced());

@@ -51,6 +51,10 @@ pub struct InformerKey {
     pub format: Format,
     /// The Rust type objects decode into (typed and dynamic caches differ).
     pub type_name: &'static str,
+    /// Whether objects pass a transform before the cache (the default one
+    /// drops managedFields): a cache that keeps them whole is another cache,
+    /// or a view asking for managedFields could get a cache without them.
+    pub transformed: bool,
 }
 
 impl std::fmt::Display for InformerKey {
@@ -66,6 +70,9 @@ impl std::fmt::Display for InformerKey {
             Format::Metadata => f.write_str(" (metadata)")?,
             Format::Table => f.write_str(" (table)")?,
             Format::Full => {}
+        }
+        if !self.transformed {
+            f.write_str(" (as sent)")?;
         }
         Ok(())
     }
@@ -270,11 +277,13 @@ impl InformerFactory {
                 Format::Full
             },
             type_name: std::any::type_name::<K>(),
+            transformed: options.transform.is_some(),
         }
     }
 
     /// The informer for `options`, created on first request. Options other
-    /// than the key (transform, indexes, queue) come from the first request.
+    /// than the key (the transform itself, indexes, queue) come from the
+    /// first request; whether there is a transform is part of the key.
     pub fn informer<K>(&self, options: InformerOptions<K>) -> InformerRef<K>
     where
         K: Resource + DeserializeOwned + Clone + 'static,
