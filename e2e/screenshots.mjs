@@ -1,7 +1,10 @@
 // Takes the screenshots in docs/screenshots/ (light and dark) from a running
 // app: `node e2e/screenshots.mjs http://127.0.0.1:8001/ui/ docs/screenshots`
 // after `make demo`. Uses Debian's Chromium, like the tests. SHOTS=logs,pods
-// takes only those.
+// takes only those. The scenes that change the cluster (the timeline,
+// History, an edit's review and conflict, create) run KUBECTL (default
+// `kubectl`) with the environment's KUBECONFIG, on the demo's `frontend`.
+import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
 
@@ -16,6 +19,80 @@ const views = [
   ['logs', '#/logs/demo-shop/deployments.apps/cart?ts=1', 'log-line'],
   ['xray', '#/xray', 'xray-informer'],
 ];
+const kubectl = (...args) => execFileSync(process.env.KUBECTL ?? 'kubectl', args, { encoding: 'utf8' });
+const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', 'frontend', '-o', 'jsonpath={.spec.replicas}'));
+const FRONTEND = '#/o/deployments.apps/demo-shop/frontend';
+
+/** Opens frontend's editor with replicas one more than now. */
+async function editReplicas(page) {
+  await page.goto(`${base}${FRONTEND}`);
+  await page.getByTestId('action-edit').click({ timeout: 30000 });
+  const text = page.getByTestId('edit-text');
+  const now = replicas();
+  await text.fill((await text.inputValue()).replace(/^  replicas: \d+$/m, `  replicas: ${now + 1}`));
+  return text;
+}
+
+// Scenes that act first: each leaves the page as its picture shows it.
+const scenes = [
+  ['changes', async (page) => {
+    await page.goto(`${base}#/changes`);
+    await page.locator('[data-testid=changes-kind][data-kind=Deployment]').filter({ hasText: 'recording' })
+      .waitFor({ state: 'attached', timeout: 30000 });
+    kubectl('-n', 'demo-shop', 'scale', 'deployment/frontend', `--replicas=${replicas() + 1}`);
+    const row = page.locator('[data-testid=change-row]').filter({ hasText: 'kubectl (scale)' }).first();
+    await row.waitFor({ timeout: 30000 });
+    await page.waitForTimeout(1500);
+    await row.click();
+  }],
+  ['history', async (page) => {
+    kubectl('-n', 'demo-shop', 'label', '--overwrite', 'deployment/frontend', `shot=${Date.now() % 1000}`);
+    await page.goto(`${base}${FRONTEND}`);
+    await page.getByTestId('history-version').nth(1).waitFor({ timeout: 30000 });
+    await page.getByTestId('history-heading').scrollIntoViewIfNeeded();
+  }],
+  ['review', async (page) => {
+    await editReplicas(page);
+    await page.getByTestId('edit-review').click();
+    await page.getByTestId('review-row').first().waitFor({ timeout: 30000 });
+    await page.getByTestId('review').scrollIntoViewIfNeeded();
+  }],
+  ['conflict', async (page) => {
+    await editReplicas(page);
+    kubectl('-n', 'demo-shop', 'scale', 'deployment/frontend', `--replicas=${replicas() + 2}`);
+    await page.getByTestId('edit-review').click();
+    // The dry run may meet the newer object already; else Apply does.
+    await page.locator('[data-testid=edit-conflict], [data-testid=edit-apply]').first().waitFor({ timeout: 30000 });
+    if (await page.getByTestId('edit-apply').isVisible()) await page.getByTestId('edit-apply').click();
+    await page.getByTestId('edit-conflict').waitFor({ timeout: 30000 });
+    await page.getByTestId('edit-conflict').scrollIntoViewIfNeeded();
+  }],
+  ['create', async (page) => {
+    await page.goto(`${base}#/create`);
+    await page.getByTestId('create-text').fill(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shot-flags
+  namespace: demo-shop
+data:
+  banner: hello
+---
+apiVersion: demo.kubeglass.dev/v1alpha1
+kind: Database
+metadata:
+  name: shot-db
+  namespace: demo-data
+spec:
+  engine: oracle
+  version: "17"
+  sizeGiB: 5
+  replicas: 1
+`);
+    await page.getByTestId('create-review').click();
+    await page.locator('[data-testid=create-doc][data-state=refused]').waitFor({ timeout: 30000 });
+  }],
+];
+
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: [...CHROMIUM_FLAGS],
@@ -33,6 +110,13 @@ for (const scheme of ['light', 'dark']) {
     const suffix = scheme === 'dark' ? '-dark' : '';
     await page.screenshot({ path: `${out}/${name}${suffix}.png` });
     console.log(`${out}/${name}${suffix}.png`);
+  }
+  for (const [name, scene] of scenes.filter(([n]) => !only || only.includes(n))) {
+    await scene(page);
+    await page.waitForTimeout(600);
+    const path = `${out}/${name}${scheme === 'dark' ? '-dark' : ''}.png`;
+    await page.screenshot({ path });
+    console.log(path);
   }
   if (only && !only.includes('palette')) { await page.close(); continue; }
   await page.keyboard.press(':');
