@@ -1,6 +1,7 @@
-// A Deployment's rollout history against the real cluster: its revisions
-// from the ReplicaSets it owns, the pod-template diff of two, and a roll
-// back to revision 1 that restores the first image, as kubectl rollout undo.
+// Rollout history against the real cluster: a Deployment's revisions from
+// the ReplicaSets it owns and a StatefulSet's from its ControllerRevisions,
+// the pod-template diff of two, and a roll back to revision 1 that restores
+// the first image, as kubectl rollout undo.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
@@ -11,16 +12,29 @@ const PORT = port(0);
 const NAME = `e2e-rollout-${Date.now() % 1000000}`;
 const IMAGE = (n) => `registry.example/e2e/rollout:${n}`;
 
+const STS = `${NAME}-db`;
+const statefulSet = (image) => ({
+  apiVersion: 'apps/v1', kind: 'StatefulSet',
+  metadata: { name: STS, namespace: 'demo-shop' },
+  spec: {
+    serviceName: STS, replicas: 1, selector: { matchLabels: { app: STS } },
+    template: { metadata: { labels: { app: STS } }, spec: { containers: [{ name: 'db', image }] } },
+  },
+});
+
 const image = () => kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
 
 const app = withApp(PORT, {
   async setup() {
     apply(deployment(NAME, IMAGE(1)));
     kubectl('-n', 'demo-shop', 'set', 'image', `deployment/${NAME}`, `c=${IMAGE(2)}`);
+    apply(statefulSet(IMAGE(1)));
+    kubectl('-n', 'demo-shop', 'set', 'image', `statefulset/${STS}`, `db=${IMAGE(2)}`);
   },
   teardown() {
     cleanUp(
       ['-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'],
+      ['-n', 'demo-shop', 'delete', 'statefulset', STS, '--ignore-not-found', '--wait=false'],
     );
   },
 });
@@ -47,4 +61,22 @@ test('the rollout history lists revisions with images, diffs their templates, an
   assert.match(await page.getByTestId('action-result').innerText(), new RegExp(`Rolled demo-shop/${NAME} back to revision 1`));
   assert.ok(await until(async () => kubectl('-n', 'demo-shop', 'get', 'events', '--field-selector',
     `involvedObject.name=${NAME},reason=RolledBack`, '-o', 'name').trim() !== '', 10000), 'a RolledBack event');
+});
+
+test('a StatefulSet\'s history comes from its ControllerRevisions, and a roll back restores revision 1\'s image', async () => {
+  const { page } = app;
+  const stsImage = () => kubectl('-n', 'demo-shop', 'get', 'statefulset', STS, '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
+  await objectPage(page).open(app.url, 'statefulsets.apps', 'demo-shop', STS);
+  const revision = (n) => page.locator(`[data-testid=revision][data-revision="${n}"]`);
+  await revision(2).waitFor({ timeout: 20000 });
+  assert.equal(await revision(1).getByTestId('revision-images').innerText(), IMAGE(1));
+  assert.equal(await revision(2).getByTestId('revision-current').count(), 1, 'revision 2 runs now');
+  const diff = await page.getByTestId('revision-diff-row').allInnerTexts();
+  assert.deepEqual(diff.map((r) => r.split('\t').join(' | ')), [`spec.containers[0].image | ${IMAGE(1)} | ${IMAGE(2)}`]);
+  page.once('dialog', (d) => d.accept());
+  await revision(1).getByTestId('rollback').click();
+  assert.ok(await until(async () => stsImage() === IMAGE(1), 15000), `rolled back: ${stsImage()}`);
+  await revision(3).getByTestId('revision-current').waitFor({ timeout: 20000 });
+  assert.equal(await revision(3).getByTestId('revision-images').innerText(), IMAGE(1));
+  assert.deepEqual(app.errors, []);
 });

@@ -1,4 +1,4 @@
-//! A Deployment's rollout history as `kubectl rollout history` reads it: one revision per ReplicaSet it owns (the `deployment.kubernetes.io/revision` annotation), each with its images, change-cause and pod template, and the template a rollback to it writes back.
+//! Rollout history as `kubectl rollout history` reads it: a Deployment's one revision per ReplicaSet it owns (the `deployment.kubernetes.io/revision` annotation), a StatefulSet's or DaemonSet's one per ControllerRevision it owns (its `revision`), each with its images, change-cause and pod template, and the template a rollback to it writes back.
 
 use serde_json::Value;
 
@@ -16,8 +16,8 @@ const HASH_LABEL: &str = "pod-template-hash";
 pub struct Revision {
     /// Its number.
     pub number: u64,
-    /// The ReplicaSet that holds it.
-    pub replica_set: String,
+    /// The ReplicaSet or ControllerRevision that holds it.
+    pub holder: String,
     /// When that ReplicaSet was made.
     pub created: Option<Seconds>,
     /// Its containers' images, in order.
@@ -36,17 +36,9 @@ pub fn revisions(deployment: &Value, replica_sets: &[Value]) -> Vec<Revision> {
     let Some(uid) = deployment.pointer("/metadata/uid").and_then(Value::as_str) else {
         return Vec::new();
     };
-    let owned = |rs: &&Value| {
-        rs.pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)
-            .is_some_and(|o| {
-                o.iter()
-                    .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid))
-            })
-    };
     let mut out: Vec<Revision> = replica_sets
         .iter()
-        .filter(owned)
+        .filter(|rs| owned_by(rs, uid))
         .filter_map(|rs| {
             let annotation = |k: &str| {
                 rs.pointer("/metadata/annotations")
@@ -61,18 +53,10 @@ pub fn revisions(deployment: &Value, replica_sets: &[Value]) -> Vec<Revision> {
             {
                 labels.remove(HASH_LABEL);
             }
-            let images = template
-                .pointer("/spec/containers")
-                .and_then(Value::as_array)
-                .map(|cs| {
-                    cs.iter()
-                        .filter_map(|c| c.get("image").and_then(Value::as_str).map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
             Some(Revision {
+                images: images_of(&template),
                 number,
-                replica_set: rs
+                holder: rs
                     .pointer("/metadata/name")
                     .and_then(Value::as_str)
                     .unwrap_or("")
@@ -81,8 +65,68 @@ pub fn revisions(deployment: &Value, replica_sets: &[Value]) -> Vec<Revision> {
                     .pointer("/metadata/creationTimestamp")
                     .and_then(Value::as_str)
                     .and_then(parse_time),
-                images,
                 change_cause: annotation(CHANGE_CAUSE).map(String::from),
+                template,
+            })
+        })
+        .collect();
+    out.sort_by_key(|r| std::cmp::Reverse(r.number));
+    out
+}
+
+/// The containers' images of a pod template, in order.
+fn images_of(template: &Value) -> Vec<String> {
+    template
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .filter_map(|c| c.get("image").and_then(Value::as_str).map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// True when `child` names `owner`'s UID among its owners.
+fn owned_by(child: &Value, owner: &str) -> bool {
+    child
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .is_some_and(|o| {
+            o.iter()
+                .any(|r| r.get("uid").and_then(Value::as_str) == Some(owner))
+        })
+}
+
+/// The revisions of a StatefulSet or DaemonSet `owner` among
+/// `controller_revisions` (those it owns, by UID), newest first: each one's
+/// `revision`, and the pod template its `data` holds (`spec.template`,
+/// written as a strategic-merge patch marked `$patch: replace`; the mark is
+/// left out, so a rollback writes the template as it was).
+pub fn controller_revisions(owner: &Value, controller_revisions: &[Value]) -> Vec<Revision> {
+    let Some(uid) = owner.pointer("/metadata/uid").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Revision> = controller_revisions
+        .iter()
+        .filter(|cr| owned_by(cr, uid))
+        .filter_map(|cr| {
+            let number = cr.get("revision").and_then(Value::as_u64)?;
+            let mut template = cr.pointer("/data/spec/template").cloned()?;
+            if let Some(t) = template.as_object_mut() {
+                t.remove("$patch");
+            }
+            let text = |p: &str| cr.pointer(p).and_then(Value::as_str);
+            Some(Revision {
+                number,
+                holder: text("/metadata/name").unwrap_or("").to_string(),
+                created: text("/metadata/creationTimestamp").and_then(parse_time),
+                images: images_of(&template),
+                change_cause: cr
+                    .pointer("/metadata/annotations")
+                    .and_then(|a| a.get(CHANGE_CAUSE))
+                    .and_then(Value::as_str)
+                    .map(String::from),
                 template,
             })
         })
@@ -134,7 +178,7 @@ mod tests {
         let r = revisions(&deployment, &sets);
         let seen: Vec<(u64, &str, Vec<String>)> = r
             .iter()
-            .map(|r| (r.number, r.replica_set.as_str(), r.images.clone()))
+            .map(|r| (r.number, r.holder.as_str(), r.images.clone()))
             .collect();
         assert_eq!(
             seen,
@@ -152,5 +196,43 @@ mod tests {
         );
         assert_eq!(current(&deployment, &r), Some(2));
         assert!(revisions(&json!({}), &sets).is_empty());
+    }
+
+    #[test]
+    fn a_stateful_sets_revisions_come_from_its_controller_revisions() {
+        let sts = json!({"metadata": {"uid": "s1"},
+            "spec": {"template": {"metadata": {"labels": {"app": "db"}},
+                                  "spec": {"containers": [{"name": "pg", "image": "pg:17"}]}}}});
+        let cr = |name: &str, owner: &str, revision: u64, image: &str| {
+            json!({"metadata": {"name": name, "creationTimestamp": "2026-12-05T10:00:00Z",
+                                "ownerReferences": [{"uid": owner, "kind": "StatefulSet"}]},
+                   "revision": revision,
+                   "data": {"spec": {"template": {"$patch": "replace",
+                       "metadata": {"labels": {"app": "db"}},
+                       "spec": {"containers": [{"name": "pg", "image": image}]}}}}})
+        };
+        let crs = [
+            cr("db-1", "s1", 1, "pg:16"),
+            cr("db-2", "s1", 2, "pg:17"),
+            cr("other-1", "s2", 3, "x:1"),
+            json!({"metadata": {"name": "db-bad", "ownerReferences": [{"uid": "s1"}]}, "revision": 4}),
+        ];
+        let r = controller_revisions(&sts, &crs);
+        let seen: Vec<(u64, &str, Vec<String>)> = r
+            .iter()
+            .map(|r| (r.number, r.holder.as_str(), r.images.clone()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (2, "db-2", vec!["pg:17".to_string()]),
+                (1, "db-1", vec!["pg:16".to_string()])
+            ]
+        );
+        assert!(
+            r[0].template.get("$patch").is_none(),
+            "the patch mark is not written back"
+        );
+        assert_eq!(current(&sts, &r), Some(2));
     }
 }

@@ -46,8 +46,9 @@ pub enum ActionKind {
     /// never retried: the person decides what to do with the newer object.
     Replace(serde_json::Value),
     /// `kubectl rollout undo --to-revision`: write this revision's pod
-    /// template (the ReplicaSet's, without its hash label) into the
-    /// Deployment; the number is for the Event.
+    /// template (a Deployment's ReplicaSet's without its hash label, or a
+    /// StatefulSet's or DaemonSet's ControllerRevision's) into the
+    /// workload; the number is for the Event.
     RollBack(u64, serde_json::Value),
     /// Create this object (`kubectl create -f`). AlreadyExists is final.
     Create(serde_json::Value),

@@ -1,8 +1,8 @@
-//! A Deployment's rollout history: its revisions from the ReplicaSets it owns (images, change-cause, age), the pod-template diff of any two, and a confirmed, RBAC-checked roll back to one, as `kubectl rollout undo --to-revision` does.
+//! Rollout history: a Deployment's revisions from the ReplicaSets it owns, a StatefulSet's or DaemonSet's from its ControllerRevisions (images, change-cause, age), the pod-template diff of any two, and a confirmed, RBAC-checked roll back to one, as `kubectl rollout undo --to-revision` does.
 
 use kubeglass_client::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
+use kubeglass_client::k8s_openapi::api::apps::v1::{ControllerRevision, ReplicaSet};
 use kubeglass_client::kube_core::{ApiResource, DynamicObject};
 use leptos::prelude::*;
 use serde_json::Value;
@@ -16,12 +16,26 @@ use crate::kube::session::SessionState;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::kube::{Kube, Watch, load, use_kube};
 use crate::model::history::{diff, short};
-use crate::model::rollout::{Revision, current, revisions};
+use crate::model::rollout::{Revision, controller_revisions, current, revisions};
 use crate::model::time::{Seconds, age};
 
 /// True for the kinds whose rollout history this shows.
 pub fn has_rollout_history(info: &ResourceInfo) -> bool {
-    info.group == "apps" && info.plural == "deployments"
+    info.group == "apps"
+        && matches!(
+            info.plural.as_str(),
+            "deployments" | "statefulsets" | "daemonsets"
+        )
+}
+
+/// Where a kind keeps its revisions: a Deployment in ReplicaSets, the others
+/// in ControllerRevisions.
+fn holders_of(info: &ResourceInfo) -> &'static str {
+    if info.plural == "deployments" {
+        "ReplicaSets"
+    } else {
+        "ControllerRevisions"
+    }
 }
 
 /// The revisions found (and the one running now), and the two compared.
@@ -55,11 +69,17 @@ pub fn RolloutHistory(
     let now = expect_context::<Now>().0;
     let actions = expect_context::<Actions>();
     let may = may_roll_back(&kube, &info, &namespace, &name);
-    let path = match collection_path::<ReplicaSet>(&kube, Some(&namespace)) {
+    let holders = holders_of(&info);
+    let doing = format!("list its {holders}");
+    let path = if holders == "ReplicaSets" {
+        collection_path::<ReplicaSet>(&kube, Some(&namespace))
+    } else {
+        collection_path::<ControllerRevision>(&kube, Some(&namespace))
+    };
+    let path = match path {
         Ok(p) => p,
         Err(problem) => {
-            return view! { <ProblemBox problem doing="list its ReplicaSets".to_string() testid="rollout-error"/> }
-                .into_any();
+            return view! { <ProblemBox problem doing testid="rollout-error"/> }.into_any();
         }
     };
     let tick = RwSignal::new(0u64);
@@ -70,7 +90,7 @@ pub fn RolloutHistory(
     let status = watch.status();
     let watch = StoredValue::new_local(watch);
     let picked = Picked {
-        found: found_revisions(watch, tick, uid, object),
+        found: found_revisions(watch, tick, uid, object, holders),
         from: RwSignal::new(None::<u64>),
         to: RwSignal::new(None::<u64>),
     };
@@ -78,7 +98,7 @@ pub fn RolloutHistory(
     let resource = StoredValue::new((info.api_resource(), namespace.clone(), name.clone()));
     let problem = move || {
         status.with(watch_problem).map(|p| {
-            view! { <ProblemBox problem=p doing="list its ReplicaSets".to_string() testid="rollout-error"/> }
+            view! { <ProblemBox problem=p doing=doing.clone() testid="rollout-error"/> }
         })
     };
     view! {
@@ -112,13 +132,14 @@ fn may_roll_back(kube: &Kube, info: &ResourceInfo, namespace: &str, name: &str) 
     }
 }
 
-/// The Deployment's revisions from the ReplicaSets it owns, and the one
-/// running now, anew on each frame of the watch.
+/// The object's revisions from the `holders` it owns, and the one running
+/// now, anew on each frame of the watch.
 fn found_revisions(
     watch: StoredValue<Watch<DynamicObject>, LocalStorage>,
     tick: RwSignal<u64>,
     uid: Memo<Option<String>>,
     object: RwSignal<Option<Value>>,
+    holders: &'static str,
 ) -> Memo<(Vec<Revision>, Option<u64>)> {
     Memo::new(move |_| {
         tick.get();
@@ -131,8 +152,14 @@ fn found_revisions(
                 .filter_map(|rs| serde_json::to_value(rs.as_ref()).ok())
                 .collect()
         });
-        let revs = revisions(&deployment, &sets);
-        let now_at = current(&deployment, &revs);
+        let revs = if holders == "ReplicaSets" {
+            revisions(&deployment, &sets)
+        } else {
+            controller_revisions(&deployment, &sets)
+        };
+        // No template equal to the object's (a default the revision lacks):
+        // the newest, as kubectl takes it.
+        let now_at = current(&deployment, &revs).or_else(|| revs.first().map(|r| r.number));
         (revs, now_at)
     })
 }
