@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { withApp, cleanUp, startApp, apply, kubectl, until, ARTIFACTS, ports } from '../lib.mjs';
+import { withApp, cleanUp, startApp, apply, deployment, kubectl, until, ARTIFACTS, ports } from '../lib.mjs';
 import { table } from '../pages.mjs';
 
 const port = ports('views');
@@ -15,6 +15,7 @@ const RESTRICTED_PORT = port(1);
 const SUFFIX = `${Date.now() % 1000000}`;
 const POD = `e2e-pod-${SUFFIX}`;
 const CM = `e2e-xss-${SUFFIX}`;
+const TWO = `e2e-two-revisions-${SUFFIX}`;
 const CRD_GROUP = 'e2e.kubeglass.dev';
 const CRD = `probes${SUFFIX}.${CRD_GROUP}`;
 const EVIL = '<img src=x onerror=alert(1)><script>alert(2)</script>';
@@ -429,9 +430,22 @@ test('the restricted user sees a clear forbidden message and no actions it may n
     await page.getByTestId('no-actions').waitFor({ timeout: 20000 });
     assert.equal(await page.getByTestId('action-delete').count(), 0);
     assert.equal(await page.getByTestId('action-scale').count(), 0);
+    assert.equal(await page.getByTestId('action-edit').count(), 0, 'no Edit');
+    // A Deployment with two revisions: the history shows (the user may read
+    // ReplicaSets), with no Roll back to the older one once asked.
+    apply(deployment(TWO, 'registry.example/e2e/views:1'));
+    kubectl('-n', 'demo-shop', 'set', 'image', `deployment/${TWO}`, 'c=registry.example/e2e/views:2');
+    await page.goto(`${restricted.url}#/o/deployments.apps/demo-shop/${TWO}`);
+    await page.locator('[data-testid=rollout-history][data-rollback=refused]').waitFor({ timeout: 20000 });
+    await page.locator('[data-testid=revision][data-revision="1"]').waitFor({ timeout: 20000 });
+    assert.equal(await page.getByTestId('rollback').count(), 0, 'no Roll back');
+    // Nor Create: the rules review said no.
+    await page.getByTestId('create-denied').waitFor({ state: 'attached', timeout: 20000 });
+    assert.equal(await page.getByTestId('nav-create').count(), 0, 'no Create');
     await page.getByTestId('condition').first().waitFor({ timeout: 20000 });
   } finally {
     await restricted.stop();
+    cleanUp(['-n', 'demo-shop', 'delete', 'deployment', TWO, '--ignore-not-found', '--wait=false']);
   }
 });
 

@@ -105,7 +105,8 @@ pub fn RolloutHistory(
         <h3>"Rollout history"</h3>
         {problem}
         <div class="table-scroll">
-            <table class="grid" data-testid="rollout-history">
+            <table class="grid" data-testid="rollout-history"
+                data-rollback=move || match may.get() { None => "asking", Some(true) => "allowed", Some(false) => "refused" }>
                 <thead><tr><th>"From"</th><th>"To"</th><th>"Revision"</th><th>"Age"</th><th>"Images"</th><th>"Change cause"</th><th></th></tr></thead>
                 <tbody><RevisionRows picked may target resource actions now/></tbody>
             </table>
@@ -115,11 +116,16 @@ pub fn RolloutHistory(
     .into_any()
 }
 
-/// Whether the person may roll the Deployment back (update it); never in a
-/// read-only session.
-fn may_roll_back(kube: &Kube, info: &ResourceInfo, namespace: &str, name: &str) -> Signal<bool> {
+/// Whether the person may roll the workload back (update it), None while
+/// asking; never in a read-only session.
+fn may_roll_back(
+    kube: &Kube,
+    info: &ResourceInfo,
+    namespace: &str,
+    name: &str,
+) -> Signal<Option<bool>> {
     if expect_context::<SessionState>().read_only() {
-        Signal::stored(false)
+        Signal::stored(Some(false))
     } else {
         let (kube, info, ns, name) = (
             kube.clone(),
@@ -128,7 +134,7 @@ fn may_roll_back(kube: &Kube, info: &ResourceInfo, namespace: &str, name: &str) 
             name.to_string(),
         );
         let asked = load(async move { may_update(&kube, &info, Some(&ns), &name).await });
-        Signal::derive(move || asked.get().unwrap_or(false))
+        Signal::derive(move || asked.get())
     }
 }
 
@@ -168,7 +174,7 @@ fn found_revisions(
 #[component]
 fn RevisionRows(
     picked: Picked,
-    may: Signal<bool>,
+    may: Signal<Option<bool>>,
     target: String,
     resource: StoredValue<(ApiResource, String, String)>,
     actions: Actions,
@@ -178,7 +184,7 @@ fn RevisionRows(
     move || {
         let (revs, now_at) = found.get();
         let (f, t) = picked.chosen();
-        let may = may.get();
+        let may = may.get() == Some(true);
         revs.into_iter()
             .map(|r| {
                 let n = r.number;
