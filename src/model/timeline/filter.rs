@@ -28,7 +28,10 @@ impl TimelineFilter {
         &self,
         compile: impl Fn(&str) -> Result<Test, String>,
     ) -> Result<RowTest, String> {
-        let text = Filter::parse(&self.text).test(compile)?;
+        let parsed = Filter::parse(&self.text);
+        // No text: the row's text is not built (a frame tests every row).
+        let any_text = parsed == Filter::All;
+        let text = parsed.test(compile)?;
         let this = self.clone();
         let manager = self.manager.to_lowercase();
         Ok(Box::new(move |e: &Entry| {
@@ -37,7 +40,7 @@ impl TimelineFilter {
                     || e.subject.namespace.as_deref() == Some(this.namespace.as_str()))
                 && (this.kind.is_empty() || e.subject.kind == this.kind)
                 && (manager.is_empty() || e.by.iter().any(|m| contains_any_case(m, &manager)))
-                && text(&row_text(e))
+                && (any_text || text(&row_text(e)))
         }))
     }
 }

@@ -11,7 +11,7 @@ mod filter;
 
 pub use filter::TimelineFilter;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -119,6 +119,10 @@ pub struct Timeline {
     pub since: Seconds,
     /// Rows dropped under the caps.
     pub dropped: u64,
+    /// The rows kept per namespace and per kind, for the filter menus
+    /// (kept as rows come and go, so a frame need not walk every row).
+    namespaces: BTreeMap<String, usize>,
+    kinds: BTreeMap<String, usize>,
     max_entries: usize,
     max_bytes: usize,
 }
@@ -137,6 +141,8 @@ impl Timeline {
             next: 0,
             since,
             dropped: 0,
+            namespaces: BTreeMap::new(),
+            kinds: BTreeMap::new(),
             max_entries,
             max_bytes,
         }
@@ -251,6 +257,10 @@ impl Timeline {
                         + c.new.as_ref().map_or(0, |v| v.to_string().len())
                 })
                 .sum::<usize>();
+        if let Some(ns) = &subject.namespace {
+            *self.namespaces.entry(ns.clone()).or_default() += 1;
+        }
+        *self.kinds.entry(subject.kind.clone()).or_default() += 1;
         self.entries.push_back(Arc::new(Entry {
             seq: self.next,
             at,
@@ -270,6 +280,10 @@ impl Timeline {
             if let Some(e) = self.entries.pop_front() {
                 self.bytes -= e.bytes;
                 self.dropped += 1;
+                forget(&mut self.kinds, &e.subject.kind);
+                if let Some(ns) = &e.subject.namespace {
+                    forget(&mut self.namespaces, ns);
+                }
             }
         }
     }
@@ -291,9 +305,29 @@ impl Timeline {
             .get(usize::try_from(seq.checked_sub(first)?).ok()?)
     }
 
+    /// The namespaces the rows kept are in, in order.
+    pub fn namespaces(&self) -> impl Iterator<Item = &String> {
+        self.namespaces.keys()
+    }
+
+    /// The kinds the rows kept are of, in order.
+    pub fn kinds(&self) -> impl Iterator<Item = &String> {
+        self.kinds.keys()
+    }
+
     /// Rows kept and the bytes of their diffs.
     pub fn held(&self) -> (usize, usize) {
         (self.entries.len(), self.bytes)
+    }
+}
+
+/// One row fewer under `key`; the key goes with its last row.
+fn forget(counts: &mut BTreeMap<String, usize>, key: &str) {
+    if let Some(n) = counts.get_mut(key) {
+        *n -= 1;
+        if *n == 0 {
+            counts.remove(key);
+        }
     }
 }
 

@@ -149,6 +149,20 @@ fn the_caps_drop_the_oldest_rows_and_count_them() {
         t.observe(web(), Some(&a), Some(&b), i as f64);
     }
     assert_eq!(t.entries().map(|e| e.seq).collect::<Vec<_>>(), [2, 3, 4]);
+    assert_eq!(t.namespaces().collect::<Vec<_>>(), ["shop"]);
+    assert_eq!(t.kinds().collect::<Vec<_>>(), ["Deployment"]);
+    // A kind and a namespace go from the menus with their last row.
+    let mut one = Timeline::with_caps(0.0, 1, usize::MAX);
+    one.warning(web(), &json!({"reason": "R"}), 1.0);
+    let node = Subject {
+        resource: "nodes".into(),
+        kind: "Node".into(),
+        namespace: None,
+        name: "n".into(),
+    };
+    one.warning(node, &json!({"reason": "R"}), 2.0);
+    assert_eq!(one.kinds().collect::<Vec<_>>(), ["Node"]);
+    assert_eq!(one.namespaces().count(), 0);
     assert_eq!((t.dropped, t.get(3).map(|e| e.seq)), (2, Some(3)));
     let mut small = Timeline::with_caps(0.0, 100, 40);
     for i in 0..4u64 {
@@ -203,6 +217,16 @@ fn three_rows() -> Timeline {
 #[test]
 fn the_filter_reads_namespace_kind_manager_text_and_the_status_toggle() {
     let t = three_rows();
+    assert_eq!(
+        t.kinds().collect::<Vec<_>>(),
+        ["Deployment", "Node"],
+        "the menus' kinds"
+    );
+    assert_eq!(
+        t.namespaces().collect::<Vec<_>>(),
+        ["shop"],
+        "a node has no namespace"
+    );
     let shown = |f: TimelineFilter| -> Vec<u64> {
         let m = f.matcher(compile).expect("a filter");
         t.entries().filter(|e| m(e)).map(|e| e.seq).collect()

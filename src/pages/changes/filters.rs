@@ -1,7 +1,5 @@
 //! The timeline's controls: namespace and kind menus (their choices are what the rows hold), a manager box, the free text, the status-only toggle, and pause.
 
-use std::collections::BTreeSet;
-
 use leptos::prelude::*;
 
 use super::state::Changes;
@@ -20,18 +18,9 @@ struct Choices {
 pub fn ChangeFilters(changes: Changes) -> impl IntoView {
     let filter = changes.filter;
     let choices = Memo::new(move |_| {
-        changes.store.with(|t| {
-            let (mut namespaces, mut kinds) = (BTreeSet::new(), BTreeSet::new());
-            for e in t.entries() {
-                if let Some(ns) = &e.subject.namespace {
-                    namespaces.insert(ns.clone());
-                }
-                kinds.insert(e.subject.kind.clone());
-            }
-            Choices {
-                namespaces: namespaces.into_iter().collect(),
-                kinds: kinds.into_iter().collect(),
-            }
+        changes.store.with(|t| Choices {
+            namespaces: t.namespaces().cloned().collect(),
+            kinds: t.kinds().cloned().collect(),
         })
     });
     let error = move || filter.with(|f| Filter::parse(&f.text).error(crate::platform::regex));
