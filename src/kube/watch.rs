@@ -247,12 +247,7 @@ impl Kube {
         let informer = self.factory.informer(options);
         let inf = (*informer).clone();
         let status = RwSignal::new(inf.snapshot());
-        let refresh = move |inf: &SharedInformer<K>| {
-            let s = inf.snapshot();
-            if status.try_with_untracked(|old| *old != s) == Some(true) {
-                status.set(s);
-            }
-        };
+        let refresh = refresher(status);
         let apply = Rc::new(RefCell::new(
             move |inf: &SharedInformer<K>, keys: Vec<String>| {
                 apply(inf, keys);
@@ -311,12 +306,7 @@ impl Kube {
         let informer = self.factory.informer(options);
         let inf = (*informer).clone();
         let status = RwSignal::new(inf.snapshot());
-        follow_ticks(inf, move |inf: &SharedInformer<K>| {
-            let s = inf.snapshot();
-            if status.try_with_untracked(|old| *old != s) == Some(true) {
-                status.set(s);
-            }
-        });
+        follow_ticks(inf, refresher(status));
         let registration = informer.add_handler(on, None);
         let (_, sync_wait) = futures::future::abortable(futures::future::ready(()));
         Watch {
@@ -324,6 +314,20 @@ impl Kube {
             registration,
             sync_wait,
             status,
+        }
+    }
+}
+
+/// Sets `status` to the informer's snapshot when it differs (a view
+/// redraws only on a real change).
+fn refresher<K>(status: RwSignal<InformerSnapshot>) -> impl Fn(&SharedInformer<K>) + Copy
+where
+    K: kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned + Clone + 'static,
+{
+    move |inf: &SharedInformer<K>| {
+        let s = inf.snapshot();
+        if status.try_with_untracked(|old| *old != s) == Some(true) {
+            status.set(s);
         }
     }
 }

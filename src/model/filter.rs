@@ -115,6 +115,17 @@ pub fn find_text(hay: &str, needle: &str) -> Vec<(usize, usize)> {
     found
 }
 
+/// A stand-in for the browser's RegExp in the models' tests: a literal, in
+/// any case; a `(` does not compile.
+#[cfg(test)]
+pub fn literal_compile(p: &str) -> Result<Test, String> {
+    if p.contains('(') {
+        return Err("Unterminated group".into());
+    }
+    let p = p.to_lowercase();
+    Ok(Box::new(move |t: &str| t.to_lowercase().contains(&p)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,8 +21,6 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    use crate::model::filter::Test;
-
     use serde_json::json;
 
     fn event(name: &str, body: serde_json::Value) -> EventRow {
@@ -81,14 +79,7 @@ mod tests {
         ]
     }
 
-    /// A stand-in for the browser's RegExp: a literal, in any case.
-    fn compile(p: &str) -> Result<Test, String> {
-        if p.contains('(') {
-            return Err("Unterminated group".into());
-        }
-        let p = p.to_lowercase();
-        Ok(Box::new(move |t: &str| t.to_lowercase().contains(&p)))
-    }
+    use crate::model::filter::literal_compile as compile;
 
     #[test]
     fn filters_combine_type_reason_namespace_kind_object_and_text() {

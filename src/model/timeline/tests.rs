@@ -1,7 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::filter::Test;
+use crate::model::filter::literal_compile as compile;
 
 fn web() -> Subject {
     Subject {
@@ -26,15 +26,6 @@ fn entry(manager: &str, time: &str, sub: Option<&str>, fields: Value) -> Value {
         e["subresource"] = json!(s);
     }
     e
-}
-
-/// A stand-in for the browser's RegExp: a literal, in any case.
-fn compile(p: &str) -> Result<Test, String> {
-    if p.contains('(') {
-        return Err("Unterminated group".into());
-    }
-    let p = p.to_lowercase();
-    Ok(Box::new(move |t: &str| t.to_lowercase().contains(&p)))
 }
 
 #[test]
