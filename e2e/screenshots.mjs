@@ -57,6 +57,13 @@ const scenes = [
     await page.getByTestId('review-row').first().waitFor({ timeout: 30000 });
     await page.getByTestId('review').scrollIntoViewIfNeeded();
   }],
+  ['editor', async (page) => {
+    await editReplicas(page);
+    await page.getByTestId('edit-text').press('Control+f');
+    await page.getByTestId('editor-search').fill('image');
+    await page.getByTestId('editor-search').press('Enter');
+    await page.getByTestId('editor').scrollIntoViewIfNeeded();
+  }],
   ['conflict', async (page) => {
     await editReplicas(page);
     kubectl('-n', 'demo-shop', 'scale', 'deployment/frontend', `--replicas=${replicas() + 2}`);

@@ -103,12 +103,81 @@ test('an invalid edit shows the server\'s error at the field\'s line, and text t
   await cause.waitFor({ timeout: 15000 });
   const line = bad.split('\n').findIndex((l) => l === '  replicas: -1') + 1;
   assert.match(await cause.innerText(), new RegExp(`^line ${line}: spec\\.replicas: .*greater than or equal to 0`));
+  // The editor marks that line, and only it.
+  const marked = async () => page.getByTestId('editor-paint').locator('.line').evaluateAll((ls) => ls.flatMap((l, i) => (l.classList.contains('bad') ? [i + 1] : [])));
+  assert.deepEqual(await marked(), [line]);
   // Text that is not YAML: the line and column, and nothing is sent.
   await text.fill('spec:\n  replicas: [1,\n');
   await page.getByTestId('edit-review').click();
-  assert.match(await page.getByTestId('edit-error').innerText(), /The text does not read: line \d+, column \d+/);
+  const unread = /The text does not read: line (\d+), column \d+/.exec(await page.getByTestId('edit-error').innerText());
+  assert.ok(unread, 'line and column');
+  assert.deepEqual(await marked(), [Number(unread[1])]);
   // The browser logs the refused requests (409, 422) itself; nothing else.
   assert.deepEqual(app.errors.filter((e) => !/^Failed to load resource: the server responded with a status of (409|422)/.test(e)), []);
+});
+
+test('the editor colours the YAML under the caret\'s text, keeps the caret while typing, and searches', async () => {
+  const { page } = app;
+  const text = await openEditor(page);
+  const paint = page.getByTestId('editor-paint');
+  const count = replicas();
+  // Colours: the replicas line is a key and a number.
+  const line = paint.locator('.line').filter({ hasText: /^ {2}replicas: \d+$/ });
+  assert.equal(await line.locator('.ink-key').innerText(), 'replicas');
+  assert.equal(await line.locator('.ink-num').innerText(), String(count));
+  assert.equal(await paint.locator('.line').filter({ hasText: /^ {6}- image: / }).locator('.ink-str').innerText(), 'registry.example/e2e/edit:1');
+  // Typing keeps the focus in the text, and the painted copy follows it,
+  // line for line, each line at the height of the text's own.
+  await text.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# a note');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'edit-text', 'still typing in the text');
+  assert.match(await text.inputValue(), /# a note$/);
+  await paint.locator('.ink-comment', { hasText: '# a note' }).waitFor({ timeout: 5000 });
+  const value = await text.inputValue();
+  const painted = await paint.locator('.line').evaluateAll((ls) => ls.map((l) => l.textContent));
+  assert.deepEqual(painted, value.split('\n'));
+  const area = await text.boundingBox();
+  const last = await paint.locator('.line').last().boundingBox();
+  const lineHeight = 18; // 12px at 1.5
+  assert.ok(Math.abs(last.y - (area.y + 8 + (painted.length - 1) * lineHeight)) < 1, `the last painted line at ${last.y}, the text's at ${area.y + 8 + (painted.length - 1) * lineHeight}`);
+  // Search: Ctrl+F, every match counted (either case), Enter and Shift+Enter
+  // move, Escape selects the current match in the text.
+  await text.press('Control+f');
+  const box = page.getByTestId('editor-search');
+  await box.waitFor({ timeout: 5000 });
+  await box.fill('IMAGE');
+  const lower = value.toLowerCase();
+  const starts = [];
+  for (let at = lower.indexOf('image'); at >= 0; at = lower.indexOf('image', at + 5)) starts.push(at);
+  assert.ok(starts.length >= 2, `${starts.length} matches in the text`);
+  const said = () => page.getByTestId('editor-search-count').innerText();
+  assert.equal(await said(), `1 of ${starts.length}`);
+  assert.equal(await paint.locator('mark').count(), starts.length);
+  await box.press('Enter');
+  assert.equal(await said(), `2 of ${starts.length}`);
+  await box.press('Shift+Enter');
+  await box.press('Shift+Enter');
+  assert.equal(await said(), `${starts.length} of ${starts.length}`, 'back past the first, round to the last');
+  // The current match is in the editor's view with the line numbers beside
+  // it, and the text has not scrolled inside itself away from its paint.
+  const seen = await page.evaluate(() => {
+    const box = document.querySelector('.editor-scroll').getBoundingClientRect();
+    const mark = document.querySelector('mark[data-mark=current]').getBoundingClientRect();
+    const gutter = document.querySelector('.editor-lines').getBoundingClientRect();
+    const area = document.querySelector('[data-testid=edit-text]');
+    return { inside: mark.top >= box.top && mark.bottom <= box.bottom && mark.left >= gutter.right && mark.right <= box.right,
+      gutterLeft: gutter.left - box.left, areaScroll: [area.scrollTop, area.scrollLeft] };
+  });
+  assert.deepEqual(seen, { inside: true, gutterLeft: 1, areaScroll: [0, 0] });
+  await box.press('Escape');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'edit-text');
+  const selected = await text.evaluate((t) => [t.selectionStart, t.selectionEnd]);
+  assert.deepEqual(selected, [starts.at(-1), starts.at(-1) + 5]);
+  assert.equal(await page.getByTestId('editor-search').count(), 0, 'the bar closed');
+  await page.getByTestId('editor-find').click();
+  await page.getByTestId('editor-search').fill('no such text');
+  assert.equal(await said(), 'no matches');
 });
 
 test('Drift shows where the live object left what kubectl apply last applied, and only that', async () => {

@@ -3,6 +3,7 @@
 pub mod banner;
 pub mod dialog;
 pub mod diff;
+pub mod editor;
 pub mod keys;
 pub mod namespace;
 pub mod outcome;

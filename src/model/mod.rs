@@ -5,6 +5,7 @@ pub mod connection;
 pub mod create;
 pub mod discovery;
 pub mod edit;
+pub mod editor;
 pub mod events;
 pub mod filter;
 pub mod history;

@@ -6,17 +6,13 @@ mod state;
 use leptos::prelude::*;
 
 use crate::actions::Actions;
+use crate::components::editor::CodeEditor;
 use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::platform::{dropped_text, indent_on_tab};
+use crate::platform::dropped_text;
 
 use docs::DocList;
 use state::CreateState;
-
-/// Line numbers 1 to `n` (at least a screenful), one a line.
-fn numbers(n: usize) -> String {
-    (1..=n.max(12)).map(|i| format!("{i}\n")).collect()
-}
 
 /// The page.
 #[component]
@@ -26,7 +22,6 @@ pub fn CreatePage() -> impl IntoView {
     let actions = expect_context::<Actions>();
     let create = CreateState::new();
     let default_ns = move || cluster.namespace.get().unwrap_or_else(|| "default".into());
-    let lines = move || create.text.with(|t| t.lines().count());
     let dropped = RwSignal::new(None::<String>);
     let on_drop = move |ev: leptos::ev::DragEvent| {
         dropped_text(&ev, move |r| match r {
@@ -46,16 +41,10 @@ pub fn CreatePage() -> impl IntoView {
                 <b data-testid="create-namespace">{default_ns}</b>
                 ". Nothing is written until Create; Review asks the server first (a dry run), which applies its defaults and admission."
             </p>
-            <div class="editor-scroll">
-                <pre class="editor-lines" aria-hidden="true">{move || numbers(lines())}</pre>
-                <textarea class="editor-text" spellcheck="false" wrap="off" data-testid="create-text"
-                    aria-label="Objects to create, as YAML" rows=move || lines().max(12) + 1
-                    placeholder="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: example\ndata:\n  key: value"
-                    prop:value=move || create.text.get()
-                    on:input=move |ev| create.text.set(event_target_value(&ev))
-                    on:keydown=move |ev| if let Some(t) = indent_on_tab(&ev) { create.text.set(t) }
-                    on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default()
-                    on:drop=on_drop></textarea>
+            <div on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop>
+                <CodeEditor text=create.text testid="create-text" label="Objects to create, as YAML"
+                    min_lines=12 bad=Signal::derive(move || create.bad_lines())
+                    placeholder="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: example\ndata:\n  key: value"/>
             </div>
             {move || dropped.get().map(|e| view! { <p class="error-text" role="alert">{e}</p> })}
             <div class="actions">

@@ -151,6 +151,23 @@ impl CreateState {
         self.sent.set(sent);
     }
 
+    /// The lines (1-based) the review of the text as it is now names: where
+    /// it does not read, or the fields the server refused.
+    pub fn bad_lines(self) -> Vec<usize> {
+        let text = self.text.get();
+        self.review.with(|r| match r {
+            Some((t, Err(e))) if *t == text => e.line.into_iter().collect(),
+            Some((t, Ok(docs))) if *t == text => docs
+                .iter()
+                .flat_map(|d| match &d.found {
+                    Found::Refused(_, causes) => causes.iter().filter_map(|c| c.2).collect(),
+                    _ => Vec::new(),
+                })
+                .collect(),
+            _ => Vec::new(),
+        })
+    }
+
     /// Whether Create may be pressed: a review of this very text, every
     /// answer in, at least one document passed, and none failed unless
     /// going on past them; not while a create is on its way.

@@ -7,10 +7,11 @@ use serde_json::Value;
 
 use crate::actions::{Actions, edit_key};
 use crate::components::diff::ReviewTable;
+use crate::components::editor::CodeEditor;
 use crate::components::problem::ProblemBox;
 use crate::kube::edit::{Refused, dry_run, read_now};
 use crate::kube::{Kube, use_kube};
-use crate::model::edit::{Reviewed, editable_yaml, field_line, parse, rebase, review};
+use crate::model::edit::{EditError, Reviewed, editable_yaml, field_line, parse, rebase, review};
 use crate::model::problem::Problem;
 use crate::model::yaml::to_yaml;
 use crate::platform::spawn;
@@ -33,11 +34,11 @@ enum Stage {
 /// What went wrong last, shown above the editor.
 #[derive(Debug, Clone, PartialEq)]
 enum Trouble {
-    /// The text does not read (line and column in the words).
-    Text(String),
-    /// The server refused: its words, and each field it named with the
-    /// line it is on in the text.
-    Server(Problem, Vec<String>),
+    /// The text does not read, and where.
+    Text(EditError),
+    /// The server refused: its words, and each field it named, in words
+    /// with the line it is on in the text.
+    Server(Problem, Vec<(Option<usize>, String)>),
     /// Reading the server's object failed.
     Read(Problem),
 }
@@ -63,14 +64,18 @@ struct EditState {
 
 impl EditState {
     /// The causes a server named, each with its line in the text.
-    fn placed(self, r: &Refused) -> Vec<String> {
+    fn placed(self, r: &Refused) -> Vec<(Option<usize>, String)> {
         let t = self.text.get_untracked();
         r.causes
             .iter()
-            .map(|(field, message)| match field_line(&t, field) {
-                Some(n) => format!("line {n}: {field}: {message}"),
-                None if field.is_empty() => message.clone(),
-                None => format!("{field}: {message}"),
+            .map(|(field, message)| {
+                let line = field_line(&t, field);
+                let words = match line {
+                    Some(n) => format!("line {n}: {field}: {message}"),
+                    None if field.is_empty() => message.clone(),
+                    None => format!("{field}: {message}"),
+                };
+                (line, words)
             })
             .collect()
     }
@@ -101,7 +106,7 @@ impl EditState {
         let sent = match parse(&self.text.get_untracked()) {
             Ok(v) => v,
             Err(e) => {
-                trouble.set(Some(Trouble::Text(e.to_string())));
+                trouble.set(Some(Trouble::Text(e)));
                 return;
             }
         };
@@ -210,12 +215,7 @@ pub fn ObjectEditor(
     });
 
     let body = move || match edit.stage.get() {
-        Stage::Editing => {
-            // Read here, not in the editor: each change of the text draws
-            // it anew, with its line numbers.
-            let lines = text.with(|t| t.lines().count().max(1));
-            view! { <EditText edit lines/> }.into_any()
-        }
+        Stage::Editing => view! { <EditText edit/> }.into_any(),
         Stage::Asking => view! { <p class="muted">"Asking the server…"</p> }.into_any(),
         Stage::Writing => {
             view! { <p class="muted" data-testid="edit-writing">"Writing…"</p> }.into_any()
@@ -249,7 +249,7 @@ fn EditTrouble(trouble: RwSignal<Option<Trouble>>) -> impl IntoView {
                 <div data-testid="edit-error">
                     <ProblemBox problem=p doing="write this edit".to_string() testid="edit-problem"/>
                     <ul class="edit-causes">
-                        {lines.into_iter().map(|l| view! { <li data-testid="edit-cause">{l}</li> }).collect_view()}
+                        {lines.into_iter().map(|(_, l)| view! { <li data-testid="edit-cause">{l}</li> }).collect_view()}
                     </ul>
                 </div>
             }
@@ -262,24 +262,21 @@ fn EditTrouble(trouble: RwSignal<Option<Trouble>>) -> impl IntoView {
     }
 }
 
-/// The text with its `lines` numbered, and Review and Cancel.
+/// The text in the editor (the lines an error names marked), and Review and Cancel.
 #[component]
-fn EditText(edit: EditState, lines: usize) -> impl IntoView {
-    let text = edit.text;
-    let numbers: String = (1..=lines).map(|n| format!("{n}\n")).collect();
+fn EditText(edit: EditState) -> impl IntoView {
+    let trouble = edit.trouble;
+    let bad = Signal::derive(move || {
+        trouble.with(|t| match t {
+            Some(Trouble::Text(e)) => e.line.into_iter().collect(),
+            Some(Trouble::Server(_, causes)) => {
+                causes.iter().filter_map(|(line, _)| *line).collect()
+            }
+            _ => Vec::new(),
+        })
+    });
     view! {
-        <div class="editor-scroll">
-            <pre class="editor-lines" aria-hidden="true">{numbers}</pre>
-            <textarea class="editor-text" data-testid="edit-text" spellcheck="false" wrap="off"
-                rows=lines + 1
-                prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
-                on:keydown=move |ev| {
-                    if let Some(t) = crate::platform::indent_on_tab(&ev) {
-                        text.set(t);
-                    }
-                }></textarea>
-        </div>
+        <CodeEditor text=edit.text testid="edit-text" label="The object, as YAML" bad/>
         <div class="actions">
             <button data-testid="edit-review" on:click=move |_| edit.ask_dry_run()>"Review"</button>
             <button on:click=move |_| edit.open.set(false)>"Cancel"</button>
