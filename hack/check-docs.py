@@ -34,6 +34,7 @@ NOT_OURS = {
     "ui/": "a URL prefix, not a folder",
     "kubeglass-context.json": "written by the launcher at run time",
     "kwok-crds.yaml": "kwok's CRDs, fetched into the cluster folder by hack/",
+    "kwok-metrics.yaml": "kwok's Metric and ClusterResourceUsage, gathered into the binaries' folder by hack/build-cluster.sh",
     # Upstream names, quoted to say what is ported.
     "IsRetryableError": "client-go rest/with_retry.go",
     "FullListIfExpired": "client-go tools/pager",

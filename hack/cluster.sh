@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The local cluster: real etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler and kwok (simulated nodes), all on 127.0.0.1 with RBAC on.
+# kube-scheduler, kwok (simulated nodes) and metrics-server (metrics.k8s.io,
+# `kubectl top`), all on 127.0.0.1 with RBAC on.
 #
 #   hack/cluster.sh up      build if needed, start everything, wait until ready
 #   hack/cluster.sh down    stop everything this script started
@@ -114,6 +115,37 @@ make_kubelet_pki() {
   chmod 600 "$PKI"/*.key
 }
 
+# The aggregation layer's certificates, as kubeadm makes them: a front-proxy
+# CA of its own (so no certificate from the main CA can assert a user in
+# headers) and the client certificate the apiserver presents when it proxies
+# a request to metrics-server, which believes the X-Remote-User/-Group
+# headers only from that CA and that name. Plus metrics-server's serving
+# certificate (for the name the aggregator checks, <service>.<namespace>.svc,
+# and 127.0.0.1) and its client certificate (user metrics-server), from the
+# main CA.
+make_metrics_pki() {
+  [[ -f "$PKI/metrics-server-client.crt" ]] && return
+  log "creating the front proxy's CA and client certificate and metrics-server's certificates in $PKI"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=kubeglass-local-front-proxy-ca" \
+    -keyout "$PKI/front-proxy-ca.key" -out "$PKI/front-proxy-ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=front-proxy-client" \
+    -keyout "$PKI/front-proxy-client.key" -out "$PKI/front-proxy-client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$PKI/front-proxy-client.ext"
+  openssl x509 -req -in "$PKI/front-proxy-client.csr" -CA "$PKI/front-proxy-ca.crt" -CAkey "$PKI/front-proxy-ca.key" \
+    -CAcreateserial -days 3650 -extfile "$PKI/front-proxy-client.ext" -out "$PKI/front-proxy-client.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=metrics-server" \
+    -keyout "$PKI/metrics-server.key" -out "$PKI/metrics-server.csr" 2>/dev/null
+  printf 'subjectAltName=DNS:metrics-server.kube-system.svc,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$PKI/metrics-server.ext"
+  openssl x509 -req -in "$PKI/metrics-server.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$PKI/metrics-server.ext" -out "$PKI/metrics-server.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=metrics-server" \
+    -keyout "$PKI/metrics-server-client.key" -out "$PKI/metrics-server-client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$PKI/metrics-server-client.ext"
+  openssl x509 -req -in "$PKI/metrics-server-client.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$PKI/metrics-server-client.ext" -out "$PKI/metrics-server-client.crt" 2>/dev/null
+  chmod 600 "$PKI"/*.key
+}
+
 etcd_healthy() {
   curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/etcd-client.crt" --key "$PKI/etcd-client.key" \
     "https://127.0.0.1:$ETCD_PORT/health" >/dev/null
@@ -143,6 +175,96 @@ apiserver_ready() {
   curl -sf --cacert "$PKI/ca.crt" "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null
 }
 
+metrics_api_available() {
+  [[ "$(kc get apiservice v1beta1.metrics.k8s.io \
+    -o 'jsonpath={.status.conditions[?(@.type=="Available")].status}' 2>/dev/null)" == True ]]
+}
+
+# metrics-server's objects: its RBAC (read nodes, pods and nodes/metrics;
+# delegate authentication and authorization to the apiserver; read the
+# requestheader settings in kube-system's extension-apiserver-
+# authentication), metrics.k8s.io readable by view, edit and admin, and the
+# APIService. metrics-server runs on this machine, not in a pod, and
+# Endpoints cannot hold a loopback address, so the Service is an
+# ExternalName 127.0.0.1, which the aggregator dials as
+# https://127.0.0.1:<the APIService's port>, checking the serving
+# certificate against the CA for the name metrics-server.kube-system.svc.
+metrics_server_manifest() {
+  cat <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: system:aggregated-metrics-reader
+  labels:
+    rbac.authorization.k8s.io/aggregate-to-view: "true"
+    rbac.authorization.k8s.io/aggregate-to-edit: "true"
+    rbac.authorization.k8s.io/aggregate-to-admin: "true"
+rules:
+- apiGroups: [metrics.k8s.io]
+  resources: [pods, nodes]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: system:metrics-server
+rules:
+- apiGroups: [""]
+  resources: [nodes/metrics]
+  verbs: [get]
+- apiGroups: [""]
+  resources: [pods, nodes]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: system:metrics-server
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:metrics-server}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: metrics-server}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: metrics-server:system:auth-delegator
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:auth-delegator}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: metrics-server}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: metrics-server-auth-reader
+  namespace: kube-system
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: extension-apiserver-authentication-reader}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: metrics-server}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: metrics-server
+  namespace: kube-system
+  labels: {k8s-app: metrics-server}
+spec:
+  type: ExternalName
+  externalName: 127.0.0.1
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1beta1.metrics.k8s.io
+spec:
+  group: metrics.k8s.io
+  version: v1beta1
+  groupPriorityMinimum: 100
+  versionPriority: 100
+  service: {name: metrics-server, namespace: kube-system, port: $METRICS_SERVER_PORT}
+  caBundle: $(base64 -w0 "$PKI/ca.crt")
+EOF
+}
+
 up() {
   bash "$HACK_DIR/build-cluster.sh"
   mkdir -p "$CLUSTER_DIR" "$PIDS" "$LOGS"
@@ -151,6 +273,7 @@ up() {
   make_pki
   make_etcd_pki
   make_kubelet_pki
+  make_metrics_pki
   local t0=$SECONDS
 
   # Client and peer ports over TLS, and only for clients with a certificate
@@ -196,6 +319,13 @@ up() {
     --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
     --kubelet-certificate-authority "$PKI/ca.crt" \
     --kubelet-preferred-address-types InternalIP \
+    --proxy-client-cert-file "$PKI/front-proxy-client.crt" \
+    --proxy-client-key-file "$PKI/front-proxy-client.key" \
+    --requestheader-client-ca-file "$PKI/front-proxy-ca.crt" \
+    --requestheader-allowed-names front-proxy-client \
+    --requestheader-username-headers X-Remote-User \
+    --requestheader-group-headers X-Remote-Group \
+    --requestheader-extra-headers-prefix X-Remote-Extra- \
     --v 1
   local deadline=$((SECONDS + 120))
   until apiserver_ready; do
@@ -230,11 +360,13 @@ up() {
   # kwok's kubelet API reads which file holds each container's log from Logs
   # objects (hack/demo-logs.py writes both); the nodes advertise 127.0.0.1
   # and kwok's port, so the apiserver reaches it as it reaches a kubelet.
+  # It also serves each node's /metrics/resource (kwok-metrics.yaml: usage
+  # from the pods' annotations) for metrics-server.
   kc apply -f "$CLUSTER_BIN/kwok-crds.yaml" >/dev/null
   kc wait --for=condition=Established crd/logs.kwok.x-k8s.io crd/clusterlogs.kwok.x-k8s.io --timeout=60s >/dev/null
   start kwok "$CLUSTER_BIN/kwok" \
     --kubeconfig "$CLUSTER_DIR/kwok.kubeconfig" \
-    --config "$CLUSTER_BIN/kwok-stages.yaml" \
+    --config "$CLUSTER_BIN/kwok-stages.yaml" --config "$CLUSTER_BIN/kwok-metrics.yaml" \
     --manage-all-nodes=false \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
     --node-ip 127.0.0.1 --node-port "$KWOK_PORT" --cidr 10.0.0.1/24 \
@@ -242,8 +374,45 @@ up() {
     --enable-crds Logs,ClusterLogs \
     --tls-cert-file "$PKI/kubelet-server.crt" --tls-private-key-file "$PKI/kubelet-server.key" \
     --server-address "127.0.0.1:$KWOK_PORT"
+
+  # metrics-server scrapes each node's kubelet API every 15 s: kwok, at the
+  # node's InternalIP and status port, on the path the node's annotation
+  # metrics.k8s.io/resource-metrics-path names, checking kwok's serving
+  # certificate against the CA. It serves metrics.k8s.io behind the
+  # aggregator. CPU is a rate, so a pod or node has metrics from the second
+  # scrape that saw it; the APIService is Available before that.
+  cat >"$CLUSTER_DIR/metrics-server.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: kubeglass-local
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority: $PKI/ca.crt
+users:
+- name: metrics-server
+  user:
+    client-certificate: $PKI/metrics-server-client.crt
+    client-key: $PKI/metrics-server-client.key
+contexts:
+- name: metrics-server@kubeglass-local
+  context: {cluster: kubeglass-local, user: metrics-server}
+current-context: metrics-server@kubeglass-local
+EOF
+  metrics_server_manifest | kc apply -f - >/dev/null
+  start metrics-server "$METRICS_SERVER_BIN" \
+    --kubeconfig "$CLUSTER_DIR/metrics-server.kubeconfig" \
+    --authentication-kubeconfig "$CLUSTER_DIR/metrics-server.kubeconfig" \
+    --authorization-kubeconfig "$CLUSTER_DIR/metrics-server.kubeconfig" \
+    --bind-address 127.0.0.1 --secure-port "$METRICS_SERVER_PORT" \
+    --tls-cert-file "$PKI/metrics-server.crt" --tls-private-key-file "$PKI/metrics-server.key" \
+    --kubelet-certificate-authority "$PKI/ca.crt" \
+    --kubelet-use-node-status-port \
+    --kubelet-preferred-address-types InternalIP \
+    --metric-resolution 15s \
+    --v 1
   sleep 0.5
-  for c in kube-controller-manager kube-scheduler kwok; do check_running "$c"; done
+  for c in kube-controller-manager kube-scheduler kwok metrics-server; do check_running "$c"; done
 
   # The restricted user: read-only in one namespace, nothing cluster-wide.
   kc apply -f - >/dev/null <<EOF
@@ -267,12 +436,18 @@ subjects:
   name: viewer
 EOF
   wait_for "the default service account" 60 kc -n default get serviceaccount default
+  local deadline=$((SECONDS + 60))
+  until metrics_api_available; do
+    check_running metrics-server
+    ((SECONDS < deadline)) || die "metrics.k8s.io not Available after 60s (see $LOGS/metrics-server.log and kubectl get apiservice v1beta1.metrics.k8s.io -o yaml)"
+    sleep 0.5
+  done
   log "cluster $KUBE_VERSION up in $((SECONDS - t0))s — kubeconfig: $ADMIN_KUBECONFIG (restricted: $RESTRICTED_KUBECONFIG)"
 }
 
 down() {
   [[ -d "$PIDS" ]] || return 0
-  local order=(demo-logs kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
+  local order=(demo-logs metrics-server kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
   for name in "${order[@]}"; do
     local f="$PIDS/$name"
     [[ -f "$f" ]] || continue
@@ -288,7 +463,7 @@ down() {
 }
 
 status() {
-  for name in etcd kube-apiserver kube-controller-manager kube-scheduler kwok demo-logs; do
+  for name in etcd kube-apiserver kube-controller-manager kube-scheduler kwok metrics-server demo-logs; do
     local f="$PIDS/$name"
     if [[ -f "$f" ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
       echo "$name: running (pid $(cat "$f"))"

@@ -16,6 +16,11 @@ KUBEGLASS_CACHE="${KUBEGLASS_CACHE:-$HOME/.cache/kubeglass}"
 BINARYEN_VERSION=132.0.0
 WASM_OPT="$KUBEGLASS_CACHE/binaryen/node_modules/.bin/wasm-opt"
 CLUSTER_BIN="$KUBEGLASS_CACHE/bin/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
+# metrics-server, for metrics.k8s.io (kubectl top): built by
+# hack/build-cluster.sh from the module pinned in hack/metrics-server/go.mod
+# (the same version; change them together).
+METRICS_SERVER_VERSION=v0.8.0
+METRICS_SERVER_BIN="$KUBEGLASS_CACHE/bin/metrics-server-$METRICS_SERVER_VERSION/metrics-server"
 # krew, for the release test (hack/build-krew.sh).
 KREW_VERSION=v0.4.3
 KREW_BIN="$KUBEGLASS_CACHE/bin/krew-$KREW_VERSION/krew"
@@ -31,6 +36,7 @@ ETCD_PEER_PORT="${ETCD_PEER_PORT:-23800}"
 APISERVER_PORT="${APISERVER_PORT:-16443}"
 PROXY_PORT="${PROXY_PORT:-8001}"
 KWOK_PORT="${KWOK_PORT:-10247}"
+METRICS_SERVER_PORT="${METRICS_SERVER_PORT:-10251}"
 
 # kubectl proxy as every script here runs it (docs/kubectl-proxy.md says why):
 # the API and the app under a random capability token, so a page that lacks

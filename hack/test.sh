@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 
 # A cluster of its own, so a running `make demo` is not disturbed.
 export KUBEGLASS_CLUSTER_DIR="${KUBEGLASS_TEST_CLUSTER_DIR:-$KUBEGLASS_CACHE/test-cluster}"
-export ETCD_PORT=33790 ETCD_PEER_PORT=33800 APISERVER_PORT=26443 KWOK_PORT=20247
+export ETCD_PORT=33790 ETCD_PEER_PORT=33800 APISERVER_PORT=26443 KWOK_PORT=20247 METRICS_SERVER_PORT=20251
 TEST_PROXY_PORT=18001
 RESTRICTED_PROXY_PORT=18002
 FAULT_PROXY_PORT=18003   # owned by hack/test-control.py, killed and restarted by tests
