@@ -15,6 +15,7 @@ pub mod backoff;
 pub mod cache;
 pub mod clock;
 pub mod discovery;
+pub mod metrics;
 pub mod names;
 pub mod reconnect;
 pub mod record;
