@@ -20,11 +20,17 @@
 //! only gets no new point.
 
 mod decode;
+mod history;
+mod poll;
 pub mod quantity;
+#[cfg(all(test, feature = "testing"))]
+mod tests;
 
 use std::time::Duration;
 
 pub use decode::decode_list;
+pub use history::{KEY_TTL_SECS, MAX_TOTAL_POINTS};
+pub use poll::{MetricsPolls, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription};
 
 use crate::names::{self, NameError};
 
@@ -143,8 +149,9 @@ pub enum PollState {
     },
     /// 404 (the group is not served) or 503 (its APIService is not
     /// available): the words say which, and to install metrics-server.
+    /// Polled every [`NOT_SERVED_EVERY`] until it answers.
     NotServed(String),
-    /// 403, with the server's message.
+    /// 403, with the server's message. Polled every [`NOT_SERVED_EVERY`].
     Forbidden(String),
     /// Anything else (no answer, another status, a body that is not a
     /// metrics list, a namespace that is not a name), in readable words.

@@ -1,0 +1,373 @@
+//! The polls: one loop per target, shared by ref-counted handles, stopped when the last handle drops.
+//!
+//! Like the informer factory, [`MetricsPolls`] keeps one entry per
+//! [`Target`] with a count of holders; [`MetricsPolls::poll`] starts the
+//! loop on the first hold (its first GET at once) and the last hold to go
+//! aborts it. A later `poll` of the same target starts afresh: no state
+//! outlives the last holder, so nothing stale is shown as current.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::{Rc, Weak};
+use std::time::Duration;
+
+use futures::future::{AbortHandle, abortable};
+
+use super::decode::decode_list;
+use super::history::History;
+use super::{ObjectUsage, POLL_EVERY, Point, PollState, Target};
+use crate::cache::factory::Spawner;
+use crate::clock::Clock;
+use crate::rest::{Error, RestClient};
+
+/// How often a target that is not served, or not allowed, is asked again:
+/// neither mends in seconds, and a person installing metrics-server or
+/// granting a role can wait a minute.
+pub const NOT_SERVED_EVERY: Duration = Duration::from_secs(60);
+
+/// Callbacks of [`PollRef::on_poll`], by registration id.
+type Subscribers = RefCell<Vec<(u64, Rc<dyn Fn()>)>>;
+
+/// Everything one poll knows; the loop is its only writer.
+struct PollData {
+    target: Target,
+    state: RefCell<PollState>,
+    latest: RefCell<Rc<Vec<ObjectUsage>>>,
+    history: RefCell<History>,
+    /// GETs answered or failed.
+    polls: Cell<u64>,
+    /// Polls that ended in anything but a good sample.
+    failures: Cell<u64>,
+    last_took_ms: Cell<Option<f64>>,
+    subscribers: Subscribers,
+    next_subscriber: Cell<u64>,
+}
+
+impl PollData {
+    fn new(target: Target) -> Self {
+        Self {
+            target,
+            state: RefCell::new(PollState::Waiting),
+            latest: RefCell::default(),
+            history: RefCell::default(),
+            polls: Cell::new(0),
+            failures: Cell::new(0),
+            last_took_ms: Cell::new(None),
+            subscribers: RefCell::default(),
+            next_subscriber: Cell::new(0),
+        }
+    }
+
+    /// Takes in one poll's outcome, then tells the subscribers.
+    fn record(&self, at: f64, took_ms: Option<f64>, outcome: Result<Vec<ObjectUsage>, PollState>) {
+        if took_ms.is_some() {
+            self.polls.set(self.polls.get() + 1);
+            self.last_took_ms.set(took_ms);
+        }
+        let state = match outcome {
+            Ok(items) => {
+                self.history.borrow_mut().record(at, &items);
+                let n = items.len();
+                *self.latest.borrow_mut() = Rc::new(items);
+                PollState::Fresh { at, items: n }
+            }
+            Err(state) => {
+                self.failures.set(self.failures.get() + 1);
+                state
+            }
+        };
+        *self.state.borrow_mut() = state;
+        // Copied out first: a subscriber may subscribe or unsubscribe.
+        let subscribers: Vec<Rc<dyn Fn()>> = self
+            .subscribers
+            .borrow()
+            .iter()
+            .map(|(_, f)| f.clone())
+            .collect();
+        for f in subscribers {
+            f();
+        }
+    }
+}
+
+/// One GET of `path`, its answer read as `target`'s list.
+async fn fetch(
+    client: &RestClient,
+    target: &Target,
+    path: &str,
+) -> Result<Vec<ObjectUsage>, PollState> {
+    let request = http::Request::get(path)
+        .header(http::header::ACCEPT, "application/json")
+        .body(Vec::new())
+        .map_err(|e| PollState::Failed(format!("cannot build the request: {e}")))?;
+    let body = client.send_raw(request).await.map_err(|e| state_of(&e))?;
+    decode_list(&body, target).map_err(|e| PollState::Failed(e.to_string()))
+}
+
+/// What a failed GET means for the person looking.
+fn state_of(e: &Error) -> PollState {
+    let Some(api) = e.api() else {
+        return PollState::Failed(match e {
+            Error::Transport(t) => format!("no answer from the API server: {t}"),
+            other => other.to_string(),
+        });
+    };
+    let said = if api.message().is_empty() {
+        api.reason()
+    } else {
+        api.message()
+    };
+    match api.code {
+        404 => PollState::NotServed(format!(
+            "this cluster does not serve metrics.k8s.io (404: {said}); \
+             install metrics-server to see CPU and memory use"
+        )),
+        503 => PollState::NotServed(format!(
+            "the metrics API is not available (503: {said}); \
+             install metrics-server, or check that it is running"
+        )),
+        403 => PollState::Forbidden(said.to_string()),
+        _ => PollState::Failed(format!("the metrics API answered {api}")),
+    }
+}
+
+/// The loop of one target: a GET at once, then one every [`POLL_EVERY`]
+/// from the start of the last (or [`NOT_SERVED_EVERY`] while not served or
+/// forbidden), until aborted.
+async fn run(data: Rc<PollData>, client: RestClient, clock: Rc<dyn Clock>) {
+    let path = match data.target.try_path() {
+        Ok(p) => p,
+        Err(e) => {
+            let now = clock.now().as_secs_f64();
+            data.record(now, None, Err(PollState::Failed(e.to_string())));
+            return;
+        }
+    };
+    loop {
+        let start = clock.now();
+        let outcome = fetch(&client, &data.target, &path).await;
+        let end = clock.now();
+        let took = end.saturating_sub(start);
+        let every = match outcome {
+            Err(PollState::NotServed(_) | PollState::Forbidden(_)) => NOT_SERVED_EVERY,
+            _ => POLL_EVERY,
+        };
+        data.record(
+            end.as_secs_f64(),
+            Some(took.as_secs_f64() * 1000.0),
+            outcome,
+        );
+        clock.sleep(every.saturating_sub(took)).await;
+    }
+}
+
+struct Entry {
+    data: Rc<PollData>,
+    /// Live [`PollRef`] families (a `PollRef` and its clones are one).
+    holders: usize,
+    abort: AbortHandle,
+}
+
+struct PollsInner {
+    client: RestClient,
+    clock: Rc<dyn Clock>,
+    spawner: Spawner,
+    entries: RefCell<BTreeMap<Target, Entry>>,
+}
+
+impl Drop for PollsInner {
+    /// Nobody can read a poll any more: stop them all.
+    fn drop(&mut self) {
+        for e in self.entries.get_mut().values() {
+            e.abort.abort();
+        }
+    }
+}
+
+/// Shares polls of the metrics API between views (see the module).
+#[derive(Clone)]
+pub struct MetricsPolls {
+    inner: Rc<PollsInner>,
+}
+
+/// One row of [`MetricsPolls::snapshots`] (the X-ray page).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PollSnapshot {
+    /// What is polled.
+    pub target: Target,
+    /// Holds on it ([`MetricsPolls::poll`] calls whose [`PollRef`] lives).
+    pub holders: usize,
+    /// GETs that finished, well or not.
+    pub polls: u64,
+    /// Polls that gave no sample.
+    pub failures: u64,
+    /// Where it stands.
+    pub state: PollState,
+    /// Objects in the last good sample.
+    pub objects: usize,
+    /// History points kept in all.
+    pub points: usize,
+    /// How long the last GET took, in milliseconds.
+    pub last_took_ms: Option<f64>,
+}
+
+impl MetricsPolls {
+    /// Polls that GET through `client`, wait on `clock` and run on `spawner`.
+    pub fn new(client: RestClient, clock: Rc<dyn Clock>, spawner: Spawner) -> Self {
+        Self {
+            inner: Rc::new(PollsInner {
+                client,
+                clock,
+                spawner,
+                entries: RefCell::default(),
+            }),
+        }
+    }
+
+    /// A handle on the poll of `target`, shared by every holder; the first
+    /// starts it (first GET at once), the last to drop stops it (abort).
+    pub fn poll(&self, target: Target) -> PollRef {
+        let inner = &self.inner;
+        let mut entries = inner.entries.borrow_mut();
+        if let Some(e) = entries.get_mut(&target) {
+            e.holders += 1;
+            return PollRef::hold(e.data.clone(), Rc::downgrade(inner));
+        }
+        let data = Rc::new(PollData::new(target.clone()));
+        let (task, abort) = abortable(run(data.clone(), inner.client.clone(), inner.clock.clone()));
+        entries.insert(
+            target,
+            Entry {
+                data: data.clone(),
+                holders: 1,
+                abort,
+            },
+        );
+        drop(entries);
+        (inner.spawner)(Box::pin(async move {
+            let _ = task.await;
+        }));
+        PollRef::hold(data, Rc::downgrade(inner))
+    }
+
+    /// For the X-ray page: one per running poll, in target order.
+    pub fn snapshots(&self) -> Vec<PollSnapshot> {
+        self.inner
+            .entries
+            .borrow()
+            .values()
+            .map(|e| {
+                let d = &e.data;
+                PollSnapshot {
+                    target: d.target.clone(),
+                    holders: e.holders,
+                    polls: d.polls.get(),
+                    failures: d.failures.get(),
+                    state: d.state.borrow().clone(),
+                    objects: d.latest.borrow().len(),
+                    points: d.history.borrow().total(),
+                    last_took_ms: d.last_took_ms.get(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One hold on a poll; released when dropped.
+struct Hold {
+    data: Rc<PollData>,
+    polls: Weak<PollsInner>,
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        let Some(inner) = self.polls.upgrade() else {
+            return;
+        };
+        let mut entries = inner.entries.borrow_mut();
+        let target = &self.data.target;
+        let last = match entries.get_mut(target) {
+            // The entry of this very poll, not a later one of the same target.
+            Some(e) if Rc::ptr_eq(&e.data, &self.data) => {
+                e.holders = e.holders.saturating_sub(1);
+                e.holders == 0
+            }
+            _ => false,
+        };
+        if last && let Some(e) = entries.remove(target) {
+            e.abort.abort();
+        }
+    }
+}
+
+/// A view's handle on a shared poll. Clones share one hold; the poll stops
+/// when the last clone of the last handle drops.
+#[derive(Clone)]
+pub struct PollRef {
+    hold: Rc<Hold>,
+}
+
+impl PollRef {
+    fn hold(data: Rc<PollData>, polls: Weak<PollsInner>) -> Self {
+        Self {
+            hold: Rc::new(Hold { data, polls }),
+        }
+    }
+
+    fn data(&self) -> &PollData {
+        &self.hold.data
+    }
+
+    /// What is polled.
+    pub fn target(&self) -> Target {
+        self.data().target.clone()
+    }
+
+    /// Where the poll stands.
+    pub fn state(&self) -> PollState {
+        self.data().state.borrow().clone()
+    }
+
+    /// The last good sample, kept through later failures (empty before the
+    /// first). Objects are in the server's order.
+    pub fn latest(&self) -> Rc<Vec<ObjectUsage>> {
+        self.data().latest.borrow().clone()
+    }
+
+    /// Points for one object key ([`ObjectUsage::key`]), oldest first (at
+    /// most [`super::HISTORY_POINTS`]; see [`super::MAX_TOTAL_POINTS`] for
+    /// what goes first when a poll holds too many).
+    pub fn history(&self, key: &str) -> Vec<Point> {
+        self.data().history.borrow().points(key)
+    }
+
+    /// Calls `f` after every poll (good or not); dropping the returned
+    /// guard unregisters it.
+    pub fn on_poll(&self, f: impl Fn() + 'static) -> PollSubscription {
+        let data = self.data();
+        let id = data.next_subscriber.get();
+        data.next_subscriber.set(id + 1);
+        data.subscribers.borrow_mut().push((id, Rc::new(f)));
+        PollSubscription {
+            data: Rc::downgrade(&self.hold.data),
+            id,
+        }
+    }
+}
+
+/// A registration of [`PollRef::on_poll`]; dropping it unregisters.
+///
+/// It does not hold the poll: a view keeps its [`PollRef`] too.
+#[must_use = "dropping the subscription unregisters it at once"]
+pub struct PollSubscription {
+    data: Weak<PollData>,
+    id: u64,
+}
+
+impl Drop for PollSubscription {
+    fn drop(&mut self) {
+        if let Some(d) = self.data.upgrade() {
+            d.subscribers.borrow_mut().retain(|(id, _)| *id != self.id);
+        }
+    }
+}
