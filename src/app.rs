@@ -21,6 +21,7 @@ use crate::pages::logs::LogsPage;
 use crate::pages::object::ObjectPage;
 use crate::pages::overview::Overview;
 use crate::pages::resource::ResourcePage;
+use crate::pages::top::TopPage;
 use crate::pages::xray::Xray;
 use crate::prefs;
 use crate::route::{Route, use_route};
@@ -124,6 +125,7 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
                 <NavLink cluster route target=|_| Route::resource("nodes", None) label="Nodes" testid="nav-nodes"/>
                 <NavLink cluster route target=|_| Route::Events label="Events" testid="nav-events"/>
                 <NavLink cluster route target=|_| Route::Changes label="Changes" testid="nav-changes"/>
+                <NavLink cluster route target=|_| Route::Top label="Top" testid="nav-top"/>
                 <CreateLink cluster route/>
                 <NavLink cluster route target=|_| Route::Api label="API" testid="nav-api"/>
                 <NavLink cluster route target=|_| Route::Xray label="X-ray" testid="nav-xray"/>
@@ -169,6 +171,7 @@ fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
             Route::Api => view! { <ApiTree/> }.into_any(),
             Route::Events => view! { <EventsPage/> }.into_any(),
     Route::Changes => view! { <ChangesPage/> }.into_any(),
+    Route::Top => view! { <TopPage/> }.into_any(),
     Route::Create => view! { <CreatePage/> }.into_any(),
             Route::Xray => view! { <Xray/> }.into_any(),
             Route::Invalid { reason } => view! {

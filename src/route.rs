@@ -60,6 +60,8 @@ pub enum Route {
     Events,
     /// The change timeline.
     Changes,
+    /// CPU and memory by pod and node, from metrics.k8s.io.
+    Top,
     /// Create from YAML.
     Create,
     /// The machinery.
@@ -175,6 +177,7 @@ impl Route {
             [a] if a == "api" => Route::Api,
             [e] if e == "events" => Route::Events,
             [c] if c == "changes" => Route::Changes,
+            [t] if t == "top" => Route::Top,
             [c] if c == "create" => Route::Create,
             [x] if x == "xray" => Route::Xray,
             _ => Route::Overview,
@@ -276,6 +279,7 @@ impl Route {
             Route::Api => "#/api".into(),
             Route::Events => "#/events".into(),
             Route::Changes => "#/changes".into(),
+            Route::Top => "#/top".into(),
             Route::Create => "#/create".into(),
             Route::Xray => "#/xray".into(),
             Route::Invalid { .. } => "#/".into(),
@@ -346,6 +350,7 @@ mod tests {
             Route::Api,
             Route::Events,
             Route::Changes,
+            Route::Top,
             Route::Create,
             Route::Xray,
             Route::resource("pods", Some("demo-shop")),

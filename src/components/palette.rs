@@ -20,6 +20,7 @@ fn route_of(b: Builtin) -> Route {
     match b {
         Builtin::Events => Route::Events,
         Builtin::Changes => Route::Changes,
+        Builtin::Top => Route::Top,
         Builtin::Create => Route::Create,
         Builtin::Api => Route::Api,
         Builtin::Xray => Route::Xray,

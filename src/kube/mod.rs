@@ -8,6 +8,7 @@ use kubeglass_client::cache::InformerFactory;
 use kubeglass_client::cache::factory::{Format, Spawner};
 use kubeglass_client::clock::Clock;
 use kubeglass_client::discovery::{CachedDiscovery, Discovery, DiscoveryClient, ResourceInfo};
+use kubeglass_client::metrics::MetricsPolls;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
 use kubeglass_web::{ConnectionCounts, WebSocketTransport, spawn};
@@ -26,6 +27,7 @@ pub mod create;
 pub mod edit;
 pub mod history;
 pub mod logs;
+pub mod metrics;
 pub mod reads;
 pub mod session;
 pub mod start;
@@ -49,6 +51,8 @@ pub struct Kube {
     pub clock: Rc<dyn Clock>,
     /// Shared informers.
     pub factory: InformerFactory,
+    /// Shared polls of metrics.k8s.io (it has no watch).
+    pub metrics: MetricsPolls,
     /// Discovery, cached in localStorage for 10 minutes.
     pub discovery: Rc<CachedDiscovery>,
     /// The latest discovery (None while loading).
@@ -75,6 +79,7 @@ impl Kube {
         protected: bool,
     ) -> Self {
         let spawner: Spawner = Rc::new(spawn);
+        let metrics = MetricsPolls::new(client.clone(), clock.clone(), spawner.clone());
         let factory =
             InformerFactory::with_reconnect(client.clone(), clock.clone(), spawner, reconnect);
         // A view left keeps its watch for a minute, so going back is
@@ -98,6 +103,7 @@ impl Kube {
             client,
             clock,
             factory,
+            metrics,
             discovery,
             discovered: RwSignal::new(None),
             counts: transport.fetch().counts(),

@@ -14,6 +14,7 @@ pub mod live_rows;
 pub mod log_merge;
 pub mod log_page;
 pub mod logs;
+pub mod metrics;
 pub mod namespaces;
 pub mod objects;
 pub mod palette;

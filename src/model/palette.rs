@@ -11,6 +11,8 @@ pub enum Builtin {
     Changes,
     /// `:create`, `:new`.
     Create,
+    /// `:top`, `:metrics`.
+    Top,
     /// `:api`, `:api-resources`.
     Api,
     /// `:xray`.
@@ -27,6 +29,7 @@ pub fn builtin(word: &str) -> Option<Builtin> {
         "events" | "ev" | "event" => Some(Builtin::Events),
         "changes" | "timeline" => Some(Builtin::Changes),
         "create" | "new" => Some(Builtin::Create),
+        "top" | "metrics" => Some(Builtin::Top),
         "api" | "apis" | "api-resources" => Some(Builtin::Api),
         "xray" | "x-ray" => Some(Builtin::Xray),
         "overview" | "home" | "q" => Some(Builtin::Overview),
@@ -128,6 +131,7 @@ mod tests {
         assert_eq!(parse(" : "), None);
         assert_eq!(builtin("ev"), Some(Builtin::Events));
         assert_eq!(builtin("timeline"), Some(Builtin::Changes));
+        assert_eq!(builtin("metrics"), Some(Builtin::Top));
         assert_eq!(builtin("crds"), Some(Builtin::Crds));
         assert_eq!(builtin("pods"), None);
     }

@@ -8,4 +8,5 @@ pub mod logs;
 pub mod object;
 pub mod overview;
 pub mod resource;
+pub mod top;
 pub mod xray;

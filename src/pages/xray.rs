@@ -46,6 +46,7 @@ pub fn Xray() -> impl IntoView {
                 <div>
                     <XrayConnections kube now/>
                     <XrayLogStreams now/>
+                    <XrayPolls kube now/>
                     <XrayCaches kube now/>
                 </div>
                 <div>
@@ -282,6 +283,49 @@ fn XrayLogStreams(now: RwSignal<Seconds>) -> impl IntoView {
                                 <td class="num">{s.lines}</td>
                                 <td>{match (s.open, s.follow) { (true, true) => "following", (true, false) => "reading", (false, _) => "closed" }}</td>
                             </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+    }
+}
+
+/// The polls of metrics.k8s.io (it has no watch): one per target while a
+/// view shows it, beside the informers.
+#[component]
+fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
+    use kubeglass_client::metrics::PollState;
+    view! {
+        <h3>"Metrics polls"</h3>
+        {move || {
+            now.track();
+            let polls = kube.with_value(|k| k.metrics.snapshots());
+            if polls.is_empty() {
+                return view! { <p class="muted" data-testid="xray-polls">"No metrics shown yet (Top, or a pod's or node's page, polls metrics.k8s.io every 15 s while open)."</p> }.into_any();
+            }
+            view! {
+                <table class="grid" data-testid="xray-polls">
+                    <thead><tr><th>"Polls"</th><th class="num">"Views"</th><th class="num">"Done"</th><th class="num">"Failed"</th><th class="num">"Objects"</th><th class="num">"Points"</th><th>"State"</th></tr></thead>
+                    <tbody>
+                        {polls.into_iter().map(|p| {
+                            let state = match &p.state {
+                                PollState::Waiting => "waiting".to_string(),
+                                PollState::Fresh { .. } => match p.last_took_ms {
+                                    Some(ms) => format!("fresh ({ms:.0} ms)"),
+                                    None => "fresh".to_string(),
+                                },
+                                PollState::NotServed(_) => "not served".to_string(),
+                                PollState::Forbidden(_) => "forbidden".to_string(),
+                                PollState::Failed(w) => format!("failed: {w}"),
+                            };
+                            view! {
+                                <tr data-testid="xray-poll">
+                                    <td class="name">{p.target.to_string()}</td><td class="num">{p.holders}</td>
+                                    <td class="num">{p.polls}</td><td class="num">{p.failures}</td>
+                                    <td class="num">{p.objects}</td><td class="num">{p.points}</td><td>{state}</td>
+                                </tr>
+                            }
                         }).collect_view()}
                     </tbody>
                 </table>

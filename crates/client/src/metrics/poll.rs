@@ -25,6 +25,11 @@ use crate::rest::{Error, RestClient};
 /// granting a role can wait a minute.
 pub const NOT_SERVED_EVERY: Duration = Duration::from_secs(60);
 
+/// How long a poll nobody holds goes on before it stops: as long as a
+/// whole-object informer lingers, so a view left and come back to within a
+/// minute finds its history.
+pub const LINGER: Duration = Duration::from_secs(60);
+
 /// Callbacks of [`PollRef::on_poll`], by registration id.
 type Subscribers = RefCell<Vec<(u64, Rc<dyn Fn()>)>>;
 
@@ -225,7 +230,8 @@ impl MetricsPolls {
     }
 
     /// A handle on the poll of `target`, shared by every holder; the first
-    /// starts it (first GET at once), the last to drop stops it (abort).
+    /// starts it (first GET at once); [`LINGER`] after the last drops, it
+    /// stops (abort), unless held again meanwhile.
     pub fn poll(&self, target: Target) -> PollRef {
         let inner = &self.inner;
         let mut entries = inner.entries.borrow_mut();
@@ -294,7 +300,31 @@ impl Drop for Hold {
             }
             _ => false,
         };
-        if last && let Some(e) = entries.remove(target) {
+        drop(entries);
+        if !last {
+            return;
+        }
+        // Nobody holds it: it polls on for LINGER (a view left and come
+        // back to finds its history), then stops unless held again.
+        let (clock, data, polls) = (inner.clock.clone(), self.data.clone(), self.polls.clone());
+        (inner.spawner)(Box::pin(async move {
+            clock.sleep(LINGER).await;
+            if let Some(inner) = polls.upgrade() {
+                inner.stop_if_unheld(&data);
+            }
+        }));
+    }
+}
+
+impl PollsInner {
+    /// Stops the poll of `data` if it is still this target's and nobody
+    /// holds it.
+    fn stop_if_unheld(&self, data: &Rc<PollData>) {
+        let mut entries = self.entries.borrow_mut();
+        let unheld = entries
+            .get(&data.target)
+            .is_some_and(|e| Rc::ptr_eq(&e.data, data) && e.holders == 0);
+        if unheld && let Some(e) = entries.remove(&data.target) {
             e.abort.abort();
         }
     }

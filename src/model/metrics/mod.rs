@@ -1,0 +1,164 @@
+//! The Top page's rules: pods and nodes ranked by CPU or memory from the latest sample, a node's usage as a share of what it can allocate, a poll's state in words, and a usage line over the tab's own history.
+
+use std::collections::BTreeMap;
+
+use kubeglass_client::kube_core::DynamicObject;
+use kubeglass_client::metrics::quantity::{bytes, bytes_words, cpu_millis, cpu_words};
+use kubeglass_client::metrics::{ObjectUsage, Point, PollState, Usage};
+
+use super::filter::Test;
+
+#[cfg(test)]
+mod tests;
+
+/// What ranks the rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum By {
+    #[default]
+    Cpu,
+    Memory,
+}
+
+impl By {
+    fn of(self, u: &Usage) -> f64 {
+        match self {
+            By::Cpu => u.cpu_millis,
+            By::Memory => u.memory_bytes,
+        }
+    }
+}
+
+/// What a node can give its pods (`status.allocatable`), each part when
+/// it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Capacity {
+    pub cpu_millis: Option<f64>,
+    pub memory_bytes: Option<f64>,
+}
+
+impl Capacity {
+    /// Reads a Node's `status.allocatable`.
+    pub fn from_object(node: &DynamicObject) -> Self {
+        let read = |k: &str| {
+            node.data
+                .pointer(&format!("/status/allocatable/{k}"))
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        Self {
+            cpu_millis: read("cpu").as_deref().and_then(cpu_millis),
+            memory_bytes: read("memory").as_deref().and_then(bytes),
+        }
+    }
+}
+
+/// One row of the Top page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopRow {
+    /// `namespace/name` for a pod, the name for a node.
+    pub key: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub usage: Usage,
+    /// As `kubectl top` says them (`400m`, `320Mi`).
+    pub cpu: String,
+    pub memory: String,
+    /// A node's usage as a percentage of its allocatable, when known.
+    pub cpu_share: Option<f64>,
+    pub memory_share: Option<f64>,
+    /// The ranked value as a fraction of the first row's (for a bar).
+    pub bar: f64,
+}
+
+/// The objects of `sample` that pass `keep` (on their key), largest `by`
+/// first (ties by key), at most `limit`; and how many passed in all.
+/// `capacity` (by node name) gives nodes their shares.
+pub fn rank(
+    sample: &[ObjectUsage],
+    by: By,
+    keep: &Test,
+    limit: usize,
+    capacity: &BTreeMap<String, Capacity>,
+) -> (Vec<TopRow>, usize) {
+    let mut passed: Vec<&ObjectUsage> = sample.iter().filter(|o| keep(&o.key())).collect();
+    passed.sort_by(|a, b| {
+        by.of(&b.usage)
+            .total_cmp(&by.of(&a.usage))
+            .then_with(|| a.key().cmp(&b.key()))
+    });
+    let total = passed.len();
+    let top = passed.first().map_or(0.0, |o| by.of(&o.usage));
+    let rows = passed
+        .into_iter()
+        .take(limit)
+        .map(|o| {
+            let cap = capacity.get(&o.name).filter(|_| o.namespace.is_none());
+            let share =
+                |used: f64, of: Option<f64>| of.filter(|c| *c > 0.0).map(|c| 100.0 * used / c);
+            TopRow {
+                key: o.key(),
+                namespace: o.namespace.clone(),
+                name: o.name.clone(),
+                usage: o.usage,
+                cpu: cpu_words(o.usage.cpu_millis),
+                memory: bytes_words(o.usage.memory_bytes),
+                cpu_share: cap.and_then(|c| share(o.usage.cpu_millis, c.cpu_millis)),
+                memory_share: cap.and_then(|c| share(o.usage.memory_bytes, c.memory_bytes)),
+                bar: if top > 0.0 {
+                    by.of(&o.usage) / top
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+    (rows, total)
+}
+
+/// What a poll's state says above its rows, when it says something: the
+/// wait for the first sample, or why there is none (a cluster without
+/// metrics-server says so, with what to install).
+pub fn state_words(state: &PollState) -> Option<(&'static str, String)> {
+    match state {
+        PollState::Fresh { .. } => None,
+        PollState::Waiting => Some((
+            "waiting",
+            "Waiting for the first sample (metrics-server scrapes every 15 s; a new pod has figures from its second scrape).".into(),
+        )),
+        PollState::NotServed(w) => Some(("not-served", w.clone())),
+        PollState::Forbidden(w) => Some(("forbidden", w.clone())),
+        PollState::Failed(w) => Some(("failed", w.clone())),
+    }
+}
+
+/// An SVG polyline's points for `by` over the last `span` seconds before
+/// `now`, `width` by `height` units (y down, a unit's margin), scaled to the
+/// largest value shown; empty with fewer than two points.
+pub fn usage_line(
+    points: &[Point],
+    by: By,
+    now: f64,
+    span: f64,
+    width: f64,
+    height: f64,
+) -> String {
+    let shown: Vec<&Point> = points.iter().filter(|p| p.at >= now - span).collect();
+    if shown.len() < 2 {
+        return String::new();
+    }
+    let peak = shown.iter().map(|p| by.of(&p.usage)).fold(0.0, f64::max);
+    shown
+        .iter()
+        .map(|p| {
+            let x = width * (1.0 - (now - p.at) / span);
+            let v = by.of(&p.usage);
+            let y = if peak > 0.0 {
+                height - 1.0 - (height - 2.0) * v / peak
+            } else {
+                height - 1.0
+            };
+            format!("{x:.1},{y:.1}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,74 @@
+//! Top (`#/top`, `:top`): pods and nodes by CPU or memory from metrics.k8s.io, live at the server's resolution, with each one's line over the tab's own history — `kubectl top`, kept up to date, with no Prometheus.
+
+mod rows;
+
+use std::collections::BTreeMap;
+
+use kubeglass_client::k8s_openapi::api::core::v1::Node;
+use kubeglass_client::metrics::Target;
+use leptos::prelude::*;
+
+use crate::kube::cluster::ClusterState;
+use crate::kube::use_kube;
+use crate::kube::watch::cluster_path;
+use crate::model::filter::Filter;
+use crate::model::metrics::{By, Capacity};
+use crate::platform::regex;
+
+use rows::TopTable;
+
+/// How many rows each table shows.
+const SHOWN: usize = 50;
+
+/// The page: the ranking and filter, then nodes and pods.
+#[component]
+pub fn TopPage() -> impl IntoView {
+    let kube = use_kube();
+    let cluster = expect_context::<ClusterState>();
+    let by = RwSignal::new(By::Cpu);
+    let filter = RwSignal::new(String::new());
+    // Nodes' allocatable, for their shares (the overview's nodes informer).
+    let capacity = RwSignal::new(BTreeMap::<String, Capacity>::new());
+    let capacity_watch = kube
+        .subscribe("node-rows", &cluster_path::<Node>(&kube))
+        .rows(capacity, Capacity::from_object);
+    let _capacity_watch = StoredValue::new_local(capacity_watch);
+    let error = move || filter.with(|f| Filter::parse(f).error(regex));
+    let pick = move |b: By, label: &'static str, testid: &'static str| {
+        view! {
+            <button class="theme-toggle" data-testid=testid aria-pressed=move || (by.get() == b).to_string()
+                on:click=move |_| by.set(b)>{label}</button>
+        }
+    };
+    view! {
+        <section class="panel top-page" data-testid="top-page">
+            <div class="resource-head">
+                <h2>"Top"</h2>
+                <span class="muted small">
+                    "CPU and memory from metrics.k8s.io, polled every 15 s while this page is open; each line is the tab's own last hour."
+                </span>
+            </div>
+            <div class="toolbar">
+                {pick(By::Cpu, "By CPU", "top-by-cpu")}
+                {pick(By::Memory, "By memory", "top-by-memory")}
+                <input class="filter" data-testid="top-filter" placeholder="filter: text or /regex/"
+                    aria-label="Filter by name" prop:value=move || filter.get()
+                    on:input=move |ev| filter.set(event_target_value(&ev))/>
+            </div>
+            {move || error().map(|e| view! { <p class="error-text" data-testid="top-filter-error" role="alert">"Filter: " {e}</p> })}
+            <h3>"Nodes"</h3>
+            <TopTable target=Target::Nodes by filter capacity limit=SHOWN testid="top-nodes"/>
+            {move || {
+                let ns = cluster.namespace.get();
+                let title = match &ns {
+                    Some(n) => format!("Pods in {n}"),
+                    None => "Pods in all namespaces".to_string(),
+                };
+                view! {
+                    <h3>{title}</h3>
+                    <TopTable target=Target::Pods(ns) by filter capacity limit=SHOWN testid="top-pods"/>
+                }
+            }}
+        </section>
+    }
+}
