@@ -19,6 +19,7 @@ function using(name, cpu, memory, replicas = 1) {
   const d = deployment(name, 'registry.example/e2e/top:1');
   d.spec.replicas = replicas;
   d.spec.template.metadata.annotations = { 'kwok.x-k8s.io/usage-cpu': cpu, 'kwok.x-k8s.io/usage-memory': memory };
+  d.spec.template.spec.containers[0].resources = { requests: { cpu: '500m', memory: '512Mi' }, limits: { cpu: '1', memory: '1Gi' } };
   return d;
 }
 
@@ -78,6 +79,28 @@ test('Top ranks pods and nodes by CPU or memory from metrics-server, live, each 
     `a line over its history: ${JSON.stringify(await busyRows())}`);
 });
 
+test('a pod\'s page draws its CPU and memory over the last hour against its requests and limits, and a node\'s against allocatable', async () => {
+  const { page } = app;
+  await page.goto(`${app.url}#/top`);
+  const busy = page.getByTestId('top-pods').getByTestId('top-row').filter({ hasText: BUSY }).first();
+  await busy.waitFor({ timeout: 60000 });
+  await busy.getByRole('link').click();
+  const cpu = page.getByTestId('usage-cpu');
+  await cpu.waitFor({ timeout: 20000 });
+  // The header's namespace is all of them: the pod's page shares Top's poll,
+  // history and all.
+  assert.ok(await until(async () => ((await cpu.locator('polyline').getAttribute('points')) ?? '').split(' ').length >= 2, 20000, 200),
+    'the line, from the shared history');
+  assert.match(await page.getByTestId('usage-cpu-words').innerText(), /^9\d\dm · 1[89]\d% of request 500m · 9\d% of limit 1000m$/);
+  assert.match(await page.getByTestId('usage-memory-words').innerText(), /^70\dMi · 13\d% of request 512Mi · 6\d% of limit 1Gi$/);
+  assert.deepEqual(await cpu.locator('[data-mark]').evaluateAll((ls) => ls.map((l) => l.dataset.mark)), ['request', 'limit']);
+  // A node: its allocatable.
+  const node = kubectl('-n', 'demo-shop', 'get', 'pods', '-l', `app=${BUSY}`, '-o', 'jsonpath={.items[0].spec.nodeName}');
+  await page.goto(`${app.url}#/o/nodes/${node}`);
+  await page.getByTestId('usage-memory').locator('[data-mark=allocatable]').waitFor({ state: 'attached', timeout: 20000 });
+  assert.match(await page.getByTestId('usage-cpu-words').innerText(), /^\d+m · \d+% of allocatable \d+m$/);
+});
+
 test('X-ray shows the metrics polls, which go on for a minute after Top is left', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/xray`);
@@ -87,6 +110,7 @@ test('X-ray shows the metrics polls, which go on for a minute after Top is left'
   assert.match(text, /pods in all namespaces/);
   assert.match(text, /nodes/);
   assert.match(text, /fresh/);
+  assert.doesNotMatch(text, /pods in demo-shop/, 'the pod page read the poll Top had, not one of its own');
 });
 
 test('a cluster that stops serving metrics.k8s.io gets one line saying so, and the other views work', async () => {

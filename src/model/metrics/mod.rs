@@ -8,6 +8,9 @@ use kubeglass_client::metrics::{ObjectUsage, Point, PollState, Usage};
 
 use super::filter::Test;
 
+mod graph;
+pub use graph::{graph, part, pod_resources};
+
 #[cfg(test)]
 mod tests;
 
@@ -39,9 +42,13 @@ pub struct Capacity {
 impl Capacity {
     /// Reads a Node's `status.allocatable`.
     pub fn from_object(node: &DynamicObject) -> Self {
+        Self::from_value(&node.data)
+    }
+
+    /// Reads `status.allocatable` of a Node as JSON.
+    pub fn from_value(node: &serde_json::Value) -> Self {
         let read = |k: &str| {
-            node.data
-                .pointer(&format!("/status/allocatable/{k}"))
+            node.pointer(&format!("/status/allocatable/{k}"))
                 .and_then(|v| v.as_str())
                 .map(str::to_string)
         };

@@ -163,3 +163,73 @@ fn the_usage_line_spans_the_window_and_scales_to_its_peak() {
         "all zero lies flat at the bottom"
     );
 }
+
+#[test]
+fn a_pods_requests_sum_what_is_asked_and_its_limits_only_when_every_container_has_one() {
+    let pod = serde_json::json!({"spec": {"containers": [
+        {"name": "a", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}}},
+        {"name": "b", "resources": {"requests": {"cpu": "250m"}, "limits": {"cpu": "500m"}}},
+    ]}});
+    let (req, lim) = pod_resources(&pod);
+    assert_eq!(
+        req,
+        Capacity {
+            cpu_millis: Some(500.0),
+            memory_bytes: Some(64.0 * MI)
+        }
+    );
+    assert_eq!(
+        lim,
+        Capacity {
+            cpu_millis: Some(1500.0),
+            memory_bytes: None
+        },
+        "b has no memory limit: none for the pod"
+    );
+    assert_eq!(
+        pod_resources(&serde_json::json!({})),
+        (Capacity::default(), Capacity::default())
+    );
+}
+
+#[test]
+fn a_graph_scales_to_its_references_and_says_the_shares() {
+    let p = |at: f64, cpu: f64| Point {
+        at,
+        usage: Usage {
+            cpu_millis: cpu,
+            memory_bytes: 0.0,
+        },
+    };
+    let points = [p(0.0, 100.0), p(15.0, 400.0)];
+    let g = graph(
+        &points,
+        By::Cpu,
+        &[("request", Some(500.0)), ("limit", None)],
+        3600.0,
+        120.0,
+        24.0,
+    );
+    assert_eq!(g.words, "400m · 80% of request 500m");
+    // The top of the scale is the request and a tenth: 550m.
+    assert_eq!(g.marks.len(), 1);
+    assert!((g.marks[0].1 - (23.0 - 22.0 * 500.0 / 550.0)).abs() < 1e-9);
+    assert!(
+        g.line
+            .ends_with(&format!("120.0,{:.1}", 23.0 - 22.0 * 400.0 / 550.0)),
+        "{}",
+        g.line
+    );
+    let empty = graph(
+        &[],
+        By::Memory,
+        &[("allocatable", Some(MI))],
+        3600.0,
+        120.0,
+        24.0,
+    );
+    assert_eq!(
+        (empty.line.as_str(), empty.words.as_str()),
+        ("", "no figures yet · allocatable 1Mi")
+    );
+}

@@ -25,17 +25,21 @@ mod meta;
 mod owned;
 mod rollout;
 mod secret;
+mod usage;
 
+use crate::kube::cluster::ClusterState;
 use actions::ObjectActions;
 use containers::{PodContainers, WorkloadLogsLink, has_workload_logs};
 use drift::ObjectDrift;
 use edit::ObjectEditor;
 use events::ObjectEvents;
 use history::ObjectHistoryView;
+use kubeglass_client::metrics::Target;
 use meta::{Chips, Conditions, Owners};
 use owned::OwnedSection;
 use rollout::{RolloutHistory, has_rollout_history};
 use secret::{RevealSignal, SecretAnnotations, SecretData};
+use usage::UsageGraphs;
 
 /// The page for `#/o/<resource>/<namespace>/<name>`.
 #[component]
@@ -254,9 +258,27 @@ fn ObjectMain(
         .then(|| namespace.clone())
         .flatten()
         .map(|ns| view! { <PodContainers object namespace=ns name=name.clone()/> });
+    // CPU and memory, for a pod or a node.
+    let is_node = info.group.is_empty() && info.plural == "nodes";
+    // A pod's figures come from the header's namespace's poll when it holds
+    // the pod (shared with Top, and its history), else from the pod's own.
+    let header = expect_context::<ClusterState>().namespace.get_untracked();
+    let usage = match (&namespace, is_pod, is_node) {
+        (Some(ns), true, _) => {
+            let scope = match header {
+                Some(h) if h != *ns => Some(ns.clone()),
+                h => h,
+            };
+            Some((Target::Pods(scope), format!("{ns}/{name}")))
+        }
+        (None, _, true) => Some((Target::Nodes, name.clone())),
+        _ => None,
+    }
+    .map(|(target, key)| view! { <UsageGraphs target key object node=is_node/> });
     view! {
         <div class="object-main">
             {pod_section}
+            {usage}
             <h3>"Labels"</h3>
             <Chips object field="labels"/>
             <h3>"Annotations"</h3>
