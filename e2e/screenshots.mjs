@@ -1,7 +1,7 @@
 // Takes the screenshots in docs/screenshots/ (light and dark) from a running
 // app: `node e2e/screenshots.mjs http://127.0.0.1:8001/ui/ docs/screenshots`
 // after `make demo`. Uses Debian's Chromium, like the tests. SHOTS=logs,pods
-// takes only those. The scenes that change the cluster (the timeline,
+// takes only those (Top waits for a few polls of history). The scenes that change the cluster (the timeline,
 // History, an edit's review and conflict, create) run KUBECTL (default
 // `kubectl`) with the environment's KUBECONFIG, on the demo's `frontend`.
 import { execFileSync } from 'node:child_process';
@@ -63,6 +63,17 @@ const scenes = [
     await page.getByTestId('editor-search').fill('image');
     await page.getByTestId('editor-search').press('Enter');
     await page.getByTestId('editor').scrollIntoViewIfNeeded();
+  }],
+  ['top', async (page) => {
+    await page.goto(`${base}#/top`);
+    // A tab's history starts with the tab: wait for a few polls' lines.
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=top-pods] polyline')]
+      .some((l) => (l.getAttribute('points') ?? '').split(' ').length >= 3), null, { timeout: 90000 });
+  }],
+  ['pod-usage', async (page) => {
+    await page.goto(`${base}#/top`);
+    await page.getByTestId('top-pods').getByTestId('top-row').filter({ hasText: 'frontend' }).first().getByRole('link').click();
+    await page.getByTestId('usage-cpu').scrollIntoViewIfNeeded();
   }],
   ['conflict', async (page) => {
     await editReplicas(page);

@@ -138,6 +138,25 @@ pub fn state_words(state: &PollState) -> Option<(&'static str, String)> {
     }
 }
 
+/// The seconds a line spans: the history it has, at least a minute (a new
+/// history is drawn across, not as a dot at the end of an empty hour) and
+/// at most `max`.
+pub fn span(points: &[Point], max: f64) -> f64 {
+    match (points.first(), points.last()) {
+        (Some(a), Some(b)) => (b.at - a.at).clamp(60.0, max),
+        _ => 60.0,
+    }
+}
+
+/// How long `span` seconds is, for a caption: `1 min`, `12 min`, `1 h`.
+pub fn span_words(span: f64) -> String {
+    if span >= 3600.0 {
+        "1 h".to_string()
+    } else {
+        format!("{} min", (span / 60.0).round().max(1.0))
+    }
+}
+
 /// An SVG polyline's points for `by` over the last `span` seconds before
 /// `now`, `width` by `height` units (y down, a unit's margin), scaled to the
 /// largest value shown; empty with fewer than two points.

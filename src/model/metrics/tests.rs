@@ -233,3 +233,23 @@ fn a_graph_scales_to_its_references_and_says_the_shares() {
         ("", "no figures yet · allocatable 1Mi")
     );
 }
+
+#[test]
+fn a_line_spans_the_history_it_has_from_a_minute_to_an_hour() {
+    let p = |at: f64| Point {
+        at,
+        usage: Usage::default(),
+    };
+    assert_eq!(span(&[], 3600.0), 60.0);
+    assert_eq!(
+        span(&[p(0.0), p(15.0)], 3600.0),
+        60.0,
+        "a new history fills a minute"
+    );
+    assert_eq!(span(&[p(0.0), p(600.0)], 3600.0), 600.0);
+    assert_eq!(span(&[p(0.0), p(7200.0)], 3600.0), 3600.0);
+    assert_eq!(
+        (span_words(60.0), span_words(610.0), span_words(3600.0)),
+        ("1 min".into(), "10 min".into(), "1 h".into())
+    );
+}

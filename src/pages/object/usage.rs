@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use crate::kube::metrics::Metrics;
 use crate::kube::use_kube;
-use crate::model::metrics::{By, Capacity, graph, part, pod_resources, state_words};
+use crate::model::metrics::{
+    By, Capacity, graph, part, pod_resources, span, span_words, state_words,
+};
 
 /// The graphs' size, in SVG units.
 const WIDTH: f64 = 360.0;
@@ -49,12 +51,14 @@ pub fn UsageGraphs(
         };
         move || {
             let points = key.with_value(|k| metrics.with_value(|m| m.history(k)));
-            let g = graph(&points, by, &refs(by), 3600.0, WIDTH, HEIGHT);
+            let span = span(&points, 3600.0);
+            let g = graph(&points, by, &refs(by), span, WIDTH, HEIGHT);
+            let over = format!("{label}, last {}", span_words(span));
             view! {
                 <figure class="usage" data-testid=testid>
-                    <figcaption><b>{label}</b>" " <span data-testid=format!("{testid}-words")>{g.words}</span></figcaption>
+                    <figcaption><b>{over}</b>" " <span data-testid=format!("{testid}-words")>{g.words}</span></figcaption>
                     <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") width=WIDTH height=HEIGHT role="img"
-                        aria-label=format!("{label} over the last hour")>
+                        aria-label=format!("{label} over the last {}", span_words(span))>
                         {g.marks.into_iter().map(|(name, y)| view! {
                             <line x1="0" x2=WIDTH y1=y y2=y class=format!("usage-mark {name}") data-mark=name/>
                         }).collect_view()}
@@ -65,7 +69,7 @@ pub fn UsageGraphs(
         }
     };
     view! {
-        <h3>"Usage, last hour"</h3>
+        <h3>"Usage"</h3>
         {state}
         <div class="usage-graphs">{figure(By::Cpu)}{figure(By::Memory)}</div>
     }

@@ -8,11 +8,11 @@ use leptos::prelude::*;
 use crate::kube::metrics::Metrics;
 use crate::kube::use_kube;
 use crate::model::filter::Filter;
-use crate::model::metrics::{By, Capacity, TopRow, rank, state_words, usage_line};
+use crate::model::metrics::{By, Capacity, TopRow, rank, span, state_words, usage_line};
 use crate::platform::regex;
 use crate::route::Route;
 
-/// The last hour, in seconds: how far back each row's line goes.
+/// An hour, in seconds: the most each row's line goes back.
 const HOUR: f64 = 3600.0;
 
 /// The rows of `target`'s poll that pass `filter`, the `limit` largest by
@@ -45,7 +45,7 @@ pub fn TopTable(
                 {all_namespaces.then(|| view! { <th>"Namespace"</th> })}
                 <th>"Name"</th><th>"CPU"</th>{nodes.then(|| view! { <th>"CPU %"</th> })}
                 <th>"Memory"</th>{nodes.then(|| view! { <th>"Memory %"</th> })}
-                <th>"Last hour"</th>
+                <th title="The tab's own history, up to an hour">"History"</th>
             </tr>
         }
     };
@@ -66,7 +66,7 @@ pub fn TopTable(
                             let line = metrics.with_value(|m| {
                                 let points = m.history(&r.key);
                                 let end = points.last().map_or(0.0, |p| p.at);
-                                usage_line(&points, by, end, HOUR, 120.0, 20.0)
+                                usage_line(&points, by, end, span(&points, HOUR), 120.0, 20.0)
                             });
                             row(r, by, line, nodes, all_namespaces)
                         })
@@ -110,7 +110,7 @@ fn row(r: TopRow, by: By, line: String, nodes: bool, all_namespaces: bool) -> im
             {nodes.then(|| view! { <td class="num">{share(r.memory_share)}</td> })}
             <td>
                 <svg class="spark" viewBox="0 0 120 20" width="120" height="20" role="img"
-                    aria-label=format!("{} over the last hour", if by == By::Cpu { "CPU" } else { "memory" })>
+                    aria-label=format!("{} since this tab began to poll, up to an hour", if by == By::Cpu { "CPU" } else { "memory" })>
                     <polyline points=line fill="none" stroke="currentColor" stroke-width="1.5"/>
                 </svg>
             </td>
