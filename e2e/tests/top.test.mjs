@@ -25,7 +25,7 @@ function using(name, cpu, memory, replicas = 1) {
 
 const app = withApp(PORT, {
   async setup() {
-    apply(using(BUSY, '900m', '700Mi'));
+    apply(using(BUSY, '900m', '700Mi', 2));
     apply(using(QUIET, '2m', '8Mi'));
   },
   teardown() {
@@ -47,7 +47,7 @@ test('Top ranks pods and nodes by CPU or memory from metrics-server, live, each 
   await page.getByTestId('top-page').waitFor({ timeout: 20000 });
   // metrics-server has a pod from its second scrape that saw it (15 s apart).
   const busyRows = async () => (await rows(page, 'top-pods')).filter((r) => r.key.startsWith(`demo-shop/${BUSY}-`));
-  assert.ok(await until(async () => (await busyRows()).length === 1, 120000, 500),
+  assert.ok(await until(async () => (await busyRows()).length === 2, 120000, 500),
     `the busy pod's figures: ${JSON.stringify((await rows(page, 'top-pods')).slice(0, 3))}; state: ${await page.getByTestId('top-pods-state').innerText().catch(() => 'none')}`);
   const pods = await rows(page, 'top-pods');
   assert.equal(pods[0].key, (await busyRows())[0].key, 'the busiest pod first');
@@ -79,7 +79,7 @@ test('Top ranks pods and nodes by CPU or memory from metrics-server, live, each 
     `a line over its history: ${JSON.stringify(await busyRows())}`);
 });
 
-test('a pod\'s page draws its CPU and memory over the last hour against its requests and limits, and a node\'s against allocatable', async () => {
+test('a pod\'s page draws its CPU and memory over the tab\'s history against its requests and limits, a Deployment\'s its pods summed, and a node\'s against allocatable', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/top`);
   const busy = page.getByTestId('top-pods').getByTestId('top-row').filter({ hasText: BUSY }).first();
@@ -94,6 +94,13 @@ test('a pod\'s page draws its CPU and memory over the last hour against its requ
   assert.match(await page.getByTestId('usage-cpu-words').innerText(), /^9\d\dm · 1[89]\d% of request 500m · 9\d% of limit 1000m$/);
   assert.match(await page.getByTestId('usage-memory-words').innerText(), /^70\dMi · 13\d% of request 512Mi · 6\d% of limit 1Gi$/);
   assert.deepEqual(await cpu.locator('[data-mark]').evaluateAll((ls) => ls.map((l) => l.dataset.mark)), ['request', 'limit']);
+  // The Deployment: its two pods summed (through its ReplicaSet), against
+  // their requests and limits summed.
+  await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${BUSY}`);
+  const words = page.getByTestId('usage-cpu-words');
+  assert.ok(await until(async () => /^1[78]\d\dm · 1[789]\d% of request 1000m · 9\d% of limit 2000m$/.test(await words.innerText().catch(() => '')), 20000, 200),
+    `the Deployment's CPU: ${await words.innerText().catch(() => 'none')}`);
+  assert.match(await page.getByTestId('usage-cpu').locator('figcaption b').innerText(), /^CPU of its 2 pods, last \d+ min$/);
   // A node: its allocatable.
   const node = kubectl('-n', 'demo-shop', 'get', 'pods', '-l', `app=${BUSY}`, '-o', 'jsonpath={.items[0].spec.nodeName}');
   await page.goto(`${app.url}#/o/nodes/${node}`);

@@ -33,6 +33,7 @@ pub mod session;
 pub mod start;
 pub mod timeline;
 pub mod watch;
+pub mod workload;
 
 pub use watch::Watch;
 

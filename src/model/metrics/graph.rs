@@ -1,7 +1,9 @@
 //! One object's usage over the tab's last hour as a graph: its line, and the lines of what it asked for and may use (a pod's requests and limits, a node's allocatable), on one scale, with the words beside it.
 
-use kubeglass_client::metrics::Point;
+use std::collections::BTreeMap;
+
 use kubeglass_client::metrics::quantity::{bytes, bytes_words, cpu_millis, cpu_words};
+use kubeglass_client::metrics::{Point, Usage};
 use serde_json::Value;
 
 use super::{By, Capacity};
@@ -122,4 +124,46 @@ pub fn part(c: &Capacity, by: By) -> Option<f64> {
         By::Cpu => c.cpu_millis,
         By::Memory => c.memory_bytes,
     }
+}
+
+/// Several pods' requests and limits together (a workload's): a part of
+/// the requests when any pod asks for it; a limit only when every pod has
+/// one.
+pub fn pods_resources(pods: &[Value]) -> (Capacity, Capacity) {
+    let each: Vec<(Capacity, Capacity)> = pods.iter().map(pod_resources).collect();
+    let sum = |parts: Vec<Option<f64>>, all: bool| {
+        let present = if all {
+            !parts.is_empty() && parts.iter().all(Option::is_some)
+        } else {
+            parts.iter().any(Option::is_some)
+        };
+        present.then(|| parts.into_iter().flatten().sum())
+    };
+    let requests = Capacity {
+        cpu_millis: sum(each.iter().map(|(r, _)| r.cpu_millis).collect(), false),
+        memory_bytes: sum(each.iter().map(|(r, _)| r.memory_bytes).collect(), false),
+    };
+    let limits = Capacity {
+        cpu_millis: sum(each.iter().map(|(_, l)| l.cpu_millis).collect(), true),
+        memory_bytes: sum(each.iter().map(|(_, l)| l.memory_bytes).collect(), true),
+    };
+    (requests, limits)
+}
+
+/// Several objects' histories summed poll by poll (each poll stamps all
+/// its points with one time): the polls that saw any of them, each with
+/// the usage of those it saw (metrics-server leaves out a pod with nothing
+/// to report, so a sum can dip when one is missing).
+pub fn sum_histories(histories: &[Vec<Point>]) -> Vec<Point> {
+    let mut by_poll: BTreeMap<i64, Point> = BTreeMap::new();
+    for p in histories.iter().flatten() {
+        let slot = by_poll
+            .entry((p.at * 1000.0).round() as i64)
+            .or_insert(Point {
+                at: p.at,
+                usage: Usage::default(),
+            });
+        slot.usage = slot.usage + p.usage;
+    }
+    by_poll.into_values().collect()
 }

@@ -9,7 +9,7 @@ use kubeglass_client::metrics::{ObjectUsage, Point, PollState, Usage};
 use super::filter::Test;
 
 mod graph;
-pub use graph::{graph, part, pod_resources};
+pub use graph::{graph, part, pod_resources, pods_resources, sum_histories};
 
 #[cfg(test)]
 mod tests;

@@ -253,3 +253,53 @@ fn a_line_spans_the_history_it_has_from_a_minute_to_an_hour() {
         ("1 min".into(), "10 min".into(), "1 h".into())
     );
 }
+
+#[test]
+fn a_workloads_usage_is_its_pods_summed_poll_by_poll() {
+    let p = |at: f64, cpu: f64| Point {
+        at,
+        usage: Usage {
+            cpu_millis: cpu,
+            memory_bytes: 2.0 * cpu,
+        },
+    };
+    let a = vec![p(0.0, 100.0), p(15.0, 110.0), p(30.0, 120.0)];
+    // b started later, and was left out of the 30 s poll.
+    let b = vec![p(15.0, 5.0)];
+    let sum = sum_histories(&[a, b]);
+    let got: Vec<(f64, f64, f64)> = sum
+        .iter()
+        .map(|q| (q.at, q.usage.cpu_millis, q.usage.memory_bytes))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0.0, 100.0, 200.0),
+            (15.0, 115.0, 230.0),
+            (30.0, 120.0, 240.0)
+        ]
+    );
+    assert!(sum_histories(&[]).is_empty());
+}
+
+#[test]
+fn a_workloads_limit_needs_every_pod_to_have_one() {
+    let pod = |cpu_req: &str, cpu_lim: Option<&str>| {
+        let mut r = serde_json::json!({"requests": {"cpu": cpu_req}});
+        if let Some(l) = cpu_lim {
+            r["limits"] = serde_json::json!({"cpu": l});
+        }
+        serde_json::json!({"spec": {"containers": [{"name": "c", "resources": r}]}})
+    };
+    let (req, lim) = pods_resources(&[pod("100m", Some("1")), pod("200m", Some("500m"))]);
+    assert_eq!(
+        (req.cpu_millis, lim.cpu_millis),
+        (Some(300.0), Some(1500.0))
+    );
+    let (_, lim) = pods_resources(&[pod("100m", Some("1")), pod("200m", None)]);
+    assert_eq!(lim.cpu_millis, None);
+    assert_eq!(
+        pods_resources(&[]),
+        (Capacity::default(), Capacity::default())
+    );
+}

@@ -3,18 +3,15 @@
 use std::collections::BTreeMap;
 
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
-use kubeglass_client::k8s_openapi::api::core::v1::Pod;
-use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::logs::{LogFeed, LogStream, StreamState, open_log};
-use crate::kube::watch::{InformerSnapshot, collection_path, watch_problem};
-use crate::kube::{Kube, Sockets, Watch, use_kube};
+use crate::kube::watch::{InformerSnapshot, watch_problem};
+use crate::kube::workload::WorkloadPods;
+use crate::kube::{Kube, Sockets, use_kube};
 use crate::model::log_merge::{Member, Merge, Open};
 use crate::model::logs::{LogLine, LogOptions, stream_problem};
-use crate::model::objects::field_value;
 use crate::model::problem::Problem;
 use crate::pages::logs::lines::LogLines;
 use crate::pages::logs::state::LogState;
@@ -39,22 +36,17 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
             name: name.clone(),
         },
     );
-    let tick = RwSignal::new(0u64);
     // The workload (for its UID), its ReplicaSets (a Deployment's pods are
     // theirs), and the namespace's pods, by owner UID.
-    let paths = match workload_paths(&kube, &info, &namespace) {
-        Ok(p) => p,
+    let watch = match kube.workload_pods(&info, &namespace, &name) {
+        Ok(w) => w,
         Err(problem) => {
             return view! { <ProblemBox problem doing="open these logs".to_string() testid="route-error"/> }
                 .into_any();
         }
     };
-    let (owner, sets, pods) = watch_workload(&kube, &info, paths, &name, tick);
-    let status = pods.status();
-    let owner_status = owner.status();
-    let key = format!("{namespace}/{name}");
-    let watches = StoredValue::new_local((owner, sets, pods));
-    let members = workload_members(tick, state, watches, key);
+    let statuses = watch.statuses();
+    let members = workload_members(state, StoredValue::new_local(watch));
     // The plan (which pods, their sources and names) and the open streams.
     let merged = Merged::new(&kube, state, name.clone());
     let query = Memo::new(move |_| state.options.with(LogOptions::request_part));
@@ -71,96 +63,25 @@ pub fn WorkloadLogs(info: ResourceInfo, namespace: String, name: String) -> impl
     let title = format!("{} {name}", info.kind);
     let doing = format!("list the pods of {} {name}", info.kind);
     let file = format!("{namespace}_{name}.log");
-    let statuses = (owner_status, status);
     view! { <WorkloadLogView state members merged title doing statuses file/> }.into_any()
-}
-
-/// The watches of a merged view: the workload itself, its ReplicaSets (a
-/// Deployment's only), and the namespace's pods.
-type Watches = (
-    Watch<DynamicObject>,
-    Option<Watch<DynamicObject>>,
-    Watch<DynamicObject>,
-);
-
-/// The collection paths of the workload, of the pods and of the
-/// ReplicaSets in `namespace`, or why one cannot be built.
-fn workload_paths(
-    kube: &Kube,
-    info: &ResourceInfo,
-    namespace: &str,
-) -> Result<(String, String, String), Problem> {
-    let own = info
-        .collection_path(Some(namespace))
-        .map_err(Problem::from)?;
-    let pods = collection_path::<Pod>(kube, Some(namespace))?;
-    let sets = collection_path::<ReplicaSet>(kube, Some(namespace))?;
-    Ok((own, pods, sets))
-}
-
-/// Watches workload `name` (at `own`), its ReplicaSets when it is a
-/// Deployment, and the pods, by owner UID; every frame bumps `tick`.
-fn watch_workload(
-    kube: &Kube,
-    info: &ResourceInfo,
-    (own, pods_path, rs_path): (String, String, String),
-    name: &str,
-    tick: RwSignal<u64>,
-) -> Watches {
-    let bump = move |_: &_, _| tick.update(|t| *t += 1);
-    let owner = kube
-        .subscribe("log-workload", &own)
-        .fields(format!("metadata.name={}", field_value(name)))
-        .frames(bump);
-    let via_replicasets = info.group == "apps" && info.plural == "deployments";
-    let sets = via_replicasets.then(|| {
-        kube.subscribe("log-replicasets", &rs_path)
-            .owner_index()
-            .frames(bump)
-    });
-    let pods = kube
-        .subscribe("log-pods", &pods_path)
-        .owner_index()
-        .frames(bump);
-    (owner, sets, pods)
 }
 
 /// The workload's pods (not being deleted), by name, as members of the
 /// merged view showing `state`'s container; None before the workload is
-/// seen. Recomputed on each `tick`.
+/// seen. Recomputed on each frame of the watches.
 fn workload_members(
-    tick: RwSignal<u64>,
     state: LogState,
-    watches: StoredValue<Watches, LocalStorage>,
-    key: String,
+    watch: StoredValue<WorkloadPods, LocalStorage>,
 ) -> Memo<Option<Vec<Member>>> {
     Memo::new(move |_| {
-        tick.get();
         let container = state.options.with(|o| o.container.clone());
-        watches.with_value(|(owner, sets, pods)| {
-            let uid = owner
-                .indexer()
-                .borrow()
-                .get(&key)
-                .and_then(|o| o.metadata.uid.clone())?;
-            let owners: Vec<String> = match sets {
-                Some(sets) => sets
-                    .owned_by(&uid)
-                    .iter()
-                    .filter_map(|rs| rs.metadata.uid.clone())
-                    .collect(),
-                None => vec![uid],
-            };
-            let mut found: Vec<Member> = owners
-                .iter()
-                .flat_map(|u| pods.owned_by(u))
-                .filter(|p| p.metadata.deletion_timestamp.is_none())
+        let pods = watch.with_value(WorkloadPods::pods)?;
+        Some(
+            pods.iter()
                 .filter_map(|p| serde_json::to_value(p.as_ref()).ok())
                 .map(|p| Member::from_pod(&p, container.as_deref()))
-                .collect();
-            found.sort_by(|a, b| a.name.cmp(&b.name));
-            Some(found)
-        })
+                .collect(),
+        )
     })
 }
 

@@ -27,7 +27,6 @@ mod rollout;
 mod secret;
 mod usage;
 
-use crate::kube::cluster::ClusterState;
 use actions::ObjectActions;
 use containers::{PodContainers, WorkloadLogsLink, has_workload_logs};
 use drift::ObjectDrift;
@@ -39,7 +38,7 @@ use meta::{Chips, Conditions, Owners};
 use owned::OwnedSection;
 use rollout::{RolloutHistory, has_rollout_history};
 use secret::{RevealSignal, SecretAnnotations, SecretData};
-use usage::UsageGraphs;
+use usage::{UsageGraphs, WorkloadUsage, pods_target};
 
 /// The page for `#/o/<resource>/<namespace>/<name>`.
 #[component]
@@ -261,16 +260,9 @@ fn ObjectMain(
     // CPU and memory, for a pod or a node.
     let is_node = info.group.is_empty() && info.plural == "nodes";
     // A pod's figures come from the header's namespace's poll when it holds
-    // the pod (shared with Top, and its history), else from the pod's own.
-    let header = expect_context::<ClusterState>().namespace.get_untracked();
+    // the pod (shared with Top, and its history), else from its own.
     let usage = match (&namespace, is_pod, is_node) {
-        (Some(ns), true, _) => {
-            let scope = match header {
-                Some(h) if h != *ns => Some(ns.clone()),
-                h => h,
-            };
-            Some((Target::Pods(scope), format!("{ns}/{name}")))
-        }
+        (Some(ns), true, _) => Some((pods_target(ns), format!("{ns}/{name}"))),
         (None, _, true) => Some((Target::Nodes, name.clone())),
         _ => None,
     }
@@ -292,6 +284,9 @@ fn ObjectMain(
             <h3>"Owners"</h3>
             <Owners object namespace=namespace.clone()/>
             <OwnedSection info=info.clone() namespace=namespace.clone() name=name.clone() uid/>
+            {has_workload_logs(&info.group, &info.plural).then(|| namespace.clone()).flatten().map(|ns| view! {
+                <WorkloadUsage info=info.clone() namespace=ns name=name.clone()/>
+            })}
             {has_rollout_history(&info).then(|| namespace.clone()).flatten().map(|ns| view! {
                 <RolloutHistory info=info.clone() namespace=ns name=name.clone() object uid/>
             })}
