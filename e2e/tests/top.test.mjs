@@ -79,6 +79,24 @@ test('Top ranks pods and nodes by CPU or memory from metrics-server, live, each 
     `a line over its history: ${JSON.stringify(await busyRows())}`);
 });
 
+test('right-sizing says which workloads use more than they request and which ask for more than they use, and names the pods far from their requests', async () => {
+  const { page } = app;
+  await page.goto(`${app.url}#/top`);
+  const busy = page.getByTestId('sizing').locator(`[data-key="Deployment/demo-shop/${BUSY}"]`);
+  const quiet = page.getByTestId('sizing').locator(`[data-key="Deployment/demo-shop/${QUIET}"]`);
+  // The Top poll lingered: its history is there at once, or within a poll.
+  assert.ok(await until(async () => (await busy.locator('td[data-fit]').first().getAttribute('data-fit').catch(() => null)) === 'under', 30000, 200),
+    `the busy Deployment: ${await busy.innerText().catch(() => 'no row')}`);
+  assert.match(await busy.innerText(), /1[78]\d\dm avg · 1[78]\d\dm peak of 1000m requested/);
+  assert.match(await busy.innerText(), /raise the request/);
+  assert.equal(await quiet.locator('td[data-fit]').first().getAttribute('data-fit'), 'over');
+  assert.match(await quiet.innerText(), /could ask for less/);
+  // Every pod of both is far from its own request, each named.
+  const far = await busy.locator('td').last().innerText();
+  assert.equal(far.split(', ').filter((f) => new RegExp(`^demo-shop/${BUSY}-\\S+ CPU 1[78]\\d%$`).test(f)).length, 2, far);
+  assert.match(await quiet.locator('td').last().innerText(), new RegExp(`demo-shop/${QUIET}-\\S+ CPU 0%`));
+});
+
 test('a pod\'s page draws its CPU and memory over the tab\'s history against its requests and limits, a Deployment\'s its pods summed, and a node\'s against allocatable', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/top`);

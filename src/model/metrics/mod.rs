@@ -9,7 +9,9 @@ use kubeglass_client::metrics::{ObjectUsage, Point, PollState, Usage};
 use super::filter::Test;
 
 mod graph;
+mod sizing;
 pub use graph::{graph, part, pod_resources, pods_resources, sum_histories};
+pub use sizing::{Part, PodSizing, Sizing, controller, fit_words, part_words, right_size};
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 
 use kubeglass_client::metrics::{ObjectUsage, Point, PollState, Usage};
 
+use super::sizing::Fit;
 use super::*;
 use crate::model::filter::{Filter, literal_compile};
 
@@ -301,5 +302,88 @@ fn a_workloads_limit_needs_every_pod_to_have_one() {
     assert_eq!(
         pods_resources(&[]),
         (Capacity::default(), Capacity::default())
+    );
+}
+
+fn sizing_pod(ns: &str, name: &str, owner: (&str, &str), cpu_request: Option<f64>) -> PodSizing {
+    PodSizing {
+        key: format!("{ns}/{name}"),
+        namespace: ns.into(),
+        owner: Some((owner.0.into(), owner.1.into())),
+        requests: Capacity {
+            cpu_millis: cpu_request,
+            memory_bytes: None,
+        },
+    }
+}
+
+#[test]
+fn right_sizing_groups_pods_by_workload_and_says_who_asks_too_much_or_too_little() {
+    let pods = vec![
+        sizing_pod("shop", "web-a1-x", ("ReplicaSet", "web-a1"), Some(100.0)),
+        sizing_pod("shop", "web-a1-y", ("ReplicaSet", "web-a1"), Some(100.0)),
+        sizing_pod("shop", "cart-b2-z", ("ReplicaSet", "cart-b2"), Some(500.0)),
+        sizing_pod("data", "pg-0", ("StatefulSet", "pg"), Some(200.0)),
+        sizing_pod("data", "orphan", ("ReplicaSet", "alone"), None),
+    ];
+    let mut deployments = BTreeMap::new();
+    deployments.insert("shop/web-a1".to_string(), "web".to_string());
+    deployments.insert("shop/cart-b2".to_string(), "cart".to_string());
+    let p = |at: f64, cpu: f64| Point {
+        at,
+        usage: Usage {
+            cpu_millis: cpu,
+            memory_bytes: 0.0,
+        },
+    };
+    let history = |key: &str| match key {
+        "shop/web-a1-x" => vec![p(0.0, 400.0), p(15.0, 400.0)],
+        "shop/web-a1-y" => vec![p(0.0, 10.0), p(15.0, 10.0)],
+        "shop/cart-b2-z" => vec![p(0.0, 5.0), p(15.0, 7.0)],
+        "data/pg-0" => vec![p(0.0, 150.0), p(15.0, 170.0)],
+        _ => Vec::new(),
+    };
+    let sized = right_size(&pods, &deployments, &history);
+    let seen: Vec<(&str, &str, usize, Fit)> = sized
+        .iter()
+        .map(|s| (s.kind.as_str(), s.name.as_str(), s.pods, s.cpu.fit))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("Deployment", "web", 2, Fit::Under),
+            ("Deployment", "cart", 1, Fit::Over),
+            ("ReplicaSet", "alone", 1, Fit::NoRequest),
+            ("StatefulSet", "pg", 1, Fit::Fits),
+        ]
+    );
+    let web = &sized[0];
+    assert_eq!(
+        (web.cpu.requested, web.cpu.average, web.cpu.peak),
+        (Some(200.0), Some(410.0), Some(410.0))
+    );
+    assert_eq!(web.memory.fit, Fit::NoRequest);
+    // Each of web's pods is far from its own request, one each way.
+    let far: Vec<(&str, f64)> = web
+        .outliers
+        .iter()
+        .map(|o| (o.pod.as_str(), o.share))
+        .collect();
+    assert_eq!(far, vec![("shop/web-a1-x", 4.0), ("shop/web-a1-y", 0.1)]);
+    assert!(sized[3].outliers.is_empty());
+}
+
+#[test]
+fn a_workload_with_no_figures_yet_says_so() {
+    let pods = vec![sizing_pod(
+        "shop",
+        "new-1",
+        ("StatefulSet", "new"),
+        Some(100.0),
+    )];
+    let sized = right_size(&pods, &BTreeMap::new(), &|_| Vec::new());
+    assert_eq!(
+        (sized[0].cpu.fit, sized[0].cpu.average),
+        (Fit::NoData, None)
     );
 }

@@ -1,6 +1,7 @@
 //! Top (`#/top`, `:top`): pods and nodes by CPU or memory from metrics.k8s.io, live at the server's resolution, with each one's line over the tab's own history — `kubectl top`, kept up to date, with no Prometheus.
 
 mod rows;
+mod sizing;
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,7 @@ use crate::model::metrics::{By, Capacity};
 use crate::platform::regex;
 
 use rows::TopTable;
+use sizing::RightSizing;
 
 /// How many rows each table shows.
 const SHOWN: usize = 50;
@@ -66,7 +68,12 @@ pub fn TopPage() -> impl IntoView {
                 };
                 view! {
                     <h3>{title}</h3>
-                    <TopTable target=Target::Pods(ns) by filter capacity limit=SHOWN testid="top-pods"/>
+                    <TopTable target=Target::Pods(ns.clone()) by filter capacity limit=SHOWN testid="top-pods"/>
+                    <h3>"Right-sizing"</h3>
+                    <p class="muted small">
+                        "Each workload's pods over this tab's history against what they request: a peak under half the request could ask for less; an average over it should ask for more."
+                    </p>
+                    <RightSizing scope=ns/>
                 }
             }}
         </section>
