@@ -234,7 +234,7 @@ pub fn fit_words(f: Fit) -> &'static str {
         Fit::Under => "uses more than it requests: raise the request",
         Fit::Over => "peaks under half its request: it could ask for less",
         Fit::Fits => "fits its request",
-        Fit::NoRequest => "requests nothing: the scheduler cannot place it by size",
+        Fit::NoRequest => "no request set",
         Fit::NoData => "",
     }
 }

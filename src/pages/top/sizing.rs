@@ -56,7 +56,7 @@ pub fn RightSizing(scope: Option<String>) -> impl IntoView {
         {move || status.with(watch_problem).map(|p| view! {
             <ProblemBox problem=p doing="list the pods to size".to_string() testid="sizing-problem"/>
         })}
-        <table class="grid" data-testid="sizing">
+        <table class="grid sizing" data-testid="sizing">
             <thead><tr><th>"Workload"</th><th class="num">"Pods"</th><th>"CPU"</th><th>"Memory"</th><th>"Pods far from their request"</th></tr></thead>
             <tbody>{move || sized().into_iter().map(row).collect_view()}</tbody>
         </table>
