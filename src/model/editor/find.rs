@@ -1,6 +1,7 @@
 //! Search in the editor's text: every match of a query, case-insensitive for ASCII letters, as lines and byte columns, and a match's place as the text area counts (UTF-16).
 
 use super::lines;
+use crate::model::filter::find_text;
 
 /// One match: bytes `start..end` of line `line` (0-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,23 +12,21 @@ pub struct Hit {
 }
 
 /// Every match of `query` in `text`, in order, not overlapping; none for an
-/// empty query. ASCII letters match either case (lowering them keeps every
-/// byte where it was, so columns stay the text's own).
+/// empty query. ASCII letters match either case (the filter grammar's
+/// [`find_text`], line by line, so columns stay the text's own).
 pub fn find(text: &str, query: &str) -> Vec<Hit> {
-    if query.is_empty() {
-        return Vec::new();
-    }
-    let query = query.to_ascii_lowercase();
-    let mut hits = Vec::new();
-    for (n, line) in lines(text).enumerate() {
-        let lower = line.to_ascii_lowercase();
-        hits.extend(lower.match_indices(&query).map(|(at, m)| Hit {
-            line: n,
-            start: at,
-            end: at + m.len(),
-        }));
-    }
-    hits
+    lines(text)
+        .enumerate()
+        .flat_map(|(n, line)| {
+            find_text(line, query)
+                .into_iter()
+                .map(move |(start, end)| Hit {
+                    line: n,
+                    start,
+                    end,
+                })
+        })
+        .collect()
 }
 
 /// Where `hit` is in `text` as a text area's selection counts it (UTF-16
