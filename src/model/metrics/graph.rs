@@ -129,8 +129,8 @@ pub fn part(c: &Capacity, by: By) -> Option<f64> {
 /// Several pods' requests and limits together (a workload's): a part of
 /// the requests when any pod asks for it; a limit only when every pod has
 /// one.
-pub fn pods_resources(pods: &[Value]) -> (Capacity, Capacity) {
-    let each: Vec<(Capacity, Capacity)> = pods.iter().map(pod_resources).collect();
+pub fn pods_resources<'a>(pods: impl IntoIterator<Item = &'a Value>) -> (Capacity, Capacity) {
+    let each: Vec<(Capacity, Capacity)> = pods.into_iter().map(pod_resources).collect();
     let sum = |parts: Vec<Option<f64>>, all: bool| {
         let present = if all {
             !parts.is_empty() && parts.iter().all(Option::is_some)

@@ -82,34 +82,34 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
         }
     };
     let metrics = StoredValue::new_local(kube.metrics(pods_target(&namespace)));
+    // Once per change of its pods or poll, for both graphs: the pods'
+    // histories summed, their requests and limits summed, how many.
+    let summed = Memo::new(move |_| {
+        let found = pods.with_value(WorkloadPods::pods).unwrap_or_default();
+        let histories: Vec<Vec<Point>> = found
+            .iter()
+            .map(|p| {
+                let key = format!(
+                    "{}/{}",
+                    p.metadata.namespace.as_deref().unwrap_or_default(),
+                    p.metadata.name.as_deref().unwrap_or_default()
+                );
+                metrics.with_value(|m| m.history(&key))
+            })
+            .collect();
+        let (requests, limits) = pods_resources(found.iter().map(|p| &p.data));
+        (sum_histories(&histories), requests, limits, found.len())
+    });
     let drawn = move |by: By| {
         move || {
-            let found = pods.with_value(WorkloadPods::pods).unwrap_or_default();
-            let values: Vec<Value> = found
-                .iter()
-                .filter_map(|p| serde_json::to_value(p.as_ref()).ok())
-                .collect();
-            let histories: Vec<Vec<Point>> = found
-                .iter()
-                .map(|p| {
-                    let key = format!(
-                        "{}/{}",
-                        p.metadata.namespace.as_deref().unwrap_or_default(),
-                        p.metadata.name.as_deref().unwrap_or_default()
-                    );
-                    metrics.with_value(|m| m.history(&key))
-                })
-                .collect();
-            let (requests, limits) = pods_resources(&values);
-            let refs = [
-                ("request", part(&requests, by)),
-                ("limit", part(&limits, by)),
-            ];
-            let of = match found.len() {
-                1 => " of its pod".to_string(),
-                n => format!(" of its {n} pods"),
-            };
-            figure(by, &sum_histories(&histories), &refs, &of)
+            summed.with(|(points, requests, limits, n)| {
+                let refs = [("request", part(requests, by)), ("limit", part(limits, by))];
+                let of = match n {
+                    1 => " of its pod".to_string(),
+                    n => format!(" of its {n} pods"),
+                };
+                figure(by, points, &refs, &of)
+            })
         }
     };
     view! {

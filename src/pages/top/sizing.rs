@@ -43,14 +43,20 @@ pub fn RightSizing(scope: Option<String>) -> impl IntoView {
         });
     let _watches = StoredValue::new_local((pods_watch, sets_watch));
     let metrics = StoredValue::new_local(kube.metrics(Target::Pods(scope)));
+    // Once per poll: the figures only move then, and summing every pod's
+    // history on each frame of pod changes would cost a busy cluster a
+    // frame. A pod or ReplicaSet that arrived since shows at the next poll.
     let sized = move || {
-        let deployments: BTreeMap<String, String> = sets.with(|s| {
+        let deployments: BTreeMap<String, String> = sets.with_untracked(|s| {
             s.iter()
                 .filter_map(|(k, d): (&String, &Option<String>)| Some((k.clone(), d.clone()?)))
                 .collect()
         });
-        let pods: Vec<PodSizing> = pods.with(|p| p.values().cloned().collect());
-        metrics.with_value(|m: &Metrics| right_size(&pods, &deployments, &|k| m.history(k)))
+        let pods: Vec<PodSizing> = pods.with_untracked(|p| p.values().cloned().collect());
+        metrics.with_value(|m: &Metrics| {
+            m.track();
+            right_size(&pods, &deployments, &|k| m.history(k))
+        })
     };
     view! {
         {move || status.with(watch_problem).map(|p| view! {
