@@ -49,17 +49,25 @@ EOF
   chmod 600 "$file"
 }
 
+# sign_cert NAME SUBJECT EXTENSIONS [CA]: a key and a certificate for
+# SUBJECT ($PKI/NAME.key, NAME.crt), signed by CA ($PKI/CA.crt, default the
+# project's "ca"), with the given x509 extensions (one per line).
+sign_cert() {
+  local name=$1 subject=$2 extensions=$3 ca=${4:-ca}
+  openssl req -newkey rsa:2048 -nodes -subj "$subject" \
+    -keyout "$PKI/$name.key" -out "$PKI/$name.csr" 2>/dev/null
+  printf '%s\n' "$extensions" >"$PKI/$name.ext"
+  openssl x509 -req -in "$PKI/$name.csr" -CA "$PKI/$ca.crt" -CAkey "$PKI/$ca.key" -CAcreateserial \
+    -days 3650 -extfile "$PKI/$name.ext" -out "$PKI/$name.crt" 2>/dev/null
+}
+
 make_pki() {
   [[ -f "$PKI/sa.key" ]] && return
   log "creating certificates and tokens in $PKI"
   mkdir -p "$PKI"
   openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=kubeglass-local-ca" \
     -keyout "$PKI/ca.key" -out "$PKI/ca.crt" 2>/dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" \
-    -keyout "$PKI/apiserver.key" -out "$PKI/apiserver.csr" 2>/dev/null
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc\n' >"$PKI/san.ext"
-  openssl x509 -req -in "$PKI/apiserver.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$PKI/san.ext" -out "$PKI/apiserver.crt" 2>/dev/null
+  sign_cert apiserver "/CN=kube-apiserver" $'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc'
   openssl genrsa -out "$PKI/sa.key" 2048 2>/dev/null
   openssl rsa -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
   # Static bearer tokens: token,user,uid,"groups".
@@ -80,16 +88,8 @@ make_pki() {
 make_etcd_pki() {
   [[ -f "$PKI/etcd-client.crt" ]] && return
   log "creating etcd's server and client certificates in $PKI"
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=etcd" \
-    -keyout "$PKI/etcd-server.key" -out "$PKI/etcd-server.csr" 2>/dev/null
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n' >"$PKI/etcd-server.ext"
-  openssl x509 -req -in "$PKI/etcd-server.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$PKI/etcd-server.ext" -out "$PKI/etcd-server.crt" 2>/dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver-etcd-client" \
-    -keyout "$PKI/etcd-client.key" -out "$PKI/etcd-client.csr" 2>/dev/null
-  printf 'extendedKeyUsage=clientAuth\n' >"$PKI/etcd-client.ext"
-  openssl x509 -req -in "$PKI/etcd-client.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$PKI/etcd-client.ext" -out "$PKI/etcd-client.crt" 2>/dev/null
+  sign_cert etcd-server "/CN=etcd" $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth'
+  sign_cert etcd-client "/CN=kube-apiserver-etcd-client" $'extendedKeyUsage=clientAuth'
   chmod 600 "$PKI"/*.key
 }
 
@@ -102,16 +102,8 @@ make_etcd_pki() {
 make_kubelet_pki() {
   [[ -f "$PKI/apiserver-kubelet-client.crt" ]] && return
   log "creating the kubelet API's serving and client certificates in $PKI"
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=kwok-kubelet" \
-    -keyout "$PKI/kubelet-server.key" -out "$PKI/kubelet-server.csr" 2>/dev/null
-  printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$PKI/kubelet-server.ext"
-  openssl x509 -req -in "$PKI/kubelet-server.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$PKI/kubelet-server.ext" -out "$PKI/kubelet-server.crt" 2>/dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/O=system:masters/CN=kube-apiserver-kubelet-client" \
-    -keyout "$PKI/apiserver-kubelet-client.key" -out "$PKI/apiserver-kubelet-client.csr" 2>/dev/null
-  printf 'extendedKeyUsage=clientAuth\n' >"$PKI/apiserver-kubelet-client.ext"
-  openssl x509 -req -in "$PKI/apiserver-kubelet-client.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$PKI/apiserver-kubelet-client.ext" -out "$PKI/apiserver-kubelet-client.crt" 2>/dev/null
+  sign_cert kubelet-server "/CN=kwok-kubelet" $'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth'
+  sign_cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" $'extendedKeyUsage=clientAuth'
   chmod 600 "$PKI"/*.key
 }
 
@@ -128,21 +120,9 @@ make_metrics_pki() {
   log "creating the front proxy's CA and client certificate and metrics-server's certificates in $PKI"
   openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=kubeglass-local-front-proxy-ca" \
     -keyout "$PKI/front-proxy-ca.key" -out "$PKI/front-proxy-ca.crt" 2>/dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=front-proxy-client" \
-    -keyout "$PKI/front-proxy-client.key" -out "$PKI/front-proxy-client.csr" 2>/dev/null
-  printf 'extendedKeyUsage=clientAuth\n' >"$PKI/front-proxy-client.ext"
-  openssl x509 -req -in "$PKI/front-proxy-client.csr" -CA "$PKI/front-proxy-ca.crt" -CAkey "$PKI/front-proxy-ca.key" \
-    -CAcreateserial -days 3650 -extfile "$PKI/front-proxy-client.ext" -out "$PKI/front-proxy-client.crt" 2>/dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=metrics-server" \
-    -keyout "$PKI/metrics-server.key" -out "$PKI/metrics-server.csr" 2>/dev/null
-  printf 'subjectAltName=DNS:metrics-server.kube-system.svc,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$PKI/metrics-server.ext"
-  openssl x509 -req -in "$PKI/metrics-server.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$PKI/metrics-server.ext" -out "$PKI/metrics-server.crt" 2>/dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=metrics-server" \
-    -keyout "$PKI/metrics-server-client.key" -out "$PKI/metrics-server-client.csr" 2>/dev/null
-  printf 'extendedKeyUsage=clientAuth\n' >"$PKI/metrics-server-client.ext"
-  openssl x509 -req -in "$PKI/metrics-server-client.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$PKI/metrics-server-client.ext" -out "$PKI/metrics-server-client.crt" 2>/dev/null
+  sign_cert front-proxy-client "/CN=front-proxy-client" $'extendedKeyUsage=clientAuth' front-proxy-ca
+  sign_cert metrics-server "/CN=metrics-server" $'subjectAltName=DNS:metrics-server.kube-system.svc,IP:127.0.0.1\nextendedKeyUsage=serverAuth'
+  sign_cert metrics-server-client "/CN=metrics-server" $'extendedKeyUsage=clientAuth'
   chmod 600 "$PKI"/*.key
 }
 
