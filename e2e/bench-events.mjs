@@ -13,7 +13,7 @@
 // BENCH_FILTER=text types `text` into the stream's filter before the write
 // phase (every frame then filters all events). BENCH_PROFILE=file takes a
 // CPU profile of the write phase and prints the functions that cost most.
-import { frameSummary, keepAliveClient, launchChromium, pool, profiled, recordFrames, sleep } from './bench-lib.mjs';
+import { frameSummary, keepAliveClient, launchChromium, pool, profiled, recordFrames, sleep, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
@@ -82,29 +82,15 @@ await page.waitForTimeout(2000);
 // (count and last seen, as a repeating event does), ~100/s each.
 const recording = recordFrames(page, 10000);
 const t = Date.now();
-let sent = 0;
-let done = 0;
-const writer = (async () => {
-  const inflight = new Set();
-  while (Date.now() - t < 10000) {
-    if (inflight.size < 64 && sent < (Date.now() - t) / 5) {
-      const i = sent++;
-      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      const p = (i % 2 === 0
-        ? call('POST', `/api/v1/namespaces/${NS}/events`, event(i, `new-${t}-${i}`, 0, { bench: 'new' }))
-        : call('PATCH', `/api/v1/namespaces/${NS}/events/e-${String(Math.floor(Math.random() * N)).padStart(6, '0')}`,
-          { count: 2 + i, lastTimestamp: now }, 'application/merge-patch+json'))
-        .then((r) => { if (r.status < 300) done++; })
-        .finally(() => inflight.delete(p));
-      inflight.add(p);
-    } else {
-      await sleep(1);
-    }
-  }
-  await Promise.all(inflight);
-})();
+const { stats: writes, done: writer } = writeAtRate(10000, (i) => {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return i % 2 === 0
+    ? call('POST', `/api/v1/namespaces/${NS}/events`, event(i, `new-${t}-${i}`, 0, { bench: 'new' }))
+    : call('PATCH', `/api/v1/namespaces/${NS}/events/e-${String(Math.floor(Math.random() * N)).padStart(6, '0')}`,
+      { count: 2 + i, lastTimestamp: now }, 'application/merge-patch+json');
+});
 const [frames] = await profiled(page, () => Promise.all([recording, writer]));
-const rate = done / ((Date.now() - t) / 1000);
+const rate = writes.applied / ((Date.now() - t) / 1000);
 console.log(`under ${rate.toFixed(0)} event writes/s: ${frameSummary(frames)}`);
 
 // The stream's frame queue, summed once its view closed.

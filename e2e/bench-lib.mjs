@@ -52,6 +52,33 @@ export function keepAliveClient(base) {
   return { call, close: () => agent.destroy() };
 }
 
+/**
+ * Writes for `ms` at `perSecond` (one request every 1000/perSecond ms, at
+ * most 64 in flight): `write(n)`, n from 0, returns the request's promise
+ * of `{ status }`. `stats` ({ sent, applied }, applied: status < 300) can be
+ * read on the way; `done` resolves to it once the last write is answered.
+ */
+export function writeAtRate(ms, write, perSecond = 200) {
+  const t = Date.now();
+  const stats = { sent: 0, applied: 0 };
+  const done = (async () => {
+    const inflight = new Set();
+    while (Date.now() - t < ms) {
+      if (inflight.size < 64 && stats.sent < ((Date.now() - t) * perSecond) / 1000) {
+        const p = write(stats.sent++)
+          .then((r) => { if (r.status < 300) stats.applied++; })
+          .finally(() => inflight.delete(p));
+        inflight.add(p);
+      } else {
+        await sleep(1);
+      }
+    }
+    await Promise.all(inflight);
+    return stats;
+  })();
+  return { stats, done };
+}
+
 /** Debian's headless Chromium with the flags the tests use. */
 export function launchChromium() {
   return chromium.launch({

@@ -10,7 +10,7 @@
 // data at random (each patch a real change with a diff: the timeline's
 // informers keep managedFields, and the demo's own churn goes on beside
 // it), and deletes the namespace at the end.
-import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep } from './bench-lib.mjs';
+import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep, writeAtRate } from './bench-lib.mjs';
 
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', minutesArg = '10'] = process.argv.slice(2);
 const MINUTES = Number(minutesArg);
@@ -31,26 +31,9 @@ await page.locator('[data-testid=changes-kind][data-kind=ConfigMap]').filter({ h
 
 // One PATCH every 5 ms (200/s), up to 64 in flight, for MINUTES.
 const t0 = Date.now();
-let sent = 0;
-let applied = 0;
-const end = t0 + MINUTES * 60000;
-const patcher = (async () => {
-  const inflight = new Set();
-  while (Date.now() < end) {
-    if (inflight.size < 64 && sent < (Date.now() - t0) / 5) {
-      sent++;
-      const i = Math.floor(Math.random() * MAPS);
-      const p = client.call('PATCH', `/api/v1/namespaces/${NS}/configmaps/cm-${i}`,
-        { data: { tick: String(sent) } }, 'application/merge-patch+json')
-        .then((r) => { if (r.status === 200) applied++; })
-        .finally(() => inflight.delete(p));
-      inflight.add(p);
-    } else {
-      await sleep(1);
-    }
-  }
-  await Promise.all(inflight);
-})();
+const { stats: writes, done: patcher } = writeAtRate(MINUTES * 60000, (n) => client.call('PATCH',
+  `/api/v1/namespaces/${NS}/configmaps/cm-${Math.floor(Math.random() * MAPS)}`,
+  { data: { tick: String(n + 1) } }, 'application/merge-patch+json'));
 
 const heap = () => page.evaluate(() => performance.memory?.usedJSHeapSize ?? NaN);
 const counts = () => page.getByTestId('changes-count').innerText();
@@ -59,7 +42,7 @@ const sampler = (async () => {
     const wait = t0 + minute * 60000 - 5000 - Date.now();
     if (wait > 0) await sleep(wait);
     const frames = await recordFrames(page, 5000);
-    const rate = applied / ((Date.now() - t0) / 1000);
+    const rate = writes.applied / ((Date.now() - t0) / 1000);
     console.log(`minute ${minute}: ${rate.toFixed(0)} changes/s applied; ${frameSummary(frames)}; `
       + `${await counts()}; JS heap ${((await heap()) / 1048576).toFixed(1)} MiB`);
   }
@@ -71,7 +54,7 @@ await page.goto(`${base}/ui/#/xray`);
 await page.getByTestId('xray-timeline').waitFor();
 console.log(`X-ray: timeline ${await page.getByTestId('xray-timeline').innerText()}`);
 console.log(`X-ray: ${await page.getByTestId('xray-memory').innerText()}`);
-console.log(`sent ${sent}, applied ${applied} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+console.log(`sent ${writes.sent}, applied ${writes.applied} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
 await browser.close();
 await client.call('DELETE', `/api/v1/namespaces/${NS}`);

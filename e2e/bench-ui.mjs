@@ -11,7 +11,7 @@
 // (no kwok behind them: for row counts pods would drown the cluster in).
 // BENCH_KEEP=1 keeps the namespace afterwards and reuses it when it
 // already holds N pods.
-import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep } from './bench-lib.mjs';
+import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
@@ -128,30 +128,14 @@ console.log(`scrolling: ${frameSummary(scrollFrames)}`);
 // Frame times while ~200 changes/s arrive (label patches on random pods).
 const recording = recordFrames(page, 10000);
 t = Date.now();
-let sent = 0;
 // One PATCH every 5 ms (200/s), up to 64 in flight.
 const client = keepAliveClient(base);
-let applied = 0;
-const patcher = (async () => {
-  const inflight = new Set();
-  while (Date.now() - t < 10000) {
-    if (inflight.size < 64 && sent < ((Date.now() - t) / 5)) {
-      const i = Math.floor(Math.random() * N);
-      sent++;
-      const p = client.call('PATCH', `/api/v1/namespaces/${NS}/${RESOURCE}/p-${String(i).padStart(6, '0')}`,
-        { metadata: { labels: { tick: String(sent) } } }, 'application/merge-patch+json')
-        .then((r) => { if (r.status === 200) applied++; })
-        .finally(() => inflight.delete(p));
-      inflight.add(p);
-    } else {
-      await sleep(1);
-    }
-  }
-  await Promise.all(inflight);
-  client.close();
-})();
+const { stats: writes, done: patcher } = writeAtRate(10000, (n) => client.call('PATCH',
+  `/api/v1/namespaces/${NS}/${RESOURCE}/p-${String(Math.floor(Math.random() * N)).padStart(6, '0')}`,
+  { metadata: { labels: { tick: String(n + 1) } } }, 'application/merge-patch+json'));
 const [eventFrames] = await Promise.all([recording, patcher]);
-const rate = applied / ((Date.now() - t) / 1000);
+client.close();
+const rate = writes.applied / ((Date.now() - t) / 1000);
 console.log(`under ${rate.toFixed(0)} changes/s: ${frameSummary(eventFrames)}`);
 
 await browser.close();
