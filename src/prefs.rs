@@ -4,6 +4,8 @@
 pub const THEME: &str = "kubeglass.theme";
 /// localStorage key: "1" when tables show kubectl's wide columns.
 pub const WIDE: &str = "kubeglass.wide";
+/// localStorage key: "0" when pod and node tables hide their CPU and memory columns.
+pub const USAGE: &str = "kubeglass.usage-columns";
 /// localStorage key of the namespace the app works in ("" for all).
 pub const NAMESPACE: &str = "kubeglass.namespace";
 
@@ -12,6 +14,11 @@ pub use crate::platform::storage::{get, set};
 /// A flag remembered as "1" or "0".
 pub fn flag(key: &str) -> bool {
     get(key).is_some_and(|v| v == "1")
+}
+
+/// A flag remembered as "1" or "0", `default` until one is.
+pub fn flag_or(key: &str, default: bool) -> bool {
+    get(key).map_or(default, |v| v == "1")
 }
 
 /// Remembers a flag.

@@ -6,10 +6,12 @@
 // the app works.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until, ports, startApp } from '../lib.mjs';
+import { table } from '../pages.mjs';
 
 const port = ports('top');
 const PORT = port(0);
+const RESTRICTED_PORT = port(1);
 const SUFFIX = Date.now() % 1000000;
 const BUSY = `e2e-top-busy-${SUFFIX}`;
 const QUIET = `e2e-top-quiet-${SUFFIX}`;
@@ -138,8 +140,126 @@ test('X-ray shows the metrics polls, which go on for a minute after Top is left'
   assert.doesNotMatch(text, /pods in demo-shop/, 'the pod page read the poll Top had, not one of its own');
 });
 
+/** A resource table's header names and, in screen order, each row's key and cells' text. */
+async function grid(page) {
+  const headers = await page.getByTestId('column-header').evaluateAll((hs) => hs.map((h) => h.innerText.replace(/ [▲▼]$/, '').trim().toUpperCase()));
+  const rows = await page.getByTestId('resource-row').evaluateAll((rs) => [...rs]
+    .filter((r) => r.dataset.key)
+    .sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
+    .map((r) => ({ key: r.dataset.key, cells: [...r.querySelectorAll('[role=cell]')].map((c) => c.innerText) })));
+  return { headers, rows, cell: (row, name) => row.cells[headers.indexOf(name)] };
+}
+
+/** Millicores from `900m`, bytes from `700Mi`. */
+const millis = (t) => Number(t.replace(/m$/, ''));
+const mebibytes = (t) => Number(t.replace(/Mi$/, ''));
+
+test('the pod table has CPU and memory columns that match kubectl top pod, sort as numbers, and hide with a remembered toggle', async () => {
+  const { page } = app;
+  await page.goto(`${app.url}#/r/pods?ns=demo-shop`);
+  await table(page).loaded();
+  const busyKey = (g) => g.rows.find((r) => r.key.startsWith(`demo-shop/${BUSY}-`));
+  assert.ok(await until(async () => {
+    const g = await grid(page);
+    return g.headers.includes('CPU') && /m$/.test(g.cell(busyKey(g) ?? { cells: [] }, 'CPU') ?? '');
+  }, 60000, 500), `the columns: ${JSON.stringify((await grid(page)).headers)}; ${await page.getByTestId('usage-state').innerText().catch(() => '')}`);
+  let g = await grid(page);
+  assert.deepEqual(g.headers.slice(-6), ['CPU', '%CPU/R', '%CPU/L', 'MEM', '%MEM/R', '%MEM/L']);
+  const busy = busyKey(g);
+  const name = busy.key.split('/')[1];
+  // kubectl top reads the same metrics-server; kwok's usage wobbles by a
+  // millicore, and the page may be one poll behind.
+  const [, topCpu, topMem] = kubectl('-n', 'demo-shop', 'top', 'pod', name, '--no-headers').trim().split(/\s+/);
+  assert.ok(Math.abs(millis(g.cell(busy, 'CPU')) - millis(topCpu)) <= 20, `page ${g.cell(busy, 'CPU')}, kubectl top ${topCpu}`);
+  assert.ok(Math.abs(mebibytes(g.cell(busy, 'MEM')) - mebibytes(topMem)) <= 2, `page ${g.cell(busy, 'MEM')}, kubectl top ${topMem}`);
+  // 900m of a 500m request and a 1-core limit; 700Mi of 512Mi and 1Gi.
+  assert.match(g.cell(busy, '%CPU/R'), /^1[789]\d%$/);
+  assert.match(g.cell(busy, '%CPU/L'), /^9\d%$/);
+  assert.match(g.cell(busy, '%MEM/R'), /^13\d%$/);
+  assert.match(g.cell(busy, '%MEM/L'), /^6\d%$/);
+
+  // Sorted by CPU: by number (900m after 400m, which text would not do),
+  // both ways, with the pods that have no figures last.
+  const header = page.getByTestId('column-header').filter({ hasText: /^CPU/ });
+  for (const descending of [false, true]) {
+    await header.click();
+    await page.getByTestId('column-header').filter({ hasText: descending ? 'CPU ▼' : 'CPU ▲' }).waitFor({ timeout: 5000 });
+    g = await grid(page);
+    const figures = g.rows.map((r) => g.cell(r, 'CPU')).filter((t) => t !== '').map(millis);
+    assert.ok(figures.length >= 4 && new Set(figures.map((f) => String(f).length)).size > 1, `figures of several widths: ${figures}`);
+    const sorted = [...figures].sort((a, b) => (descending ? b - a : a - b));
+    assert.deepEqual(figures, sorted, `by CPU, ${descending ? 'largest' : 'smallest'} first`);
+    const blank = g.rows.findIndex((r) => g.cell(r, 'CPU') === '');
+    assert.ok(blank === -1 || g.rows.slice(blank).every((r) => g.cell(r, 'CPU') === ''), 'no figure: last');
+  }
+
+  // Hidden, and still hidden after a reload; then back.
+  await page.getByTestId('usage-toggle').click();
+  assert.ok(await until(async () => !(await grid(page)).headers.includes('CPU'), 5000, 50), 'the columns go');
+  await page.reload();
+  await table(page).loaded();
+  assert.equal(await page.getByTestId('usage-toggle').getAttribute('aria-pressed'), 'false');
+  assert.ok(!(await grid(page)).headers.includes('CPU'), 'still hidden after a reload');
+  await page.getByTestId('usage-toggle').click();
+  assert.ok(await until(async () => (await grid(page)).headers.includes('%MEM/L'), 20000, 100), 'the columns are back');
+});
+
+test('the node table\'s CPU and memory match kubectl top node', async () => {
+  const { page } = app;
+  await page.goto(`${app.url}#/r/nodes`);
+  await table(page).loaded();
+  // Figures come with the poll, shares once the nodes' allocatable is read.
+  assert.ok(await until(async () => {
+    const g = await grid(page);
+    return g.headers.includes('%MEM') && g.rows.length >= 5 && g.rows.every((r) => g.cell(r, '%CPU') !== '');
+  }, 30000, 200), `the node columns: ${JSON.stringify((await grid(page)).rows.slice(0, 2))}`);
+  const g = await grid(page);
+  assert.deepEqual(g.headers.slice(-4), ['CPU', '%CPU', 'MEM', '%MEM']);
+  const top = Object.fromEntries(kubectl('top', 'node', '--no-headers').trim().split('\n').map((l) => {
+    const [node, cpu, cpuPct, mem, memPct] = l.trim().split(/\s+/);
+    return [node, { cpu, cpuPct, mem, memPct }];
+  }));
+  let compared = 0;
+  for (const row of g.rows) {
+    const t = top[row.key];
+    if (!t) continue;
+    compared++;
+    // Within one poll: the busy pods came and went before this test.
+    assert.ok(Math.abs(millis(g.cell(row, 'CPU')) - millis(t.cpu)) <= Math.max(20, millis(t.cpu) * 0.05), `${row.key}: page ${g.cell(row, 'CPU')}, kubectl top ${t.cpu}`);
+    assert.ok(Math.abs(Number(g.cell(row, '%CPU').replace('%', '')) - Number(t.cpuPct.replace('%', ''))) <= 2, `${row.key}: ${g.cell(row, '%CPU')} vs ${t.cpuPct}`);
+    assert.ok(Math.abs(Number(g.cell(row, '%MEM').replace('%', '')) - Number(t.memPct.replace('%', ''))) <= 2, `${row.key}: ${g.cell(row, '%MEM')} vs ${t.memPct}`);
+  }
+  assert.ok(compared >= 5, `${compared} nodes compared`);
+});
+
+test('the restricted user sees its own namespace\'s pod metrics, and is told the nodes\' are forbidden', async () => {
+  const restricted = await startApp(RESTRICTED_PORT, process.env.RESTRICTED_KUBECONFIG);
+  try {
+    const { page } = app;
+    await page.goto(`${restricted.url}#/r/pods?ns=demo-shop`);
+    await table(page).loaded();
+    assert.ok(await until(async () => {
+      const g = await grid(page);
+      const busy = g.rows.find((r) => r.key.startsWith(`demo-shop/${BUSY}-`));
+      return busy && /^9\d\dm$/.test(g.cell(busy, 'CPU') ?? '');
+    }, 120000, 500), `its pods' figures: ${await page.getByTestId('usage-state').innerText().catch(() => 'no state line')}`);
+    await page.goto(`${restricted.url}#/top`);
+    const nodes = page.getByTestId('top-nodes-state');
+    assert.ok(await until(async () => (await nodes.getAttribute('data-state').catch(() => null)) === 'forbidden', 20000, 200),
+      `the nodes: ${await nodes.innerText().catch(() => 'none')}`);
+    // All namespaces' pods are not its to read either.
+    const pods = page.getByTestId('top-pods-state');
+    assert.ok(await until(async () => (await pods.getAttribute('data-state').catch(() => null)) === 'forbidden', 20000, 200),
+      `all pods: ${await pods.innerText().catch(() => 'none')}`);
+    assert.equal(await page.getByTestId('top-pods').getByTestId('top-row').count(), 0);
+  } finally {
+    await restricted.stop();
+  }
+});
+
 test('a cluster that stops serving metrics.k8s.io gets one line saying so, and the other views work', async () => {
   const { page } = app;
+  const errorsBefore = app.errors.length;
   const saved = JSON.parse(kubectl('get', 'apiservice', 'v1beta1.metrics.k8s.io', '-o', 'json'));
   kubectl('delete', 'apiservice', 'v1beta1.metrics.k8s.io');
   try {
@@ -150,10 +270,16 @@ test('a cluster that stops serving metrics.k8s.io gets one line saying so, and t
       `the pods' state: ${await state.innerText().catch(() => 'none')}`);
     assert.match(await state.innerText(), /metrics-server/);
     assert.equal(await page.getByTestId('top-nodes-state').getAttribute('data-state'), 'not-served');
-    // The rest of the app is unaffected.
+    // The rest of the app is unaffected; the pod table says so once, with
+    // no CPU column.
     await page.goto(`${app.url}#/r/pods?ns=demo-shop`);
     await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
-    assert.deepEqual(app.errors.filter((e) => !/status of (404|503)/.test(e)), []);
+    const line = page.getByTestId('usage-state');
+    assert.ok(await until(async () => (await line.getAttribute('data-state').catch(() => null)) === 'not-served', 30000, 200),
+      `the table's line: ${await line.innerText().catch(() => 'none')}`);
+    assert.equal(await line.count(), 1);
+    assert.ok(!(await grid(page)).headers.includes('CPU'), 'no empty CPU column');
+    assert.deepEqual(app.errors.slice(errorsBefore).filter((e) => !/status of (404|503)/.test(e)), []);
   } finally {
     const { metadata: { name, labels }, spec } = saved;
     apply({ apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name, labels }, spec });

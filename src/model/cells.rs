@@ -3,6 +3,7 @@
 use crate::model::filter::{Filter, Test};
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
 
+use crate::model::metrics::usage_text;
 use crate::model::table::{TableModel, is_age, row_text};
 use crate::model::time::{Seconds, age, parse_time};
 
@@ -10,6 +11,9 @@ use crate::model::time::{Seconds, age, parse_time};
 /// are shown as kubectl's short ages, from the row's creation time where
 /// the column is `Age` (the server's own text is frozen at list time).
 pub fn cell_text(row: &TableRowObject, i: usize, column: &TableColumn, now: Seconds) -> String {
+    if let Some(t) = usage_text(column, row.row.cells.get(i)) {
+        return t;
+    }
     if is_age(column)
         && let Some(t) = &row.metadata.creation_timestamp
     {

@@ -183,6 +183,30 @@ impl TableModel {
         self.order.insert(at, key);
     }
 
+    /// Sets `columns` and passes every row through `f` (the same row back
+    /// when it is unchanged), then sorts once: many rows change at once, as
+    /// a metrics poll changes them, where one upsert each would move every
+    /// key twice. True when anything changed.
+    pub fn rewrite(
+        &mut self,
+        columns: Vec<TableColumn>,
+        f: impl Fn(Rc<TableRowObject>) -> Rc<TableRowObject>,
+    ) -> bool {
+        let mut changed = columns != self.columns;
+        self.columns = columns;
+        for row in self.rows.values_mut() {
+            let new = f(row.clone());
+            if !Rc::ptr_eq(&new, row) {
+                *row = new;
+                changed = true;
+            }
+        }
+        if changed {
+            self.resort();
+        }
+        changed
+    }
+
     /// Removes a row.
     pub fn remove(&mut self, key: &str) {
         if !self.rows.contains_key(key) {

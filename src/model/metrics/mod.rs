@@ -8,8 +8,10 @@ use kubeglass_client::metrics::{ObjectUsage, Point, PollState, Usage};
 
 use super::filter::Test;
 
+mod columns;
 mod graph;
 mod sizing;
+pub use columns::{Against, UsageCells, UsageOf, is_usage_column, usage_text};
 pub use graph::{graph, part, pod_resources, pods_resources, sum_histories};
 pub use sizing::{Part, PodSizing, Sizing, controller, fit_words, part_words, right_size};
 

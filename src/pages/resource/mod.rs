@@ -22,6 +22,7 @@ use crate::kube::{Kube, Now, Watch};
 use crate::model::cells::keys_in_order;
 use crate::model::filter::Filter;
 use crate::model::live_rows::{LiveRows, More};
+use crate::model::metrics::UsageCells;
 use crate::model::problem::Problem;
 use crate::model::table::Sort;
 use crate::model::time::Seconds;
@@ -31,11 +32,13 @@ mod header;
 mod ring;
 mod state;
 mod toolbar;
+mod usage;
 
 use header::TableHeader;
 use ring::Ring;
 use state::{Keys, Table, compile_regex};
 use toolbar::Toolbar;
+use usage::{UsageFeed, new_cells, usage_of};
 
 /// The page for `#/r/<resource>`: resolves the name, then shows the table.
 #[component]
@@ -77,6 +80,7 @@ fn LiveTable(
         changes: RwSignal::new(0u64),
         columns: RwSignal::new(Vec::new()),
         preview: RwSignal::new(None),
+        usage: new_cells(&info),
     };
     let selectors = (labels.clone(), fields.clone());
     let watch = watch_rows(&kube, &path, selectors.clone(), feed.clone());
@@ -90,7 +94,16 @@ fn LiveTable(
     // Rows that have faded out go, on the clock's tick.
     expire_rows(&kube, now, feed.clone());
 
-    let table = table_state(feed, status, info.qualified_name());
+    let table = table_state(feed.clone(), status, &info);
+    let usage_feed = table.usage.map(|of| {
+        let (ns, labels, fields) = (namespace.clone(), labels.clone(), fields.clone());
+        let feed = StoredValue::new_local(feed.clone());
+        view! {
+            <Show when=move || table.usage_on.get()>
+                <UsageFeed of namespace=ns.clone() labels=labels.clone() fields=fields.clone() feed=feed.get_value()/>
+            </Show>
+        }
+    });
     let show_namespace = info.namespaced && namespace.is_none();
     // The scope this table reads, for tests to tell it from the table it replaces.
     let scope = namespace.clone().unwrap_or_default();
@@ -98,6 +111,7 @@ fn LiveTable(
         <section class="panel resource-page" data-testid="resource-page" data-namespace=scope>
             <TableHeader table info=info.clone() namespace=namespace.clone()/>
             <Toolbar table info=info.clone() namespace=namespace.clone() labels fields/>
+            {usage_feed}
             <Ring table show_namespace/>
         </section>
     }
@@ -106,12 +120,13 @@ fn LiveTable(
 
 /// The table's state over the rows `feed` fills: sorted by key, unfiltered,
 /// the first row selected, wide as last chosen.
-fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, resource: String) -> Table {
+fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceInfo) -> Table {
     let Feed {
         live,
         changes,
         columns,
         preview,
+        ..
     } = feed;
     let rows = StoredValue::new_local(live);
     let sort = RwSignal::new(Sort::default());
@@ -129,7 +144,9 @@ fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, resource: String)
         wide: RwSignal::new(prefs::flag(prefs::WIDE)),
         visible,
         filter_input: NodeRef::new(),
-        resource: StoredValue::new(resource),
+        resource: StoredValue::new(info.qualified_name()),
+        usage: usage_of(info),
+        usage_on: RwSignal::new(prefs::flag_or(prefs::USAGE, true)),
     }
 }
 
@@ -142,6 +159,8 @@ struct Feed {
     changes: RwSignal<u64>,
     columns: RwSignal<Vec<TableColumn>>,
     preview: RwSignal<Option<More>>,
+    /// The CPU and memory cells of a pod or node table (see `usage`).
+    usage: Rc<RefCell<UsageCells>>,
 }
 
 /// Subscribes to the rows at `path` under `(labels, fields)` selectors;
@@ -157,6 +176,7 @@ fn watch_rows(
         changes,
         columns,
         preview,
+        usage,
     } = feed;
     let clock = kube.clock.clone();
     let mut subscription = kube.subscribe("resource-rows", path).table().labels(labels);
@@ -164,12 +184,15 @@ fn watch_rows(
         subscription = subscription.fields(f);
     }
     subscription.frames(move |inf, keys| {
-        let cols = inf.columns();
+        let server = inf.columns();
+        let usage = usage.borrow();
+        let cols = usage.columns(&server);
         let indexer = inf.indexer();
         let indexer = indexer.borrow();
         let mut live = l.borrow_mut();
+        // Each row with its CPU and memory cells, if the table shows them.
         let changed = keys.into_iter().map(|k| {
-            let row = indexer.get(&k);
+            let row = indexer.get(&k).map(|r| usage.row(r, server.len()));
             (k, row)
         });
         if live.apply(&cols, changed, clock.now().as_secs_f64()) {
@@ -195,6 +218,7 @@ fn load_preview(
         changes,
         columns,
         preview,
+        ..
     } = feed;
     spawn(async move {
         // A failure is the informer's to report; the preview just does not show.

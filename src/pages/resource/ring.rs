@@ -15,6 +15,7 @@ use crate::components::scroll::ScrollWindow;
 use crate::kube::Now;
 use crate::model::cells::{cell_class, cell_text};
 use crate::model::live_rows::{LiveRows, RowState};
+use crate::model::metrics::is_usage_column;
 use crate::model::time::Seconds;
 
 /// Height of one row in pixels (style/main.css `.vrow` agrees).
@@ -142,6 +143,8 @@ fn row_view(
             let text = cell_text(&row, *i, c, t);
             let name = if *i == 0 || c.format == "name" {
                 " name"
+            } else if is_usage_column(c) {
+                " usage"
             } else {
                 ""
             };
@@ -231,8 +234,8 @@ fn RingHeader(table: Table, show_namespace: bool) -> impl IntoView {
                 each=move || table.shown_columns()
                 key=|(i, c)| (*i, c.name.clone())
                 children=move |(i, c)| view! {
-                    <button class=if i == 0 || c.format == "name" { "vcell sortable name-col" } else { "vcell sortable" }
-                        role="columnheader" data-testid="column-header"
+                    <button class=if i == 0 || c.format == "name" { "vcell sortable name-col" } else if is_usage_column(&c) { "vcell sortable usage" } else { "vcell sortable" }
+                        role="columnheader" data-testid="column-header" title=c.description.clone()
                         on:click=move |_| sort_by(i)>
                         {c.name.clone()} {move || arrow(i)}
                     </button>

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 
 use crate::model::filter::Test;
 use crate::model::live_rows::{LiveRows, More};
+use crate::model::metrics::{UsageOf, is_usage_column};
 use crate::model::table::Sort;
 use crate::prefs;
 use crate::route::{Route, navigate};
@@ -55,6 +56,10 @@ pub struct Table {
     /// The filter box (`/` focuses it).
     pub filter_input: NodeRef<leptos::html::Input>,
     pub resource: StoredValue<String>,
+    /// The CPU and memory columns a pod or node table has.
+    pub usage: Option<UsageOf>,
+    /// Whether they are shown (remembered).
+    pub usage_on: RwSignal<bool>,
 }
 
 impl Table {
@@ -107,6 +112,21 @@ impl Table {
             self.sort.set(Sort::default());
         }
         self.wide.set(on);
+    }
+
+    /// CPU and memory columns on or off, remembered; not sorted by one
+    /// that goes.
+    pub fn toggle_usage(&self) {
+        let on = !self.usage_on.get_untracked();
+        prefs::set_flag(prefs::USAGE, on);
+        let hidden = self.sort.with_untracked(|s| s.column).is_some_and(|i| {
+            self.columns
+                .with_untracked(|cs| cs.get(i).is_some_and(is_usage_column))
+        });
+        if !on && hidden {
+            self.sort.set(Sort::default());
+        }
+        self.usage_on.set(on);
     }
 
     /// The columns shown, with their index in the server's columns.

@@ -57,6 +57,14 @@ pub fn Toolbar(
                     "Wide"
                 </button>
             </Show>
+            {table.usage.map(|_| view! {
+                <button class="theme-toggle" data-testid="usage-toggle"
+                    title="CPU and memory from metrics.k8s.io, polled every 15 s while shown"
+                    aria-pressed=move || table.usage_on.get().to_string()
+                    on:click=move |_| table.toggle_usage()>
+                    "CPU/memory"
+                </button>
+            })}
             <input
                 class="selector"
                 type="text"
