@@ -136,3 +136,59 @@ export async function profiled(page, during) {
   }
   return result;
 }
+
+/**
+ * Fills namespace `ns` with `n` objects of `resource` (pods or configmaps),
+ * named p-000000…, each made by `object(name, i)`; with `keep`, reuses the
+ * namespace when it already holds `n` (plus `extra` it makes itself).
+ * Returns `count()`, how many the namespace holds.
+ */
+export async function fillNamespace(api, { ns, resource, n, keep, extra = 0, object }) {
+  const count = async () => {
+    const page = await (await api(`/api/v1/namespaces/${ns}/${resource}?limit=1`)).json();
+    return page.items ? page.items.length + (page.metadata.remainingItemCount ?? 0) : 0;
+  };
+  const have = (await count()) - extra;
+  const phase = (await (await api(`/api/v1/namespaces/${ns}`)).json()).status?.phase;
+  if (keep && have === n && phase === 'Active') {
+    console.log(`reusing the ${n} ${resource} in ${ns}`);
+    return { count };
+  }
+  await api(`/api/v1/namespaces/${ns}`, { method: 'DELETE' });
+  for (;;) { if ((await api(`/api/v1/namespaces/${ns}`)).status === 404) break; await sleep(500); }
+  await api('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: ns } }) });
+  const t = Date.now();
+  await pool([...Array(n).keys()], 24, async (i) => {
+    const name = `p-${String(i).padStart(6, '0')}`;
+    const r = await api(`/api/v1/namespaces/${ns}/${resource}`, { method: 'POST', body: JSON.stringify(object(name, i)) });
+    if (!r.ok) throw new Error(`create ${resource} ${i}: ${r.status} ${await r.text()}`);
+    if (i % 5000 === 0) console.log(`  created ${i}`);
+  });
+  console.log(`created ${n} ${resource} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  return { count };
+}
+
+/**
+ * Waits until `ns`'s `resource` is quiet (under 10 watch events in 3 s,
+ * twice): kwok marks new pods Running, and the scheduler and controllers
+ * react, for minutes after they are created.
+ */
+export async function settled(base, api, ns, resource) {
+  const changesIn = async (ms) => {
+    const rv = (await (await api(`/api/v1/namespaces/${ns}/${resource}?limit=1`)).json()).metadata.resourceVersion;
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), ms);
+    let lines = 0;
+    try {
+      const r = await fetch(`${base}/api/v1/namespaces/${ns}/${resource}?watch=1&resourceVersion=${rv}`, { signal: ctl.signal });
+      for await (const chunk of r.body) lines += [...chunk].filter((b) => b === 10).length;
+    } catch { /* aborted at the end of the window */ }
+    clearTimeout(timer);
+    return lines;
+  };
+  for (let quiet = 0; quiet < 2;) {
+    const n = await changesIn(3000);
+    quiet = n < 10 ? quiet + 1 : 0;
+    if (n >= 10) console.log(`  waiting for the cluster to settle: ${n} changes in 3 s`);
+  }
+}

@@ -11,7 +11,7 @@
 // (no kwok behind them: for row counts pods would drown the cluster in).
 // BENCH_KEEP=1 keeps the namespace afterwards and reuses it when it
 // already holds N pods.
-import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep, writeAtRate } from './bench-lib.mjs';
+import { fillNamespace, frameSummary, keepAliveClient, launchChromium, recordFrames, settled, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
@@ -27,56 +27,19 @@ const nodes = (await (await api('/api/v1/nodes')).json()).items.map((n) => n.met
 if (nodes.length === 0) throw new Error('no kwok nodes: run `make demo` first');
 
 const KEEP = process.env.BENCH_KEEP === '1';
-// How many objects the namespace holds.
-async function count() {
-  const page = await (await api(`/api/v1/namespaces/${NS}/${RESOURCE}?limit=1`)).json();
-  return page.items ? page.items.length + (page.metadata.remainingItemCount ?? 0) : 0;
-}
-// (A selector would drop remainingItemCount, so count all: a namespace's
-// ConfigMaps include kube-root-ca.crt.)
-const have = (await count()) - (RESOURCE === 'configmaps' ? 1 : 0);
-let t = Date.now();
-const nsPhase = (await (await api(`/api/v1/namespaces/${NS}`)).json()).status?.phase;
-if (KEEP && have === N && nsPhase === 'Active') {
-  console.log(`reusing the ${N} ${RESOURCE} in ${NS}`);
-} else {
-  await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
-  for (;;) { if ((await api(`/api/v1/namespaces/${NS}`)).status === 404) break; await sleep(500); }
-  await api('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: NS } }) });
-  t = Date.now();
-  await pool([...Array(N).keys()], 24, async (i) => {
-    const name = `p-${String(i).padStart(6, '0')}`;
+const { count } = await fillNamespace(api, {
+  ns: NS, resource: RESOURCE, n: N, keep: KEEP,
+  // (A selector would drop remainingItemCount, so count all: a namespace's
+  // ConfigMaps include kube-root-ca.crt.)
+  extra: RESOURCE === 'configmaps' ? 1 : 0,
+  object: (name, i) => {
     const labels = { app: 'bench', bucket: String(i % 10) };
-    const object = RESOURCE === 'pods'
+    return RESOURCE === 'pods'
       ? { metadata: { name, labels }, spec: { nodeName: nodes[i % nodes.length], containers: [{ name: 'c', image: 'registry.example/bench:1' }] } }
       : { metadata: { name, labels }, data: { index: String(i) } };
-    const r = await api(`/api/v1/namespaces/${NS}/${RESOURCE}`, { method: 'POST', body: JSON.stringify(object) });
-    if (!r.ok) throw new Error(`create ${RESOURCE} ${i}: ${r.status} ${await r.text()}`);
-    if (i % 5000 === 0) console.log(`  created ${i}`);
-  });
-  console.log(`created ${N} ${RESOURCE} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-}
-
-// Changes to the objects in the last `ms` milliseconds (watch events seen).
-async function changesIn(ms) {
-  const rv = (await (await api(`/api/v1/namespaces/${NS}/${RESOURCE}?limit=1`)).json()).metadata.resourceVersion;
-  const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(), ms);
-  let lines = 0;
-  try {
-    const r = await fetch(`${base}/api/v1/namespaces/${NS}/${RESOURCE}?watch=1&resourceVersion=${rv}`, { signal: ctl.signal });
-    for await (const chunk of r.body) lines += [...chunk].filter((b) => b === 10).length;
-  } catch { /* aborted at the end of the window */ }
-  clearTimeout(timer);
-  return lines;
-}
-// kwok marks new pods Running (and the scheduler and controllers react) for
-// minutes after they are created: measure once the namespace is quiet.
-for (let quiet = 0; quiet < 2;) {
-  const n = await changesIn(3000);
-  quiet = n < 10 ? quiet + 1 : 0;
-  if (n >= 10) console.log(`  waiting for the cluster to settle: ${n} changes in 3 s`);
-}
+  },
+});
+await settled(base, api, NS, RESOURCE);
 
 // All the table will show (a namespace's ConfigMaps include kube-root-ca.crt).
 const total = await count();
@@ -127,7 +90,7 @@ console.log(`scrolling: ${frameSummary(scrollFrames)}`);
 
 // Frame times while ~200 changes/s arrive (label patches on random pods).
 const recording = recordFrames(page, 10000);
-t = Date.now();
+let t = Date.now();
 // One PATCH every 5 ms (200/s), up to 64 in flight.
 const client = keepAliveClient(base);
 const { stats: writes, done: patcher } = writeAtRate(10000, (n) => client.call('PATCH',

@@ -70,6 +70,15 @@ const scenes = [
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=top-pods] polyline')]
       .some((l) => (l.getAttribute('points') ?? '').split(' ').length >= 3), null, { timeout: 90000 });
   }],
+  ['pod-columns', async (page) => {
+    await page.goto(`${base}#/r/pods?ns=demo-shop`);
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=resource-row] .vcell.usage')]
+      .some((c) => /m$/.test(c.textContent)), null, { timeout: 90000 });
+    // Busiest first.
+    const cpu = page.getByTestId('column-header').filter({ hasText: /^CPU/ });
+    await cpu.click();
+    await cpu.click();
+  }],
   ['pod-usage', async (page) => {
     await page.goto(`${base}#/top`);
     await page.getByTestId('top-pods').getByTestId('top-row').filter({ hasText: 'frontend' }).first().getByRole('link').click();

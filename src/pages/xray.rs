@@ -311,16 +311,19 @@ fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
                         {polls.into_iter().map(|p| {
                             let state = match &p.state {
                                 PollState::Waiting => "waiting".to_string(),
-                                PollState::Fresh { .. } => match p.last_took_ms {
-                                    Some(ms) => format!("fresh ({ms:.0} ms)"),
-                                    None => "fresh".to_string(),
+                                PollState::Fresh { .. } => match (p.last_took_ms, p.last_read) {
+                                    (Some(ms), Some(r)) => format!("fresh ({ms:.0} ms; {} KiB, decoded in {:.0} ms)", r.bytes / 1024, r.decode_ms),
+                                    (Some(ms), None) => format!("fresh ({ms:.0} ms)"),
+                                    _ => "fresh".to_string(),
                                 },
                                 PollState::NotServed(_) => "not served".to_string(),
                                 PollState::Forbidden(_) => "forbidden".to_string(),
                                 PollState::Failed(w) => format!("failed: {w}"),
                             };
                             view! {
-                                <tr data-testid="xray-poll">
+                                <tr data-testid="xray-poll" data-took-ms=p.last_took_ms.map(|t| t.to_string())
+                                    data-bytes=p.last_read.map(|r| r.bytes.to_string())
+                                    data-decode-ms=p.last_read.map(|r| r.decode_ms.to_string())>
                                     <td class="name">{p.target.to_string()}</td><td class="num">{p.holders}</td>
                                     <td class="num">{p.polls}</td><td class="num">{p.failures}</td>
                                     <td class="num">{p.objects}</td><td class="num">{p.points}</td><td>{state}</td>

@@ -44,6 +44,8 @@ struct PollData {
     /// Polls that ended in anything but a good sample.
     failures: Cell<u64>,
     last_took_ms: Cell<Option<f64>>,
+    /// The last good answer's size and how long it took to decode.
+    last_read: Cell<Option<Read>>,
     subscribers: Subscribers,
     next_subscriber: Cell<u64>,
 }
@@ -58,19 +60,21 @@ impl PollData {
             polls: Cell::new(0),
             failures: Cell::new(0),
             last_took_ms: Cell::new(None),
+            last_read: Cell::new(None),
             subscribers: RefCell::default(),
             next_subscriber: Cell::new(0),
         }
     }
 
     /// Takes in one poll's outcome, then tells the subscribers.
-    fn record(&self, at: f64, took_ms: Option<f64>, outcome: Result<Vec<ObjectUsage>, PollState>) {
+    fn record(&self, at: f64, took_ms: Option<f64>, outcome: Result<Sample, PollState>) {
         if took_ms.is_some() {
             self.polls.set(self.polls.get() + 1);
             self.last_took_ms.set(took_ms);
         }
         let state = match outcome {
-            Ok(items) => {
+            Ok((items, read)) => {
+                self.last_read.set(Some(read));
                 self.history.borrow_mut().record(at, &items);
                 let n = items.len();
                 *self.latest.borrow_mut() = Rc::new(items);
@@ -95,18 +99,37 @@ impl PollData {
     }
 }
 
+/// What reading one good answer cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Read {
+    /// The body's size in bytes.
+    pub bytes: usize,
+    /// How long decoding it took on the clock, in milliseconds.
+    pub decode_ms: f64,
+}
+
+/// One good answer: its objects, and what reading it cost.
+type Sample = (Vec<ObjectUsage>, Read);
+
 /// One GET of `path`, its answer read as `target`'s list.
 async fn fetch(
     client: &RestClient,
+    clock: &dyn Clock,
     target: &Target,
     path: &str,
-) -> Result<Vec<ObjectUsage>, PollState> {
+) -> Result<Sample, PollState> {
     let request = http::Request::get(path)
         .header(http::header::ACCEPT, "application/json")
         .body(Vec::new())
         .map_err(|e| PollState::Failed(format!("cannot build the request: {e}")))?;
     let body = client.send_raw(request).await.map_err(|e| state_of(&e))?;
-    decode_list(&body, target).map_err(|e| PollState::Failed(e.to_string()))
+    let start = clock.now();
+    let items = decode_list(&body, target).map_err(|e| PollState::Failed(e.to_string()))?;
+    let read = Read {
+        bytes: body.len(),
+        decode_ms: clock.now().saturating_sub(start).as_secs_f64() * 1000.0,
+    };
+    Ok((items, read))
 }
 
 /// What a failed GET means for the person looking.
@@ -150,7 +173,7 @@ async fn run(data: Rc<PollData>, client: RestClient, clock: Rc<dyn Clock>) {
     };
     loop {
         let start = clock.now();
-        let outcome = fetch(&client, &data.target, &path).await;
+        let outcome = fetch(&client, clock.as_ref(), &data.target, &path).await;
         let end = clock.now();
         let took = end.saturating_sub(start);
         let every = match outcome {
@@ -214,6 +237,8 @@ pub struct PollSnapshot {
     pub points: usize,
     /// How long the last GET took, in milliseconds.
     pub last_took_ms: Option<f64>,
+    /// The last good answer's size and decode time.
+    pub last_read: Option<Read>,
 }
 
 impl MetricsPolls {
@@ -273,6 +298,7 @@ impl MetricsPolls {
                     objects: d.latest.borrow().len(),
                     points: d.history.borrow().total(),
                     last_took_ms: d.last_took_ms.get(),
+                    last_read: d.last_read.get(),
                 }
             })
             .collect()
