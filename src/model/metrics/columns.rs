@@ -412,7 +412,10 @@ mod tests {
         cells.usage.insert("a".into(), usage(300.0, 1.0));
         assert!(model.rewrite(cells.columns(&server), |r| cells.row(r, 2)));
         assert_eq!(model.order(), ["a", "b"]);
-        assert_eq!(model.get("a").expect("row a").row.cells[2].as_f64(), Some(300.0));
+        assert_eq!(
+            model.get("a").expect("row a").row.cells[2].as_f64(),
+            Some(300.0)
+        );
         // The same figures again: nothing changes.
         assert!(!model.rewrite(cells.columns(&server), |r| cells.row(r, 2)));
     }

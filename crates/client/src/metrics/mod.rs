@@ -30,7 +30,9 @@ use std::time::Duration;
 
 pub use decode::decode_list;
 pub use history::{KEY_TTL_SECS, MAX_TOTAL_POINTS};
-pub use poll::{LINGER, MetricsPolls, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription, Read};
+pub use poll::{
+    LINGER, MetricsPolls, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription, Read,
+};
 
 use crate::names::{self, NameError};
 

@@ -121,8 +121,11 @@ fn metrics_one_get_per_target_per_period_however_many_handles() {
     assert_eq!(c.latest()[0].usage.cpu_millis, 400.0);
     // What the answer cost: its bytes, as sent, and its decode on the clock
     // (which the fake does not move while decoding).
-    let sent = serde_json::to_vec(&json!({"kind": "PodMetricsList", "apiVersion": "metrics.k8s.io/v1beta1",
-        "metadata": {}, "items": [pod("web-1", "t1", "400m", "320Mi")]})).expect("json");
+    let sent = serde_json::to_vec(
+        &json!({"kind": "PodMetricsList", "apiVersion": "metrics.k8s.io/v1beta1",
+        "metadata": {}, "items": [pod("web-1", "t1", "400m", "320Mi")]}),
+    )
+    .expect("json");
     assert_eq!(
         r.polls.snapshots()[0].last_read,
         Some(crate::metrics::Read {
