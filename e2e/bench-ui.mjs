@@ -10,7 +10,8 @@
 // BENCH_RESOURCE=configmaps uses ConfigMaps instead, in `bench-ui-cm`
 // (no kwok behind them: for row counts pods would drown the cluster in).
 // BENCH_KEEP=1 keeps the namespace afterwards and reuses it when it
-// already holds N pods.
+// already holds N pods. BENCH_USAGE=0 hides the pod table's CPU and memory
+// columns (shown by default, as a person first sees the table).
 import { fillNamespace, frameSummary, keepAliveClient, launchChromium, recordFrames, settled, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
@@ -44,10 +45,26 @@ await settled(base, api, NS, RESOURCE);
 // All the table will show (a namespace's ConfigMaps include kube-root-ca.crt).
 const total = await count();
 
+// The floor: the Table LIST the table's informer reads (from the watch
+// cache, rows with their metadata), through the proxy into nothing, as a
+// browser's User-Agent gets it (pretty-printed) and compact.
+for (const [label, extra] of [['pretty-printed, as for a browser', ''], ['compact (pretty=false)', '&pretty=false']]) {
+  const t0 = performance.now();
+  const r = await fetch(`${base}/api/v1/namespaces/${NS}/${RESOURCE}?resourceVersion=0&includeObject=Metadata${extra}`, {
+    headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io', 'user-agent': 'Mozilla/5.0' },
+  });
+  let bytes = 0;
+  for await (const chunk of r.body) bytes += chunk.length;
+  console.log(`floor: the Table LIST, ${label}: ${(bytes / 1e6).toFixed(1)} MB in ${(performance.now() - t0).toFixed(0)} ms`);
+}
+
 const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
 await page.goto(`${base}/ui/#/`);
 await page.getByTestId('server-version').waitFor({ timeout: 60000 });
+// BENCH_USAGE=0: the pod table without its CPU and memory columns (their
+// poll and their informer of whole pods), as before they were added.
+if (process.env.BENCH_USAGE === '0') await page.evaluate(() => localStorage.setItem('kubeglass.usage-columns', '0'));
 // The overview lists every pod in the cluster; let it finish (and the page
 // settle) so the table is measured on its own.
 await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-testid="pod-count"]')?.textContent ?? ''), null, { timeout: 120000, polling: 100 });

@@ -236,7 +236,12 @@ impl FetchTransport {
             let body = Uint8Array::from(request.body().as_slice());
             init.set_body(&body);
         }
-        let url = format!("{}{}", self.base, request.uri());
+        // Compact JSON: the API server pretty-prints for a browser.
+        let url = format!(
+            "{}{}",
+            self.base,
+            kubeglass_client::rest::compact::compact_json(&request.uri().to_string())
+        );
         self.counts.total.set(self.counts.total.get() + 1);
         Ok((controller, w.fetch_with_str_and_init(&url, &init)))
     }

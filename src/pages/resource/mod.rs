@@ -100,7 +100,8 @@ fn LiveTable(
         let feed = StoredValue::new_local(feed.clone());
         view! {
             <Show when=move || table.usage_on.get()>
-                <UsageFeed of namespace=ns.clone() labels=labels.clone() fields=fields.clone() feed=feed.get_value()/>
+                <UsageFeed of namespace=ns.clone() labels=labels.clone() fields=fields.clone()
+                    synced=Signal::derive(move || status.with(|s| s.synced)) feed=feed.get_value()/>
             </Show>
         }
     });

@@ -10,8 +10,8 @@ use kubeglass_client::metrics::{PollState, Target};
 use leptos::prelude::*;
 
 use super::Feed;
-use crate::kube::use_kube;
 use crate::kube::watch::{cluster_path, collection_path};
+use crate::kube::{Watch, use_kube};
 use crate::model::metrics::{
     Against, Capacity, UsageCells, UsageOf, is_usage_column, pod_resources, state_words,
 };
@@ -69,12 +69,19 @@ pub fn rewrite(feed: &Feed) {
 /// (None: all) or of the nodes, and the watch of what they are measured
 /// against, under the table's own selectors; says in one line why there
 /// are no figures, when there are none. Hiding it takes the columns away.
+///
+/// That watch reads whole objects (a pod's requests are in its spec, which
+/// a Table row lacks), so it starts only once the table has synced (its
+/// first list is not slowed by a second one) and a sample has come (a
+/// cluster without metrics never pays for it).
 #[component]
 pub fn UsageFeed(
     of: UsageOf,
     namespace: Option<String>,
     labels: Option<String>,
     fields: Option<String>,
+    /// Whether the table's own informer has synced.
+    synced: Signal<bool>,
     feed: Feed,
 ) -> impl IntoView {
     let kube = use_kube();
@@ -87,11 +94,17 @@ pub fn UsageFeed(
     };
     let metrics = kube.metrics(target);
     let measured = RwSignal::new(Default::default());
-    let mut subscription = kube.subscribe("usage-columns", &path).labels(labels);
-    if let Some(f) = fields {
-        subscription = subscription.fields(f);
-    }
-    let watch = subscription.rows(measured, against(of));
+    let watch = StoredValue::new_local(None::<Watch<DynamicObject>>);
+    let owner = Owner::current();
+    let start_watch = move || {
+        let mut subscription = kube
+            .subscribe("usage-columns", &path)
+            .labels(labels.clone());
+        if let Some(f) = fields.clone() {
+            subscription = subscription.fields(f);
+        }
+        subscription.rows(measured, against(of))
+    };
     // A new pod or node (and the first list) brings what it is measured
     // against; other changes to it wait for the next poll.
     let measured_count = Memo::new(move |_| measured.with(|m| m.len()));
@@ -100,6 +113,14 @@ pub fn UsageFeed(
     Effect::new(move |_| {
         let latest = poll.latest();
         let sampled = !latest.is_empty() || matches!(poll.state(), PollState::Fresh { .. });
+        if sampled && synced.get() && watch.with_value(Option::is_none) {
+            // Under the component, not this effect, so a rerun keeps it.
+            let w = match &owner {
+                Some(o) => o.with(&start_watch),
+                None => start_watch(),
+            };
+            watch.set_value(Some(w));
+        }
         // Read, not just tracked: a Memo never read is never computed, so
         // it would never be seen to change.
         let _ = measured_count.get();
@@ -112,7 +133,6 @@ pub fn UsageFeed(
         }
         rewrite(&f);
     });
-    let _watch = StoredValue::new_local(watch);
     let metrics = StoredValue::new_local(metrics);
     let feed = StoredValue::new_local(feed);
     on_cleanup(move || {

@@ -1,5 +1,6 @@
 //! The REST client: sends requests built with kube-core through a [`Transport`] and decodes the answers.
 
+pub mod compact;
 pub mod limiter;
 pub mod list;
 pub mod metrics;
