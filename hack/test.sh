@@ -88,6 +88,7 @@ cargo test -p kubectl-glass --quiet
 
 step "build the app, and the kubectl-glass launcher with the app inside"
 bash "$HACK_DIR/build-app.sh"
+python3 "$HACK_DIR/check-wasm-budget.py" dist
 cargo build -p kubectl-glass --quiet
 GLASS="$REPO_ROOT/target/debug/kubectl-glass"
 
