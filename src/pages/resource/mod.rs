@@ -98,10 +98,12 @@ fn LiveTable(
     let usage_feed = table.usage.map(|of| {
         let (ns, labels, fields) = (namespace.clone(), labels.clone(), fields.clone());
         let feed = StoredValue::new_local(feed.clone());
+        // Changes once: the status itself changes with every event.
+        let synced = Memo::new(move |_| status.with(|s| s.synced));
         view! {
             <Show when=move || table.usage_on.get()>
                 <UsageFeed of namespace=ns.clone() labels=labels.clone() fields=fields.clone()
-                    synced=Signal::derive(move || status.with(|s| s.synced)) feed=feed.get_value()/>
+                    synced=synced.into() feed=feed.get_value()/>
             </Show>
         }
     });
