@@ -98,12 +98,13 @@ fn LiveTable(
     let usage_feed = table.usage.map(|of| {
         let (ns, labels, fields) = (namespace.clone(), labels.clone(), fields.clone());
         let feed = StoredValue::new_local(feed.clone());
-        // Changes once: the status itself changes with every event.
+        // Changes once (the status itself changes with every event): the
+        // columns' poll and watch start once the table's own list is in, so
+        // they do not slow its first rows or its sync.
         let synced = Memo::new(move |_| status.with(|s| s.synced));
         view! {
-            <Show when=move || table.usage_on.get()>
-                <UsageFeed of namespace=ns.clone() labels=labels.clone() fields=fields.clone()
-                    synced=synced.into() feed=feed.get_value()/>
+            <Show when=move || table.usage_on.get() && synced.get()>
+                <UsageFeed of namespace=ns.clone() labels=labels.clone() fields=fields.clone() feed=feed.get_value()/>
             </Show>
         }
     });

@@ -70,18 +70,17 @@ pub fn rewrite(feed: &Feed) {
 /// against, under the table's own selectors; says in one line why there
 /// are no figures, when there are none. Hiding it takes the columns away.
 ///
-/// That watch reads whole objects (a pod's requests are in its spec, which
-/// a Table row lacks), so it starts only once the table has synced (its
-/// first list is not slowed by a second one) and a sample has come (a
-/// cluster without metrics never pays for it).
+/// The table shows it once its own informer has synced (so the poll and
+/// the watch do not slow its first rows and sync). That watch reads whole
+/// objects (a pod's requests are in its spec, which a Table row lacks), so
+/// it starts only once a sample has come: a cluster without metrics never
+/// pays for it.
 #[component]
 pub fn UsageFeed(
     of: UsageOf,
     namespace: Option<String>,
     labels: Option<String>,
     fields: Option<String>,
-    /// Whether the table's own informer has synced.
-    synced: Signal<bool>,
     feed: Feed,
 ) -> impl IntoView {
     let kube = use_kube();
@@ -113,7 +112,7 @@ pub fn UsageFeed(
     Effect::new(move |_| {
         let latest = poll.latest();
         let sampled = !latest.is_empty() || matches!(poll.state(), PollState::Fresh { .. });
-        if sampled && synced.get() && watch.with_value(Option::is_none) {
+        if sampled && watch.with_value(Option::is_none) {
             // Under the component, not this effect, so a rerun keeps it.
             let w = match &owner {
                 Some(o) => o.with(&start_watch),
