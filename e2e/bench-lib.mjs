@@ -192,3 +192,13 @@ export async function settled(base, api, ns, resource) {
     if (n >= 10) console.log(`  waiting for the cluster to settle: ${n} changes in 3 s`);
   }
 }
+
+/** Deletes namespace `ns` the bench filled, or with `keep` says it is kept. */
+export async function releaseNamespace(api, ns, keep) {
+  if (keep) {
+    console.log(`namespace ${ns} kept (BENCH_KEEP=1)`);
+  } else {
+    await api(`/api/v1/namespaces/${ns}`, { method: 'DELETE' });
+    console.log(`namespace ${ns} deleted`);
+  }
+}

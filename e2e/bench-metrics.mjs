@@ -12,7 +12,7 @@
 // 200 millicores and 8 to 127 MiB, waits until metrics-server reports them
 // all, measures, and deletes the namespace (BENCH_KEEP=1 keeps it and
 // reuses it when it already holds N pods).
-import { fillNamespace, frameSummary, launchChromium, recordFrames, settled, sleep } from './bench-lib.mjs';
+import { fillNamespace, frameSummary, launchChromium, recordFrames, releaseNamespace, settled, sleep } from './bench-lib.mjs';
 
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
 const N = Number(countArg);
@@ -95,9 +95,4 @@ const memory = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0
 console.log(`JS heap after: ${(memory / 2 ** 20).toFixed(0)} MiB`);
 
 await browser.close();
-if (KEEP) {
-  console.log(`namespace ${NS} kept (BENCH_KEEP=1)`);
-} else {
-  await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
-  console.log(`namespace ${NS} deleted`);
-}
+await releaseNamespace(api, NS, KEEP);

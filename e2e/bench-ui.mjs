@@ -12,7 +12,7 @@
 // BENCH_KEEP=1 keeps the namespace afterwards and reuses it when it
 // already holds N pods. BENCH_USAGE=0 hides the pod table's CPU and memory
 // columns (shown by default, as a person first sees the table).
-import { fillNamespace, frameSummary, keepAliveClient, launchChromium, recordFrames, settled, writeAtRate } from './bench-lib.mjs';
+import { fillNamespace, frameSummary, keepAliveClient, launchChromium, recordFrames, releaseNamespace, settled, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
@@ -119,9 +119,4 @@ const rate = writes.applied / ((Date.now() - t) / 1000);
 console.log(`under ${rate.toFixed(0)} changes/s: ${frameSummary(eventFrames)}`);
 
 await browser.close();
-if (KEEP) {
-  console.log(`namespace ${NS} kept (BENCH_KEEP=1)`);
-} else {
-  await api(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
-  console.log(`namespace ${NS} deleted`);
-}
+await releaseNamespace(api, NS, KEEP);

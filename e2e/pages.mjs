@@ -22,6 +22,20 @@ export function table(scope) {
     keys: () => rows().evaluateAll((rs) => [...rs]
       .sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
       .map((r) => r.getAttribute('data-key')).filter(Boolean)),
+    /**
+     * The header names (upper case, without the sort arrow) and the rows
+     * drawn, in screen order, each with its key and cells' text; `cell(row,
+     * name)` reads one by its column's name.
+     */
+    async grid() {
+      const headers = await scope.getByTestId('column-header')
+        .evaluateAll((hs) => hs.map((h) => h.innerText.replace(/ [▲▼]$/, '').trim().toUpperCase()));
+      const drawn = await rows().evaluateAll((rs) => [...rs]
+        .filter((r) => r.dataset.key)
+        .sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
+        .map((r) => ({ key: r.dataset.key, cells: [...r.querySelectorAll('[role=cell]')].map((c) => c.innerText) })));
+      return { headers, rows: drawn, cell: (row, name) => row.cells[headers.indexOf(name)] };
+    },
     /** The count line ("N of M", "first N of M — loading the rest"), '' while absent. */
     count: () => scope.getByTestId('row-count').innerText().catch(() => ''),
   };

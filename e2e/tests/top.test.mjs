@@ -145,15 +145,8 @@ test('X-ray shows the metrics polls, which go on for a minute after Top is left'
   assert.doesNotMatch(text, /pods in demo-shop/, 'the pod page read the poll Top had, not one of its own');
 });
 
-/** A resource table's header names and, in screen order, each row's key and cells' text. */
-async function grid(page) {
-  const headers = await page.getByTestId('column-header').evaluateAll((hs) => hs.map((h) => h.innerText.replace(/ [▲▼]$/, '').trim().toUpperCase()));
-  const rows = await page.getByTestId('resource-row').evaluateAll((rs) => [...rs]
-    .filter((r) => r.dataset.key)
-    .sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
-    .map((r) => ({ key: r.dataset.key, cells: [...r.querySelectorAll('[role=cell]')].map((c) => c.innerText) })));
-  return { headers, rows, cell: (row, name) => row.cells[headers.indexOf(name)] };
-}
+/** A resource table's headers and rows (see pages.mjs). */
+const grid = (page) => table(page).grid();
 
 /** Millicores from `900m`, bytes from `700Mi`. */
 const millis = (t) => Number(t.replace(/m$/, ''));

@@ -102,31 +102,28 @@ impl Table {
 
     /// Wide on or off, remembered; not sorted by a column that goes out of sight.
     pub fn toggle_wide(&self) {
-        let on = !self.wide.get_untracked();
-        prefs::set_flag(prefs::WIDE, on);
-        let hidden = self.sort.with_untracked(|s| s.column).is_some_and(|i| {
-            self.columns
-                .with_untracked(|cs| cs.get(i).is_some_and(|c| c.priority > 0))
-        });
-        if !on && hidden {
-            self.sort.set(Sort::default());
-        }
-        self.wide.set(on);
+        self.toggle_columns(self.wide, prefs::WIDE, |c| c.priority > 0);
     }
 
     /// CPU and memory columns on or off, remembered; not sorted by one
     /// that goes.
     pub fn toggle_usage(&self) {
-        let on = !self.usage_on.get_untracked();
-        prefs::set_flag(prefs::USAGE, on);
+        self.toggle_columns(self.usage_on, prefs::USAGE, is_usage_column);
+    }
+
+    /// Flips `shown` (remembered under `key`) for the columns `hides`
+    /// picks; a sort by one of them ends when they go.
+    fn toggle_columns(&self, shown: RwSignal<bool>, key: &str, hides: fn(&TableColumn) -> bool) {
+        let on = !shown.get_untracked();
+        prefs::set_flag(key, on);
         let hidden = self.sort.with_untracked(|s| s.column).is_some_and(|i| {
             self.columns
-                .with_untracked(|cs| cs.get(i).is_some_and(is_usage_column))
+                .with_untracked(|cs| cs.get(i).is_some_and(hides))
         });
         if !on && hidden {
             self.sort.set(Sort::default());
         }
-        self.usage_on.set(on);
+        shown.set(on);
     }
 
     /// The columns shown, with their index in the server's columns.
