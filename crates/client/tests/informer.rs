@@ -672,6 +672,36 @@ fn a_lingering_informer_is_reused_then_stopped() {
     server.verify();
 }
 
+// The minute counts from the last view leaving: a view that comes back
+// within it and leaves again gets a whole minute, not what was left of the
+// first (the first departure's timer must not stop it).
+#[test]
+fn a_linger_counts_from_the_last_view_leaving() {
+    let server = FakeApiServer::new();
+    let watch = expect_list_and_watch(&server, "10", vec![cm("a", "5")]);
+    let mut pool = LocalPool::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let f = factory(&server, &pool, &clock);
+    f.set_linger(|_| Duration::from_secs(60));
+    f.start();
+    let step = |pool: &mut LocalPool, secs: u64| {
+        clock.advance(Duration::from_secs(secs));
+        pool.run_until_stalled();
+    };
+    drop(f.informer(InformerOptions::<ConfigMap>::new(PATH)));
+    step(&mut pool, 30);
+    drop(f.informer(InformerOptions::<ConfigMap>::new(PATH)));
+    step(&mut pool, 59);
+    assert!(
+        !watch.is_cancelled(),
+        "stopped 59 s after the last view left, by the first one's timer"
+    );
+    step(&mut pool, 2);
+    assert!(watch.is_cancelled(), "a minute after the last view left");
+    assert_eq!(f.len(), 0);
+    server.verify();
+}
+
 // Secret redaction is the informer's, not the view's: an informer of core
 // Secrets' metadata made with no transform at all (a view that forgot to ask)
 // still never caches an annotation's value (`kubectl apply`'s and kapp's

@@ -81,6 +81,9 @@ impl std::fmt::Display for InformerKey {
 struct Entry {
     informer: Rc<dyn Any>,
     refs: usize,
+    /// Times its last holder has gone: a linger stops it only if no view
+    /// came and went since that linger began.
+    left: u64,
     abort: Option<AbortHandle>,
     start: Box<dyn Fn() -> LocalBoxFuture<'static, ()>>,
     snapshot: Box<dyn Fn() -> InformerSnapshot>,
@@ -102,12 +105,14 @@ struct FactoryInner {
 type Linger = Box<dyn Fn(&InformerKey) -> std::time::Duration>;
 
 impl FactoryInner {
-    /// Stops and forgets the informer under `key` if nobody holds it.
-    fn stop_if_unused(&self, key: &InformerKey) {
+    /// Stops and forgets the informer under `key` if nobody holds it (and,
+    /// with `left`, if its last holder went that many departures ago: a
+    /// linger that began before a view came back and went again is stale).
+    fn stop_if_unused(&self, key: &InformerKey, left: Option<u64>) {
         let removed = {
             let mut entries = self.entries.borrow_mut();
             match entries.get(key) {
-                Some(e) if e.refs == 0 => entries.remove(key),
+                Some(e) if e.refs == 0 && left.is_none_or(|l| l == e.left) => entries.remove(key),
                 _ => None,
             }
         };
@@ -178,19 +183,22 @@ impl<K> Drop for InformerRef<K> {
         let Some(f) = self.factory.upgrade() else {
             return;
         };
-        let last = match f.entries.borrow_mut().get_mut(&self.key) {
+        let left = match f.entries.borrow_mut().get_mut(&self.key) {
             Some(e) => {
                 e.refs = e.refs.saturating_sub(1);
-                e.refs == 0
+                if e.refs == 0 {
+                    e.left += 1;
+                }
+                (e.refs == 0).then_some(e.left)
             }
-            None => false,
+            None => None,
         };
-        if !last {
+        let Some(left) = left else {
             return;
-        }
+        };
         let linger = (f.linger.borrow())(&self.key);
         if linger.is_zero() {
-            f.stop_if_unused(&self.key);
+            f.stop_if_unused(&self.key, None);
             return;
         }
         // Kept warm for a while: a view opened again soon finds its cache.
@@ -199,7 +207,7 @@ impl<K> Drop for InformerRef<K> {
         (f.spawner)(Box::pin(async move {
             sleep.await;
             if let Some(f) = weak.upgrade() {
-                f.stop_if_unused(&key);
+                f.stop_if_unused(&key, Some(left));
             }
         }));
     }
@@ -313,6 +321,7 @@ impl InformerFactory {
         let mut entry = Entry {
             informer: Rc::new(informer.clone()),
             refs: 1,
+            left: 0,
             abort: None,
             start: Box::new(move || {
                 let a = a.clone();
