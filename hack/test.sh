@@ -83,7 +83,7 @@ fi
 
 step "native unit tests"
 cargo test -p kubeglass-client --quiet
-cargo test -p kubeglass --quiet   # the app's models (src/model/), routes, outcomes
+cargo test -p kubeglass --quiet   # the app's models (src/model/), kube/ on a stepped host, routes, outcomes
 cargo test -p kubectl-glass --quiet
 
 step "build the app, and the kubectl-glass launcher with the app inside"

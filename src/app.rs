@@ -41,7 +41,7 @@ pub fn App() -> impl IntoView {
     provide_context(cluster);
     // The launcher's context namespace, unless the person chose one before:
     // decided when the session file is read, before any page is drawn.
-    let session = SessionState::start(move |s| {
+    let session = SessionState::start(&kube.host, move |s| {
         let context = s.and_then(|s| s.namespace.as_deref());
         let ns = initial_namespace(remembered.as_deref(), context);
         if cluster.namespace.get_untracked() != ns {

@@ -4,7 +4,7 @@ use kubeglass_client::discovery::ResourceInfo;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::{load, use_kube};
+use crate::kube::use_kube;
 use crate::model::resolve::Unresolved;
 
 /// Resolves `name` the way kubectl does; when it names a resource that
@@ -21,7 +21,9 @@ where
 {
     let kube = use_kube();
     let query = name.clone();
-    let info = load(async move { kube.resolve_for(&query, verbs).await });
+    let info = kube
+        .clone()
+        .load(async move { kube.resolve_for(&query, verbs).await });
     move || {
         match info.get() {
         None => view! { <p class="muted">"Resolving " {name.clone()} "…"</p> }.into_any(),

@@ -1,16 +1,12 @@
 //! App-wide state, owned by the app and not by whichever page runs: the clock's tick, the server version, the connection, the namespaces and the namespace the app works in.
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
 use std::time::Duration;
 
 use kubeglass_client::cache::{InformerFactory, InformerSnapshot, ReflectorStatus};
-use kubeglass_client::clock::Clock;
 use kubeglass_client::k8s_openapi::api::core::v1::Namespace;
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::reconnect::Reconnect;
-use kubeglass_client::rest::RestClient;
-use kubeglass_web::spawn;
 use leptos::prelude::*;
 
 use crate::kube::watch::cluster_path;
@@ -68,7 +64,7 @@ impl ClusterState {
             connection: RwSignal::new(Connection::Connecting),
             _namespaces: StoredValue::new_local(Some(watch)),
         };
-        state.start_prober(kube.client.clone(), kube.clock.clone(), reconnect);
+        state.start_prober(kube, reconnect);
         let (factory, clock) = (kube.factory.clone(), kube.clock.clone());
         set_interval(
             move || state.refresh_connection(&factory, clock.now().as_secs_f64()),
@@ -80,8 +76,9 @@ impl ClusterState {
     /// Reads `/version` once, and while the API is unreachable probes it every
     /// second: the first answer wakes every reflector waiting out a backoff, so
     /// the app reconnects within about a second of the proxy coming back.
-    fn start_prober(self, client: RestClient, clock: Rc<dyn Clock>, reconnect: Reconnect) {
-        spawn(async move {
+    fn start_prober(self, kube: &Kube, reconnect: Reconnect) {
+        let (client, clock) = (kube.client.clone(), kube.clock.clone());
+        kube.spawn(async move {
             loop {
                 let unreachable = matches!(
                     self.connection.get_untracked(),

@@ -11,10 +11,9 @@ use std::rc::Rc;
 use futures::StreamExt;
 use futures::future::AbortHandle;
 use kubeglass_client::api::Api;
-use kubeglass_client::clock::Clock;
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::kube_core::subresource::LogParams;
-use kubeglass_web::{FrameQueue, spawn};
+use kubeglass_web::FrameQueue;
 
 use crate::kube::Kube;
 pub use crate::model::log_page::StreamState;
@@ -78,12 +77,12 @@ pub struct LogFeed {
 }
 
 impl LogFeed {
-    /// A feed whose lines (of every stream, once per frame, timed by
-    /// `clock`) go to `apply`.
-    pub fn new(clock: Rc<dyn Clock>, mut apply: impl FnMut(Vec<LogLine>) + 'static) -> Self {
+    /// A feed whose lines (of every stream, once per frame of `kube`'s)
+    /// go to `apply`.
+    pub fn new(kube: &Kube, mut apply: impl FnMut(Vec<LogLine>) + 'static) -> Self {
         let buffers: Rc<RefCell<BTreeMap<u16, Vec<LogLine>>>> = Rc::default();
         let b = buffers.clone();
-        let frames = FrameQueue::new("log-lines", clock, move |sources: Vec<u16>| {
+        let frames = kube.frame_queue("log-lines", move |sources: Vec<u16>| {
             let mut lines = Vec::new();
             {
                 let mut b = b.borrow_mut();
@@ -181,7 +180,7 @@ pub fn open_log(
         closed(id);
         state(last);
     });
-    spawn(async move {
+    kube.spawn(async move {
         let _ = task.await;
     });
     LogStream { abort, id }

@@ -5,27 +5,25 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kubeglass_client::cache::InformerFactory;
-use kubeglass_client::cache::factory::{Format, Spawner};
+use kubeglass_client::cache::factory::Format;
 use kubeglass_client::clock::Clock;
 use kubeglass_client::discovery::{CachedDiscovery, Discovery, DiscoveryClient, ResourceInfo};
 use kubeglass_client::metrics::MetricsPolls;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
-use kubeglass_web::{ConnectionCounts, WebSocketTransport, spawn};
+use kubeglass_web::ConnectionCounts;
 use leptos::prelude::*;
 
 use crate::model::problem::Problem;
 use crate::model::resolve::{Unresolved, usable};
 use crate::model::time::Seconds;
 
-/// The tab's WebSocket transport (log streams open on it), as a view holds it.
-pub type Sockets = Rc<WebSocketTransport>;
-
 pub mod access;
 pub mod cluster;
 pub mod create;
 pub mod edit;
 pub mod history;
+pub mod host;
 pub mod logs;
 pub mod metrics;
 pub mod reads;
@@ -35,6 +33,10 @@ pub mod timeline;
 pub mod watch;
 pub mod workload;
 
+#[cfg(test)]
+mod tests;
+
+pub use host::{Host, Sockets};
 pub use watch::Watch;
 
 /// The app's clock in seconds since the epoch, ticking once a second (ages,
@@ -60,8 +62,10 @@ pub struct Kube {
     pub discovered: RwSignal<Option<Result<Arc<Discovery>, Problem>>>,
     /// Open connections by kind (fetch, stream, WebSocket), for the X-ray page.
     pub counts: Rc<ConnectionCounts>,
-    /// True when watches may go over WebSocket.
-    pub websockets: Rc<WebSocketTransport>,
+    /// Whether watches and logs may go over WebSocket now.
+    pub websockets: Rc<dyn Sockets>,
+    /// The browser (or a native test's stand-in): spawning, frames, storage.
+    pub host: Host,
     /// True when the API is under a capability token (`/<token>/`), so no
     /// other page can reach it; false under a plain `kubectl proxy --www`.
     pub protected: bool,
@@ -70,19 +74,23 @@ pub struct Kube {
 impl Kube {
     /// Wires the factory and discovery to `client`, and loads discovery
     /// (cached under `scope`, the API's base URL, apart from other servers').
-    /// `protected`: the API is under a capability token.
+    /// `host` is the browser, or a native test's stand-in; `protected`: the
+    /// API is under a capability token.
     pub fn new(
         client: RestClient,
         clock: Rc<dyn Clock>,
         reconnect: Reconnect,
-        transport: Rc<WebSocketTransport>,
+        host: Host,
         scope: &str,
         protected: bool,
     ) -> Self {
-        let spawner: Spawner = Rc::new(spawn);
-        let metrics = MetricsPolls::new(client.clone(), clock.clone(), spawner.clone());
-        let factory =
-            InformerFactory::with_reconnect(client.clone(), clock.clone(), spawner, reconnect);
+        let metrics = MetricsPolls::new(client.clone(), clock.clone(), host.spawn.clone());
+        let factory = InformerFactory::with_reconnect(
+            client.clone(),
+            clock.clone(),
+            host.spawn.clone(),
+            reconnect,
+        );
         // A view left keeps its watch for a minute, so going back is
         // instant — if the watch goes over WebSocket (whole objects). Table
         // and metadata watches need an Accept header, so they hold one of the
@@ -95,7 +103,7 @@ impl Kube {
         let discovery = Rc::new(
             CachedDiscovery::new(
                 DiscoveryClient::new(client.clone()),
-                Rc::new(kubeglass_web::LocalStorage),
+                host.storage.clone(),
                 clock.clone(),
             )
             .with_scope(scope),
@@ -107,8 +115,9 @@ impl Kube {
             metrics,
             discovery,
             discovered: RwSignal::new(None),
-            counts: transport.fetch().counts(),
-            websockets: transport,
+            counts: host.counts.clone(),
+            websockets: host.sockets.clone(),
+            host,
             protected,
         };
         kube.load_discovery(false);
@@ -124,7 +133,7 @@ impl Kube {
     /// a stale cache is shown at once and refreshed behind it.
     pub fn load_discovery(&self, refresh: bool) {
         let this = self.clone();
-        spawn(async move {
+        self.spawn(async move {
             let result = if refresh {
                 this.discovery.refresh().await.map(|d| (d, false))
             } else {
@@ -171,18 +180,21 @@ impl Kube {
     }
 }
 
-/// Starts a one-off request of this layer for a view and returns the signal
-/// its answer lands in (`None` until then); a view gone by then is left
-/// alone. With [`Kube::watch_frames`] for watches, the one way a view asks
-/// the cluster for something.
-pub fn load<T: Send + Sync + 'static>(
-    request: impl std::future::Future<Output = T> + 'static,
-) -> RwSignal<Option<T>> {
-    let answer = RwSignal::new(None);
-    spawn(async move {
-        let _ = answer.try_set(Some(request.await));
-    });
-    answer
+impl Kube {
+    /// Starts a one-off request of this layer for a view and returns the
+    /// signal its answer lands in (`None` until then); a view gone by then
+    /// is left alone. With [`Kube::subscribe`] for watches, the one way a
+    /// view asks the cluster for something.
+    pub fn load<T: Send + Sync + 'static>(
+        &self,
+        request: impl std::future::Future<Output = T> + 'static,
+    ) -> RwSignal<Option<T>> {
+        let answer = RwSignal::new(None);
+        self.spawn(async move {
+            let _ = answer.try_set(Some(request.await));
+        });
+        answer
+    }
 }
 
 /// Provides `kube` to the components below (as a local stored value: the

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::kube::Host;
 use crate::model::session::{SESSION_FILE, Session};
 
 /// The session as the app knows it: `None` until read, or when there is none.
@@ -17,17 +18,18 @@ pub struct SessionState {
 }
 
 impl SessionState {
-    /// Reads the file once, in the background; `read` sees what it found
-    /// before `loaded` is set, so what depends on it (the namespace the app
-    /// opens in) is decided before any page is drawn.
-    pub fn start(read: impl FnOnce(Option<&Session>) + 'static) -> Self {
+    /// Reads the file beside the page once, in the background; `read` sees
+    /// what it found before `loaded` is set, so what depends on it (the
+    /// namespace the app opens in) is decided before any page is drawn.
+    pub fn start(host: &Host, read: impl FnOnce(Option<&Session>) + 'static) -> Self {
         let state = Self {
             session: RwSignal::new(None),
             error: RwSignal::new(None),
             loaded: RwSignal::new(false),
         };
-        kubeglass_web::spawn(async move {
-            match kubeglass_web::fetch_beside_page(SESSION_FILE).await {
+        let file = (host.read_beside)(SESSION_FILE);
+        host.spawn(async move {
+            match file.await {
                 Ok(Some(text)) => match Session::parse(&text) {
                     Ok(s) => state.session.set(s),
                     Err(e) => state.error.set(Some(e.to_string())),

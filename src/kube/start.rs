@@ -9,7 +9,7 @@ use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
 use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport};
 use leptos::prelude::*;
 
-use crate::kube::Kube;
+use crate::kube::{Host, Kube};
 
 /// What starting gives the app: the shared handles and the reconnect
 /// signal the version probe pulls.
@@ -46,7 +46,7 @@ pub fn start() -> Started {
         client,
         clock,
         reconnect.clone(),
-        transport,
+        Host::browser(transport),
         &scope,
         protected,
     );

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::kube::watch::{InformerSnapshot, Watch};
 use kubeglass_client::cache::Notification;
-use kubeglass_web::{FrameQueue, spawn};
+use kubeglass_web::FrameQueue;
 
 use crate::kube::Kube;
 use crate::model::objects::resource_of;
@@ -99,7 +99,7 @@ impl TimelineStore {
         });
         let (this, kube) = (*self, kube.clone());
         let owner = Owner::current();
-        spawn(async move {
+        kube.clone().spawn(async move {
             let outcome = kube.resolve_for(&name, &["list", "watch"]).await;
             let set = |f: &dyn Fn(&mut Recorded)| {
                 this.kinds
@@ -230,9 +230,7 @@ impl TimelineStore {
     /// many came in it.
     fn wake(&self, kube: &Kube) -> Rc<FrameQueue<()>> {
         let changed = self.changed;
-        Rc::new(FrameQueue::new("timeline", kube.clock.clone(), move |_| {
-            changed.update(|n| *n += 1)
-        }))
+        Rc::new(kube.frame_queue("timeline", move |_| changed.update(|n| *n += 1)))
     }
 
     /// Reads the recording (tracked: re-read when rows come).

@@ -12,7 +12,6 @@ use kubeglass_client::cache::{
 };
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::rest::table::TableRowObject;
-use kubeglass_web::{FrameQueue, spawn};
 use leptos::prelude::*;
 
 use crate::kube::Kube;
@@ -261,11 +260,11 @@ impl Kube {
                 (on_sync_apply.borrow_mut())(&on_sync, Vec::new());
             }
         });
-        spawn(async move {
+        self.spawn(async move {
             let _ = synced.await;
         });
         follow_ticks(inf.clone(), refresh);
-        let frames = FrameQueue::new(name, self.clock.clone(), move |keys: Vec<String>| {
+        let frames = self.frame_queue(name, move |keys: Vec<String>| {
             (apply.borrow_mut())(&inf, keys)
         });
         let registration = informer.add_handler(

@@ -16,6 +16,21 @@ use wasm_bindgen::closure::Closure;
 
 type Apply<K> = Box<dyn FnMut(Vec<K>)>;
 
+/// Asks for `callback` to run before the next frame is drawn; false when it
+/// cannot be scheduled. The browser's is [`animation_frames`]; a native test
+/// passes one it pumps by hand.
+pub type RequestFrame = Rc<dyn Fn(Box<dyn FnOnce()>) -> bool>;
+
+/// The browser's frames: `requestAnimationFrame`.
+pub fn animation_frames() -> RequestFrame {
+    Rc::new(|callback: Box<dyn FnOnce()>| {
+        let cb = Closure::once_into_js(callback);
+        web_sys::window()
+            .and_then(|w| w.request_animation_frame(cb.unchecked_ref()).ok())
+            .is_some()
+    })
+}
+
 struct Inner<K: Clone + Eq + Hash + 'static> {
     queue: Queue<K>,
     /// The app's clock: the queue's waits and each frame's apply are timed by it.
@@ -23,6 +38,8 @@ struct Inner<K: Clone + Eq + Hash + 'static> {
     apply: RefCell<Apply<K>>,
     /// True while a frame callback is pending.
     scheduled: Cell<bool>,
+    /// Schedules the next frame.
+    request_frame: RequestFrame,
     /// Keys applied so far (for tests and the X-ray page).
     applied: Cell<u64>,
     /// Frames that applied something.
@@ -143,11 +160,23 @@ impl<K: Clone + Eq + Hash + 'static> Clone for FrameQueue<K> {
 }
 
 impl<K: Clone + Eq + Hash + 'static> FrameQueue<K> {
-    /// A queue named `name`, timed by `clock`, whose batches go to `apply`.
+    /// A queue named `name`, timed by `clock`, whose batches go to `apply`
+    /// once per animation frame.
     pub fn new(name: &str, clock: Rc<dyn Clock>, apply: impl FnMut(Vec<K>) + 'static) -> Self {
+        Self::with_frames(name, clock, animation_frames(), apply)
+    }
+
+    /// [`FrameQueue::new`] on the frames `request_frame` schedules.
+    pub fn with_frames(
+        name: &str,
+        clock: Rc<dyn Clock>,
+        request_frame: RequestFrame,
+        apply: impl FnMut(Vec<K>) + 'static,
+    ) -> Self {
         let inner = Rc::new(Inner {
             queue: Queue::new(name, clock.clone()),
             clock,
+            request_frame,
             apply: RefCell::new(Box::new(apply)),
             scheduled: Cell::new(false),
             applied: Cell::new(0),
@@ -169,10 +198,7 @@ impl<K: Clone + Eq + Hash + 'static> FrameQueue<K> {
         self.inner.queue.add(key);
         if !self.inner.scheduled.replace(true) {
             let inner = self.inner.clone();
-            let cb = Closure::once_into_js(move || Self::frame(&inner));
-            let scheduled = web_sys::window()
-                .and_then(|w| w.request_animation_frame(cb.unchecked_ref()).ok())
-                .is_some();
+            let scheduled = (self.inner.request_frame)(Box::new(move || Self::frame(&inner)));
             if !scheduled {
                 self.inner.scheduled.set(false);
             }

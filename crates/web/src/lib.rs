@@ -26,7 +26,7 @@ mod regex;
 mod storage;
 mod websocket;
 
-pub use frame::{FrameQueue, FrameQueueStats, frame_queue_stats};
+pub use frame::{FrameQueue, FrameQueueStats, RequestFrame, animation_frames, frame_queue_stats};
 pub use regex::js_regexp;
 pub use storage::LocalStorage;
 pub use websocket::WebSocketTransport;

@@ -59,7 +59,7 @@ impl LogState {
     /// A feed whose lines land in this view (in `pending` while paused),
     /// timed by the app's clock.
     pub fn feed(self, kube: &Kube) -> LogFeed {
-        LogFeed::new(kube.clock.clone(), move |lines| {
+        LogFeed::new(kube, move |lines| {
             if self.paused.get_untracked() {
                 let cap = self.ring.with_untracked(LogRing::cap);
                 self.pending.update(|p| {

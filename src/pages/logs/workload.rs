@@ -1,6 +1,7 @@
 //! A workload's merged logs: every pod it owns (a Deployment's through its ReplicaSets), found by the owner-UID index, each line tagged with a short pod name; pods join and leave as they come and go, up to a cap of streams.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use kubeglass_client::discovery::ResourceInfo;
 use leptos::prelude::*;
@@ -92,7 +93,7 @@ struct Merged {
     merge: StoredValue<Merge, LocalStorage>,
     streams: StoredValue<BTreeMap<String, LogStream>, LocalStorage>,
     skipped: RwSignal<Vec<String>>,
-    sockets: StoredValue<Sockets, LocalStorage>,
+    sockets: StoredValue<Rc<dyn Sockets>, LocalStorage>,
     feed: StoredValue<LogFeed, LocalStorage>,
 }
 

@@ -11,7 +11,7 @@ use crate::components::dialog::{ask_label_changes, confirm, prompt};
 use crate::components::outcome::ActionOutcome;
 use crate::kube::access::{Allowed, allowed_actions};
 use crate::kube::session::SessionState;
-use crate::kube::{load, use_kube};
+use crate::kube::use_kube;
 use crate::model::objects::{KindActions, parse_replicas};
 
 /// What the page knows of the person's rights.
@@ -89,7 +89,9 @@ fn rights_of(info: &ResourceInfo, namespace: &Option<String>, name: &str) -> Sig
             namespace.clone(),
             name.to_string(),
         );
-        let asked = load(async move { allowed_actions(&kube, &info, ns.as_deref(), &name).await });
+        let asked = kube
+            .clone()
+            .load(async move { allowed_actions(&kube, &info, ns.as_deref(), &name).await });
         Signal::derive(move || asked.get().map_or(Rights::Asking, Rights::Known))
     }
 }

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
 use crate::kube::watch::{InformerSnapshot, cluster_path, watch_problem};
-use crate::kube::{Watch, load, use_kube};
+use crate::kube::{Watch, use_kube};
 use crate::model::objects::{OwnedRow, children_of, field_value};
 use crate::model::problem::Problem;
 use crate::model::time::{Seconds, age};
@@ -28,7 +28,9 @@ pub fn OwnedSection(
     let resource = children.resource;
     // A child kind the server does not serve (or discovery failing) leaves
     // the section empty: the object's own page is what was asked for.
-    let found = load(async move { kube.resolve(resource).await.ok().flatten() });
+    let found = kube
+        .clone()
+        .load(async move { kube.resolve(resource).await.ok().flatten() });
     let heading = if children.on_node {
         "Pods on this node"
     } else {

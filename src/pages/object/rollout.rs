@@ -14,7 +14,7 @@ use crate::kube::Now;
 use crate::kube::access::may_update;
 use crate::kube::session::SessionState;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::kube::{Kube, Watch, load, use_kube};
+use crate::kube::{Kube, Watch, use_kube};
 use crate::model::history::{diff, short};
 use crate::model::rollout::{Revision, controller_revisions, current, revisions};
 use crate::model::time::{Seconds, age};
@@ -133,7 +133,9 @@ fn may_roll_back(
             namespace.to_string(),
             name.to_string(),
         );
-        let asked = load(async move { may_update(&kube, &info, Some(&ns), &name).await });
+        let asked = kube
+            .clone()
+            .load(async move { may_update(&kube, &info, Some(&ns), &name).await });
         Signal::derive(move || asked.get())
     }
 }
