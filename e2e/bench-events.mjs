@@ -12,8 +12,10 @@
 // namespace. BENCH_KEEP=1 keeps it and reuses it when it holds N events.
 // BENCH_FILTER=text types `text` into the stream's filter before the write
 // phase (every frame then filters all events). BENCH_PROFILE=file takes a
-// CPU profile of the write phase and prints the functions that cost most.
-import { frameSummary, keepAliveClient, launchChromium, pool, profiled, recordFrames, sleep, writeAtRate } from './bench-lib.mjs';
+// CPU profile of the write phase and prints the functions that cost most;
+// BENCH_TRACE=file takes a Chromium trace of it and prints the main
+// thread's time by kind (script, style, layout, paint, GC).
+import { frameSummary, keepAliveClient, launchChromium, pool, profiled, recordFrames, sleep, traced, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
@@ -89,7 +91,7 @@ const { stats: writes, done: writer } = writeAtRate(10000, (i) => {
     : call('PATCH', `/api/v1/namespaces/${NS}/events/e-${String(Math.floor(Math.random() * N)).padStart(6, '0')}`,
       { count: 2 + i, lastTimestamp: now }, 'application/merge-patch+json');
 });
-const [frames] = await profiled(page, () => Promise.all([recording, writer]));
+const [frames] = await traced(browser, page, () => profiled(page, () => Promise.all([recording, writer])));
 const rate = writes.applied / ((Date.now() - t) / 1000);
 console.log(`under ${rate.toFixed(0)} event writes/s: ${frameSummary(frames)}`);
 

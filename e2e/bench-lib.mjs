@@ -138,6 +138,52 @@ export async function profiled(page, during) {
 }
 
 /**
+ * With BENCH_TRACE set, a Chromium trace of `page`'s renderer while `during`
+ * runs (written to the file BENCH_TRACE names, for DevTools' Performance
+ * panel), and the main thread's time by kind of work: script, style,
+ * layout, paint, garbage collection. That is where the CPU profile's
+ * "(program)" goes.
+ */
+export async function traced(browser, page, during) {
+  const file = process.env.BENCH_TRACE;
+  if (!file) return during();
+  await browser.startTracing(page, {
+    path: file,
+    categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8'],
+  });
+  const result = await during();
+  const trace = JSON.parse((await browser.stopTracing()).toString());
+  const events = trace.traceEvents ?? trace;
+  const main = new Set(events
+    .filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+    .map((e) => `${e.pid}:${e.tid}`));
+  const kinds = {
+    'script (FunctionCall, animation frame, timers, microtasks)': ['FunctionCall', 'FireAnimationFrame', 'TimerFire', 'RunMicrotasks', 'EventDispatch'],
+    'style (UpdateLayoutTree)': ['UpdateLayoutTree', 'RecalculateStyles'],
+    'layout': ['Layout'],
+    'pre-paint, paint, layerize, commit': ['PrePaint', 'Paint', 'Layerize', 'Commit', 'UpdateLayer', 'PaintImage'],
+    'garbage collection': ['MinorGC', 'MajorGC', 'V8.GC_SCAVENGER', 'V8.GC_MARK_COMPACTOR'],
+    'whole tasks (RunTask)': ['RunTask', 'ThreadControllerImpl::RunTask'],
+  };
+  const totals = new Map(Object.keys(kinds).map((k) => [k, { ms: 0, n: 0 }]));
+  for (const e of events) {
+    if (e.ph !== 'X' || !main.has(`${e.pid}:${e.tid}`)) continue;
+    for (const [kind, names] of Object.entries(kinds)) {
+      if (names.includes(e.name)) {
+        const t = totals.get(kind);
+        t.ms += (e.dur ?? 0) / 1000;
+        t.n += 1;
+      }
+    }
+  }
+  console.log(`trace (written to ${file}); the renderer's main thread, by kind of work:`);
+  for (const [kind, { ms, n }] of totals) {
+    console.log(`  ${ms.toFixed(0).padStart(7)} ms in ${String(n).padStart(6)} events  ${kind}`);
+  }
+  return result;
+}
+
+/**
  * Fills namespace `ns` with `n` objects of `resource` (pods or configmaps),
  * named p-000000…, each made by `object(name, i)`; with `keep`, reuses the
  * namespace when it already holds `n` (plus `extra` it makes itself).
