@@ -420,6 +420,75 @@ fn managed_fields_are_dropped_before_caching() {
     }
 }
 
+// A paged list goes through the transform page by page as the pages
+// arrive, not once the whole list is in (a list of 10,000 whole pods
+// trimmed to their resources must never hold 10,000 whole pods), and each
+// object through it once: the store does not transform them again.
+#[test]
+fn a_paged_list_is_transformed_page_by_page_each_object_once() {
+    for queue in [QueueKind::InOrder, QueueKind::Delta] {
+        let server = FakeApiServer::new();
+        let calls = Rc::new(std::cell::Cell::new(0));
+        let c = calls.clone();
+        let mut options = InformerOptions::<ConfigMap>::new(PATH)
+            .with_queue(queue)
+            .with_transform(
+                "counted",
+                Rc::new(move |mut o: ConfigMap| {
+                    c.set(c.get() + 1);
+                    o.data = None;
+                    o
+                }),
+            );
+        options.reflector.page_size = 2;
+        let page = |rv: &str, cont: &str, names: &[&str]| {
+            json!({"apiVersion": "v1", "kind": "ConfigMapList",
+                   "metadata": {"resourceVersion": rv, "continue": cont},
+                   "items": names.iter().map(|n| {
+                       let mut o = cm(n, "5");
+                       o["data"] = json!({"k": "v"});
+                       o
+                   }).collect::<Vec<_>>()})
+        };
+        server
+            .expect_get(PATH)
+            .query("limit", "2")
+            .query("resourceVersion", "0")
+            .reply(Reply::json(200, page("10", "next", &["a", "b"])));
+        let (second, body) = Reply::stream();
+        server
+            .expect_get(PATH)
+            .query("continue", "next")
+            .reply(second);
+        let _watch = expect_watch(&server, "10");
+        let mut pool = LocalPool::new();
+        let informer = SharedInformer::new(
+            RestClient::new(Rc::new(server.clone())),
+            Rc::new(FakeClock::new(Duration::from_secs(1_700_000_000))),
+            options,
+        );
+        let i = informer.clone();
+        pool.spawner()
+            .spawn_local(async move { i.run().await })
+            .expect("spawn");
+        pool.run_until_stalled();
+        assert_eq!(
+            calls.get(),
+            2,
+            "{queue:?}: the first page waited for the second"
+        );
+        body.chunk(page("10", "", &["c"]).to_string());
+        body.close();
+        pool.run_until_stalled();
+        assert!(informer.has_synced());
+        assert_eq!(calls.get(), 3, "{queue:?}: each object transformed once");
+        let cached = informer.indexer().borrow().list();
+        assert_eq!(cached.len(), 3);
+        assert!(cached.iter().all(|o| o.data.is_none()), "{queue:?}");
+        server.verify();
+    }
+}
+
 #[test]
 fn listers_read_the_cache_and_watch_errors_reach_the_hook() {
     let server = FakeApiServer::new();
@@ -529,6 +598,55 @@ fn the_factory_shares_one_watch_and_stops_it_when_nobody_needs_it() {
     f.shutdown();
     pool.run_until_stalled();
     assert_eq!(web.snapshot().state_label(), "stopped");
+}
+
+// A transform is part of what makes two informers the same: a cache
+// trimmed for one view (only what it reads) is not handed to a view that
+// asked for the default, and each keeps its own watch; the same trim is
+// shared.
+#[test]
+fn informers_of_different_transforms_are_not_shared() {
+    let server = FakeApiServer::new();
+    let mut pool = LocalPool::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let f = factory(&server, &pool, &clock);
+    f.start();
+    let with_data = || {
+        let mut a = cm("a", "5");
+        a["data"] = json!({"k": "v"});
+        vec![a]
+    };
+    let _w1 = expect_list_and_watch(&server, "10", with_data());
+    let _w2 = expect_list_and_watch(&server, "10", with_data());
+    let trim = || {
+        InformerOptions::<ConfigMap>::new(PATH).with_transform(
+            "data dropped",
+            Rc::new(|mut o: ConfigMap| {
+                o.data = None;
+                o
+            }),
+        )
+    };
+    let whole = f.informer(InformerOptions::<ConfigMap>::new(PATH));
+    let trimmed = f.informer(trim());
+    let same = f.informer(trim());
+    pool.run_until_stalled();
+    assert_eq!(f.len(), 2, "{:?}", f.snapshots());
+    let data = |i: &SharedInformer<ConfigMap>| {
+        i.lister()
+            .get("ns/a")
+            .and_then(|o| o.data.clone())
+            .is_some()
+    };
+    assert!(
+        data(&whole),
+        "the default cache lost its data to another view's trim"
+    );
+    assert!(!data(&trimmed) && !data(&same));
+    let mut keys: Vec<String> = f.snapshots().iter().map(|e| e.key.to_string()).collect();
+    keys.sort();
+    assert_eq!(keys, [PATH.to_string(), format!("{PATH} (data dropped)")]);
+    server.verify();
 }
 
 fn table_row(name: &str, rv: &str, age: &str) -> Value {

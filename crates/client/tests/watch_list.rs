@@ -452,3 +452,53 @@ fn an_undecodable_initial_event_falls_back_to_a_list_that_names_it() {
     drop(status);
     server.verify();
 }
+
+// The initial state of a streaming list goes through the store's transform
+// event by event as it arrives, not once the bookmark ends it, and each
+// object through it once.
+#[test]
+fn a_streaming_list_is_transformed_as_it_arrives_each_object_once() {
+    use kubeglass_client::cache::{InformerQueue, Popped, RealFifo};
+    let server = FakeApiServer::new();
+    let feed = expect_watch_list(&server, "");
+    let calls = Rc::new(std::cell::Cell::new(0));
+    let c = calls.clone();
+    let fifo = RealFifo::<ConfigMap>::new(None).with_transform(Rc::new(move |mut o: ConfigMap| {
+        c.set(c.get() + 1);
+        o.data = None;
+        o
+    }));
+    let fifo = Rc::new(RefCell::new(fifo));
+    let reflector = Reflector::new(
+        RestClient::new(Rc::new(server.clone())),
+        Rc::new(FakeClock::new(Duration::from_secs(1_700_000_000))),
+        ReflectorConfig::new(PATH).streaming(),
+        fifo.clone(),
+    );
+    let mut pool = LocalPool::new();
+    pool.spawner().spawn_local(reflector.run()).expect("spawn");
+    pool.run_until_stalled();
+    for name in ["a", "b"] {
+        let mut o = cm(name, "5");
+        o["data"] = json!({"k": "v"});
+        feed.event("ADDED", o);
+    }
+    pool.run_until_stalled();
+    assert_eq!(calls.get(), 2, "the initial state waited for its end");
+    feed.event("BOOKMARK", end_bookmark("12", "true"));
+    pool.run_until_stalled();
+    assert_eq!(
+        calls.get(),
+        2,
+        "transformed again when the list was swapped in"
+    );
+    let popped = fifo.borrow_mut().pop_batch(10);
+    match popped.as_slice() {
+        [Popped::Replace { objects, .. }] => {
+            assert_eq!(objects.len(), 2);
+            assert!(objects.iter().all(|o| o.data.is_none()));
+        }
+        _ => panic!("expected one Replace"),
+    }
+    server.assert_no_failures();
+}

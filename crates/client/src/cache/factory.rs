@@ -18,7 +18,7 @@ use futures::future::{AbortHandle, LocalBoxFuture, abortable};
 use kube_core::Resource;
 use serde::de::DeserializeOwned;
 
-use super::informer::{InformerOptions, InformerSnapshot, SharedInformer};
+use super::informer::{DROP_MANAGED_FIELDS, InformerOptions, InformerSnapshot, SharedInformer};
 use crate::clock::Clock;
 use crate::reconnect::Reconnect;
 use crate::rest::RestClient;
@@ -51,10 +51,11 @@ pub struct InformerKey {
     pub format: Format,
     /// The Rust type objects decode into (typed and dynamic caches differ).
     pub type_name: &'static str,
-    /// Whether objects pass a transform before the cache (the default one
-    /// drops managedFields): a cache that keeps them whole is another cache,
-    /// or a view asking for managedFields could get a cache without them.
-    pub transformed: bool,
+    /// The transform objects pass before the cache, by name (the default
+    /// one drops managedFields): a cache that keeps them whole, or trims
+    /// them another way, is another cache, or a view asking for
+    /// managedFields (or a whole pod) could get a cache without them.
+    pub transform: Option<&'static str>,
 }
 
 impl std::fmt::Display for InformerKey {
@@ -71,8 +72,10 @@ impl std::fmt::Display for InformerKey {
             Format::Table => f.write_str(" (table)")?,
             Format::Full => {}
         }
-        if !self.transformed {
-            f.write_str(" (as sent)")?;
+        match self.transform {
+            None => f.write_str(" (as sent)")?,
+            Some(DROP_MANAGED_FIELDS) => {}
+            Some(name) => write!(f, " ({name})")?,
         }
         Ok(())
     }
@@ -285,7 +288,7 @@ impl InformerFactory {
                 Format::Full
             },
             type_name: std::any::type_name::<K>(),
-            transformed: options.transform.is_some(),
+            transform: options.transform.as_ref().map(|_| options.transform_name),
         }
     }
 

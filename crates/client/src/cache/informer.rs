@@ -115,8 +115,13 @@ pub fn delta_fifo_queue<K: Resource + 'static>(
 pub struct InformerOptions<K> {
     /// What to list and watch.
     pub reflector: ReflectorConfig,
-    /// Applied to each object before it is cached.
+    /// Applied to each object before it is cached. Set another one with
+    /// [`InformerOptions::with_transform`], which names it: informers are
+    /// shared by the name, so a cache trimmed for one view is never handed
+    /// to a view expecting whole objects.
     pub transform: Option<Transform<K>>,
+    /// What `transform` is called in the informer's key (and on X-ray).
+    pub transform_name: &'static str,
     /// Builds the queue ([`InformerOptions::with_queue`] picks by kind).
     pub queue: QueueBuilder<K>,
     /// Extra indexes (the namespace index is always there).
@@ -130,9 +135,19 @@ impl<K: Resource + 'static> InformerOptions<K> {
         Self {
             reflector: ReflectorConfig::new(url_path),
             transform: Some(drop_managed_fields::<K>()),
+            transform_name: DROP_MANAGED_FIELDS,
             queue: in_order_queue::<K>,
             indexers: Vec::new(),
         }
+    }
+
+    /// Caches each object as `transform` makes it (client-go's
+    /// `SetTransform`: trim what a view never reads before it takes memory),
+    /// under `name`, which keeps it apart from informers of other transforms.
+    pub fn with_transform(mut self, name: &'static str, transform: Transform<K>) -> Self {
+        self.transform = Some(transform);
+        self.transform_name = name;
+        self
     }
 
     /// Uses the queue design `kind`.
@@ -144,6 +159,9 @@ impl<K: Resource + 'static> InformerOptions<K> {
         self
     }
 }
+
+/// The default transform's name.
+pub const DROP_MANAGED_FIELDS: &str = "managedFields dropped";
 
 /// The default transform for display caches: `metadata.managedFields` removed.
 pub fn drop_managed_fields<K: Resource>() -> Transform<K> {

@@ -665,11 +665,18 @@ where
             ListFrom::Latest => params.limit = page,
         }
         let first = params.clone();
+        // Each page goes through the store's transform as it arrives, so a
+        // list of 10,000 whole pods trimmed to a few fields never holds
+        // 10,000 whole pods.
+        let transform = self.store.borrow().transform();
         let mut items = Vec::new();
         let mut undecodable = Vec::new();
         let mut paginated = false;
         let resource_version = loop {
-            let metadata = match self.list_page(&params, &mut items, &mut undecodable).await {
+            let metadata = match self
+                .list_page(&params, transform.as_ref(), &mut items, &mut undecodable)
+                .await
+            {
                 Ok(m) => m,
                 // A continue token that expired mid-list (the list took longer
                 // than the compaction interval): one full list at the version
@@ -683,7 +690,9 @@ where
                     let mut full = first.clone();
                     full.limit = None;
                     full.continue_token = None;
-                    let m = self.list_page(&full, &mut items, &mut undecodable).await?;
+                    let m = self
+                        .list_page(&full, transform.as_ref(), &mut items, &mut undecodable)
+                        .await?;
                     break m.resource_version.unwrap_or_default();
                 }
                 Err(e) => return Err(e),
@@ -705,7 +714,9 @@ where
         if resource_version.is_empty() {
             return Err(Error::Decode("the list has no resourceVersion".into()));
         }
-        self.store.borrow_mut().replace(items, &resource_version);
+        self.store
+            .borrow_mut()
+            .replace_transformed(items, &resource_version);
         self.update(|s| {
             s.lists += 1;
             s.synced = true;
@@ -721,10 +732,11 @@ where
     }
 
     /// One LIST request with `params`; the items that decode are appended
-    /// to `items`, the ones that do not to `undecodable`.
+    /// to `items` (through `transform`), the ones that do not to `undecodable`.
     async fn list_page(
         &mut self,
         params: &ListParams,
+        transform: Option<&crate::cache::fifo::Transform<K>>,
         items: &mut Vec<K>,
         undecodable: &mut Vec<Undecodable>,
     ) -> Result<k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta, Error> {
@@ -752,7 +764,10 @@ where
         if !page.columns.is_empty() {
             *self.columns.borrow_mut() = page.columns;
         }
-        items.extend(page.items);
+        match transform {
+            Some(t) => items.extend(page.items.into_iter().map(|o| t(o))),
+            None => items.extend(page.items),
+        }
         undecodable.extend(page.undecodable);
         Ok(page.metadata)
     }
@@ -807,6 +822,7 @@ where
         // end bookmark, then replaces the store in one go. Its events'
         // resourceVersions are not trusted for ordering until then.
         let mut initial_state: Option<HashMap<String, K>> = initial.then(HashMap::new);
+        let transform = initial.then(|| self.store.borrow().transform()).flatten();
         let idle = self.config.watch_list_idle;
         let mut idle_check = self.clock.sleep(idle).fuse();
         let mut last_activity = self.clock.now();
@@ -849,6 +865,10 @@ where
             if let Some(state) = initial_state.as_mut() {
                 match event {
                     WatchEvent::Added(obj) | WatchEvent::Modified(obj) => {
+                        let obj = match &transform {
+                            Some(t) => t(obj),
+                            None => obj,
+                        };
                         state.insert(object_key(&obj), obj);
                         continue;
                     }
@@ -870,7 +890,7 @@ where
                             .map(|m| m.into_values().collect())
                             .unwrap_or_default();
                         let rv = b.metadata.resource_version;
-                        self.store.borrow_mut().replace(items, &rv);
+                        self.store.borrow_mut().replace_transformed(items, &rv);
                         self.synced_this_stream = true;
                         self.update(|s| {
                             s.state = ReflectorState::Watching;

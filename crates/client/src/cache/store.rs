@@ -21,6 +21,21 @@ pub trait ReflectorStore<K> {
     fn delete(&mut self, obj: K);
     /// A list replaced everything: `objs` is the complete new content.
     fn replace(&mut self, objs: Vec<K>, resource_version: &str);
+
+    /// The transform this store puts each object through before keeping
+    /// it, if any (client-go's `TransformFunc`). A reflector assembling a
+    /// paged or streamed list applies it to each page or event as it comes
+    /// and hands the whole to [`ReflectorStore::replace_transformed`], so a
+    /// long list never holds every untrimmed object at once.
+    fn transform(&self) -> Option<crate::cache::fifo::Transform<K>> {
+        None
+    }
+
+    /// [`ReflectorStore::replace`] with objects already through
+    /// [`ReflectorStore::transform`].
+    fn replace_transformed(&mut self, objs: Vec<K>, resource_version: &str) {
+        self.replace(objs, resource_version);
+    }
 }
 
 /// A change reported to store listeners.

@@ -157,7 +157,19 @@ impl<K: Resource> ReflectorStore<K> for DeltaFifo<K> {
         self.queue_object(DeltaType::Deleted, obj);
     }
 
-    fn replace(&mut self, objs: Vec<K>, _resource_version: &str) {
+    fn replace(&mut self, objs: Vec<K>, resource_version: &str) {
+        let objs = match &self.transform {
+            Some(t) => objs.into_iter().map(|o| t(o)).collect(),
+            None => objs,
+        };
+        self.replace_transformed(objs, resource_version);
+    }
+
+    fn transform(&self) -> Option<Transform<K>> {
+        self.transform.clone()
+    }
+
+    fn replace_transformed(&mut self, objs: Vec<K>, _resource_version: &str) {
         let kind = if self.emit_replaced {
             DeltaType::Replaced
         } else {
@@ -166,10 +178,6 @@ impl<K: Resource> ReflectorStore<K> for DeltaFifo<K> {
         let mut keys = HashSet::with_capacity(objs.len());
         let listed = objs.len();
         for obj in objs {
-            let obj = match &self.transform {
-                Some(t) => t(obj),
-                None => obj,
-            };
             let key = object_key(&obj);
             keys.insert(key.clone());
             self.queue_action(kind, DeltaObject::Object(Rc::new(obj)), key);

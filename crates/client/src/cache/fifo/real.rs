@@ -81,13 +81,19 @@ impl<K: Resource> ReflectorStore<K> for RealFifo<K> {
     }
 
     fn replace(&mut self, objs: Vec<K>, resource_version: &str) {
-        let objects = objs
-            .into_iter()
-            .map(|o| match &self.transform {
-                Some(t) => Rc::new(t(o)),
-                None => Rc::new(o),
-            })
-            .collect();
+        let objs = match &self.transform {
+            Some(t) => objs.into_iter().map(|o| t(o)).collect(),
+            None => objs,
+        };
+        self.replace_transformed(objs, resource_version);
+    }
+
+    fn transform(&self) -> Option<Transform<K>> {
+        self.transform.clone()
+    }
+
+    fn replace_transformed(&mut self, objs: Vec<K>, resource_version: &str) {
+        let objects = objs.into_iter().map(Rc::new).collect();
         self.entries.push_back(Popped::Replace {
             objects,
             resource_version: resource_version.to_string(),
