@@ -174,6 +174,15 @@ where
         self
     }
 
+    /// Caches each object as `trim` cuts it, not whole (client-go's
+    /// `SetTransform`): for a view that reads a few fields of many objects.
+    /// Informers are shared by `name`, so a trimmed cache never reaches a
+    /// view that asked for whole objects. Secret redaction still applies.
+    pub fn trimmed(mut self, name: &'static str, trim: fn(K) -> K) -> Self {
+        self.options = self.options.with_transform(name, Rc::new(trim));
+        self
+    }
+
     /// Only the objects matching the field selector `selector`.
     pub fn fields(mut self, selector: String) -> Self {
         self.options.reflector.field_selector = Some(selector);

@@ -3,6 +3,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use kubeglass_client::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::metrics::Usage;
 use kubeglass_client::metrics::quantity::{bytes_words, cpu_words};
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
@@ -221,6 +223,55 @@ impl UsageCells {
         new.row.cells.extend(cells);
         Rc::new(new)
     }
+}
+
+/// The name the usage columns' trimmed informers are shared under.
+pub const RESOURCES_ONLY: &str = "resources only";
+
+/// A pod or node cut to what usage is measured against — each container's
+/// `resources` ([`pod_resources`](super::pod_resources)) and `status.allocatable`
+/// ([`Capacity::from_value`](super::Capacity::from_value)) — with its name, namespace, UID and
+/// resourceVersion: the usage columns' informer caches this, not the whole
+/// object (a kwok pod is ~25 KB as a JSON value, its resources a few hundred
+/// bytes).
+pub fn resources_only(mut o: DynamicObject) -> DynamicObject {
+    let meta = std::mem::take(&mut o.metadata);
+    o.metadata = ObjectMeta {
+        name: meta.name,
+        namespace: meta.namespace,
+        uid: meta.uid,
+        resource_version: meta.resource_version,
+        ..ObjectMeta::default()
+    };
+    let mut kept = serde_json::Map::new();
+    if let Some(containers) = o
+        .data
+        .pointer_mut("/spec/containers")
+        .and_then(Value::as_array_mut)
+    {
+        let resources: Vec<Value> = containers
+            .iter_mut()
+            .map(|c| {
+                let r = c
+                    .get_mut("resources")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null);
+                serde_json::json!({ "resources": r })
+            })
+            .collect();
+        kept.insert(
+            "spec".into(),
+            serde_json::json!({ "containers": resources }),
+        );
+    }
+    if let Some(allocatable) = o.data.pointer_mut("/status/allocatable").map(Value::take) {
+        kept.insert(
+            "status".into(),
+            serde_json::json!({ "allocatable": allocatable }),
+        );
+    }
+    o.data = Value::Object(kept);
+    o
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@ use super::filter::Test;
 mod columns;
 mod graph;
 mod sizing;
-pub use columns::{Against, UsageCells, UsageOf, is_usage_column, usage_text};
+pub use columns::{
+    Against, RESOURCES_ONLY, UsageCells, UsageOf, is_usage_column, resources_only, usage_text,
+};
 pub use graph::{graph, part, pod_resources, pods_resources, sum_histories};
 pub use sizing::{Part, PodSizing, Sizing, controller, fit_words, part_words, right_size};
 

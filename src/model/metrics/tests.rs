@@ -194,6 +194,79 @@ fn a_pods_requests_sum_what_is_asked_and_its_limits_only_when_every_container_ha
 }
 
 #[test]
+fn the_usage_columns_cache_keeps_only_what_usage_is_measured_against() {
+    use kubeglass_client::kube_core::DynamicObject;
+    let pod: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-1", "namespace": "shop", "uid": "u-1", "resourceVersion": "7",
+                     "labels": {"app": "web"}, "annotations": {"big": "x".repeat(4096)},
+                     "managedFields": [{"manager": "kubectl"}]},
+        "spec": {"nodeName": "kwok-1", "containers": [
+            {"name": "a", "image": "shop:1", "env": [{"name": "A", "value": "1"}],
+             "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}, "limits": {"cpu": "1"}}},
+            {"name": "b", "image": "side:1"}]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+    }))
+    .expect("pod");
+    let node: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1", "kind": "Node", "metadata": {"name": "kwok-1", "resourceVersion": "3"},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi"}, "capacity": {"cpu": "4"},
+                   "images": (0..20).map(|i| serde_json::json!({"names": [format!("registry.example/image-{i}:1")], "sizeBytes": i})).collect::<Vec<_>>()}
+    }))
+    .expect("node");
+    for whole in [pod, node] {
+        let trimmed = resources_only(whole.clone());
+        assert_eq!(pod_resources(&trimmed.data), pod_resources(&whole.data));
+        assert_eq!(
+            Capacity::from_object(&trimmed),
+            Capacity::from_object(&whole)
+        );
+        assert_eq!(
+            (
+                &trimmed.metadata.name,
+                &trimmed.metadata.namespace,
+                &trimmed.metadata.uid
+            ),
+            (
+                &whole.metadata.name,
+                &whole.metadata.namespace,
+                &whole.metadata.uid
+            )
+        );
+        assert_eq!(
+            trimmed.metadata.resource_version,
+            whole.metadata.resource_version
+        );
+        let size = |o: &DynamicObject| serde_json::to_string(o).expect("json").len();
+        assert!(
+            size(&trimmed) * 3 < size(&whole),
+            "{}",
+            serde_json::to_string(&trimmed).expect("json")
+        );
+        let text = serde_json::to_string(&trimmed).expect("json");
+        for gone in [
+            "managedFields",
+            "annotations",
+            "env",
+            "image",
+            "conditions",
+            "capacity",
+        ] {
+            assert!(!text.contains(gone), "{gone} kept: {text}");
+        }
+    }
+    assert!(
+        Capacity::from_object(&resources_only(
+            serde_json::from_value(serde_json::json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "2"}}}))
+            .expect("node")
+        ))
+        .cpu_millis
+            == Some(2000.0)
+    );
+}
+
+#[test]
 fn a_graph_scales_to_its_references_and_says_the_shares() {
     let p = |at: f64, cpu: f64| Point {
         at,

@@ -13,7 +13,8 @@ use super::Feed;
 use crate::kube::watch::{cluster_path, collection_path};
 use crate::kube::{Watch, use_kube};
 use crate::model::metrics::{
-    Against, Capacity, UsageCells, UsageOf, is_usage_column, pod_resources, state_words,
+    Against, Capacity, RESOURCES_ONLY, UsageCells, UsageOf, is_usage_column, pod_resources,
+    resources_only, state_words,
 };
 
 /// The usage columns a table of `info` can have: core pods' and nodes'.
@@ -98,6 +99,7 @@ pub fn UsageFeed(
     let start_watch = move || {
         let mut subscription = kube
             .subscribe("usage-columns", &path)
+            .trimmed(RESOURCES_ONLY, resources_only)
             .labels(labels.clone());
         if let Some(f) = fields.clone() {
             subscription = subscription.fields(f);
