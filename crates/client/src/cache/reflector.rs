@@ -31,7 +31,7 @@ use super::store::{ReflectorStore, object_key};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Jitter, Timestamp};
 use crate::reconnect::Reconnect;
-use crate::rest::list::{Undecodable, decode_list_page};
+use crate::rest::list::{Undecodable, decode_list_page_with};
 use crate::rest::table::TableColumn;
 use crate::rest::{Error, RestClient};
 
@@ -665,9 +665,7 @@ where
             ListFrom::Latest => params.limit = page,
         }
         let first = params.clone();
-        // Each page goes through the store's transform as it arrives, so a
-        // list of 10,000 whole pods trimmed to a few fields never holds
-        // 10,000 whole pods.
+        // Each item goes through the store's transform as it is decoded.
         let transform = self.store.borrow().transform();
         let mut items = Vec::new();
         let mut undecodable = Vec::new();
@@ -760,14 +758,16 @@ where
             with_rv0(self.collection().list(params)?)
         };
         let body = self.client.send_raw(request).await?;
-        let page = decode_list_page::<K>(&body, self.config.table)?;
+        // Each item goes through the transform as it is decoded: a list of
+        // 10,000 whole pods trimmed to a few fields never holds them whole.
+        let page = match transform {
+            Some(t) => decode_list_page_with::<K>(&body, self.config.table, &|o| t(o))?,
+            None => decode_list_page_with::<K>(&body, self.config.table, &|o| o)?,
+        };
         if !page.columns.is_empty() {
             *self.columns.borrow_mut() = page.columns;
         }
-        match transform {
-            Some(t) => items.extend(page.items.into_iter().map(|o| t(o))),
-            None => items.extend(page.items),
-        }
+        items.extend(page.items);
         undecodable.extend(page.undecodable);
         Ok(page.metadata)
     }

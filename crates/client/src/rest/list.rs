@@ -8,14 +8,15 @@
 //! decoded in one pass as before, and only when that fails is it read again
 //! item by item.
 
+use std::marker::PhantomData;
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
-use kube_core::ObjectList;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::Error;
-use super::table::{TableColumn, TablePage};
+use super::table::TableColumn;
 
 /// Longest error text kept for one item: serde quotes the offending value
 /// whole, and a cluster's value may be megabytes long.
@@ -84,21 +85,22 @@ pub fn decode_list_page<K: DeserializeOwned + Clone>(
     body: &[u8],
     table: bool,
 ) -> Result<ListPage<K>, Error> {
-    let whole = if table {
-        serde_json::from_slice::<TablePage<K>>(body).map(|p| ListPage {
-            metadata: p.metadata,
-            items: p.rows,
-            columns: p.column_definitions,
-            undecodable: Vec::new(),
-        })
-    } else {
-        serde_json::from_slice::<ObjectList<K>>(body).map(|l| ListPage {
-            metadata: l.metadata,
-            items: l.items,
-            columns: Vec::new(),
-            undecodable: Vec::new(),
-        })
-    };
+    decode_list_page_with(body, table, &|k| k)
+}
+
+/// [`decode_list_page`], each item passed through `each` as soon as it is
+/// decoded (an informer's transform), so a list of 10,000 whole objects
+/// trimmed to a few fields holds one whole object at a time, not 10,000.
+/// The items are decoded straight from the bytes, with no intermediate tree.
+pub fn decode_list_page_with<K: DeserializeOwned + Clone>(
+    body: &[u8],
+    table: bool,
+    each: &dyn Fn(K) -> K,
+) -> Result<ListPage<K>, Error> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let whole = Frame { table, each }
+        .deserialize(&mut de)
+        .and_then(|page| de.end().map(|()| page));
     let first_error = match whole {
         Ok(page) => return Ok(page),
         Err(e) => e,
@@ -113,7 +115,7 @@ pub fn decode_list_page<K: DeserializeOwned + Clone>(
     for (i, value) in raw.into_iter().enumerate() {
         let key = item_key(&value, table).unwrap_or_else(|| format!("item {}", i + 1));
         match K::deserialize(value) {
-            Ok(item) => items.push(item),
+            Ok(item) => items.push(each(item)),
             Err(e) => undecodable.push(Undecodable {
                 key,
                 error: clip(&e.to_string()),
@@ -144,6 +146,95 @@ fn item_key(value: &Value, table: bool) -> Option<String> {
         Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
         _ => name.to_string(),
     })
+}
+
+/// A list's frame read key by key: its metadata, a Table's columns, and
+/// its items (a Table's rows) through [`Items`]. A plain list must have
+/// `items` (null is none), as kube-core's `ObjectList` requires; a Table's
+/// rows may be left out.
+struct Frame<'a, K> {
+    table: bool,
+    each: &'a dyn Fn(K) -> K,
+}
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for Frame<'_, K> {
+    type Value = ListPage<K>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<ListPage<K>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, K: DeserializeOwned> Visitor<'de> for Frame<'_, K> {
+    type Value = ListPage<K>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(if self.table { "a Table" } else { "a list" })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ListPage<K>, A::Error> {
+        let items_key = if self.table { "rows" } else { "items" };
+        let mut page = ListPage {
+            metadata: ListMeta::default(),
+            items: Vec::new(),
+            columns: Vec::new(),
+            undecodable: Vec::new(),
+        };
+        let mut has_items = self.table;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == items_key {
+                page.items = map.next_value_seed(Items {
+                    each: self.each,
+                    kind: PhantomData,
+                })?;
+                has_items = true;
+            } else if key == "metadata" {
+                page.metadata = map.next_value::<Option<ListMeta>>()?.unwrap_or_default();
+            } else if key == "columnDefinitions" && self.table {
+                page.columns = map
+                    .next_value::<Option<Vec<TableColumn>>>()?
+                    .unwrap_or_default();
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        if !has_items {
+            return Err(serde::de::Error::missing_field("items"));
+        }
+        Ok(page)
+    }
+}
+
+/// A list's items, each through `each` as it is decoded; null is none.
+struct Items<'a, K> {
+    each: &'a dyn Fn(K) -> K,
+    kind: PhantomData<K>,
+}
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for Items<'_, K> {
+    type Value = Vec<K>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Vec<K>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, K: DeserializeOwned> Visitor<'de> for Items<'_, K> {
+    type Value = Vec<K>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of items")
+    }
+
+    fn visit_unit<E>(self) -> Result<Vec<K>, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Vec<K>, S::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element::<K>()? {
+            items.push((self.each)(item));
+        }
+        Ok(items)
+    }
 }
 
 #[cfg(test)]
@@ -214,5 +305,42 @@ mod tests {
         assert_eq!(page.items.len(), 1);
         assert_eq!(page.columns.len(), 1);
         assert_eq!(page.undecodable[0].key, "item 2");
+    }
+
+    #[test]
+    fn each_item_passes_the_transform_as_it_is_decoded() {
+        let body = json!({"kind": "ConfigMapList", "metadata": {"resourceVersion": "9"},
+            "extra": {"ignored": [1, 2]},
+            "items": [{"metadata": {"name": "a", "namespace": "ns"}, "data": {"k": "v"}},
+                      {"metadata": {"name": "b", "namespace": "ns"}, "data": {"k": "w"}}]});
+        let seen = std::cell::Cell::new(0);
+        let page: ListPage<ConfigMap> =
+            decode_list_page_with(body.to_string().as_bytes(), false, &|mut c: ConfigMap| {
+                seen.set(seen.get() + 1);
+                c.data = None;
+                c
+            })
+            .expect("page");
+        assert_eq!(seen.get(), 2);
+        assert!(page.items.iter().all(|c| c.data.is_none()));
+        assert_eq!(page.metadata.resource_version.as_deref(), Some("9"));
+    }
+
+    #[test]
+    fn a_list_needs_its_items_but_null_is_none() {
+        let status = json!({"kind": "Status", "apiVersion": "v1", "status": "Success"});
+        let e = decode_list_page::<ConfigMap>(status.to_string().as_bytes(), false)
+            .expect_err("a Status is not a list");
+        assert!(matches!(e, Error::Decode(_)), "{e}");
+        let null = json!({"metadata": {"resourceVersion": "2"}, "items": null});
+        let page: ListPage<ConfigMap> =
+            decode_list_page(null.to_string().as_bytes(), false).expect("page");
+        assert!(page.items.is_empty());
+        let trailing = b"{\"items\": []} {\"items\": []}";
+        assert!(decode_list_page::<ConfigMap>(trailing, false).is_err());
+        let table = json!({"kind": "Table", "metadata": {"resourceVersion": "3"}});
+        let page: ListPage<crate::rest::table::TableRowObject> =
+            decode_list_page(table.to_string().as_bytes(), true).expect("a Table may have no rows");
+        assert!(page.items.is_empty());
     }
 }
