@@ -13,9 +13,14 @@ export const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 
-/** "N frames, p50 …, p95 …, max …" for frame intervals in ms. */
+/**
+ * "N frames, p50 …, p95 …, max …, K late" for frame intervals in ms; a late
+ * frame is one that took over 25 ms, so at 60 Hz at least one was missed
+ * (intervals jitter by a few tenths of a ms around 16.7).
+ */
 export const frameSummary = (frames) => `${frames.length} frames, p50 ${pct(frames, 50).toFixed(1)} ms, `
-  + `p95 ${pct(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`;
+  + `p95 ${pct(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms, `
+  + `${frames.filter((f) => f > 25).length} late (over 25 ms)`;
 
 /** Runs `fn` over `items`, `concurrency` at a time. */
 export async function pool(items, concurrency, fn) {
