@@ -734,7 +734,7 @@ where
     async fn list_page(
         &mut self,
         params: &ListParams,
-        transform: Option<&crate::cache::fifo::Transform<K>>,
+        transform: Option<&crate::cache::store::Transform<K>>,
         items: &mut Vec<K>,
         undecodable: &mut Vec<Undecodable>,
     ) -> Result<k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta, Error> {

@@ -11,6 +11,9 @@ use std::rc::Rc;
 
 use kube_core::Resource;
 
+/// Applied to every object before it is kept: e.g. drop `managedFields`.
+pub type Transform<K> = Rc<dyn Fn(K) -> K>;
+
 /// What the reflector needs from a store: add, update, delete and replace.
 pub trait ReflectorStore<K> {
     /// An object was created (or seen for the first time).
@@ -27,7 +30,7 @@ pub trait ReflectorStore<K> {
     /// paged or streamed list applies it to each page or event as it comes
     /// and hands the whole to [`ReflectorStore::replace_transformed`], so a
     /// long list never holds every untrimmed object at once.
-    fn transform(&self) -> Option<crate::cache::fifo::Transform<K>> {
+    fn transform(&self) -> Option<Transform<K>> {
         None
     }
 

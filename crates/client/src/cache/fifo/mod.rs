@@ -136,8 +136,7 @@ pub enum Popped<K> {
     },
 }
 
-/// Applied to every object before it is queued: e.g. drop `managedFields`.
-pub type Transform<K> = Rc<dyn Fn(K) -> K>;
+pub use super::store::Transform;
 
 /// What a queue may consult about the objects its consumer already holds
 /// (client-go's `KeyListerGetter`): the informer's indexer.
