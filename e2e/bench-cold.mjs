@@ -9,7 +9,10 @@
 //   node e2e/bench-cold.mjs <app URL> [<app URL> …]
 //
 // e.g. the same build served by plain `kubectl proxy --www` (uncompressed)
-// and by `kubectl glass` (brotli, application/wasm).
+// and by `kubectl glass` (brotli, application/wasm). For the median run it
+// also prints each request's start and end since navigation: the gap
+// between the wasm's arrival and the first API request is the wasm's
+// compilation and the app's start.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +46,20 @@ async function once(url, link) {
     const wasm = await page.evaluate(() => performance.getEntriesByType('resource')
       .filter((r) => r.name.endsWith('.wasm'))
       .map((r) => ({ transfer: r.transferSize, body: r.decodedBodySize }))[0]);
-    return { ms, bytes, wasm };
+    // Where the time went: each request's start and end since navigation,
+    // and when the version was on screen (the test's own wait adds polling).
+    const waterfall = await page.evaluate(() => {
+      const short = (u) => new URL(u).pathname.split('/').filter(Boolean).slice(-1)[0]?.replace(/-[0-9a-f]{16}/, '') ?? '/';
+      const nav = performance.getEntriesByType('navigation')[0];
+      return [
+        `page ${nav.responseEnd.toFixed(0)}`,
+        ...performance.getEntriesByType('resource')
+          .filter((r) => !r.name.includes('favicon'))
+          .map((r) => `${short(r.name)} ${r.startTime.toFixed(0)}–${r.responseEnd.toFixed(0)}`),
+        `now ${performance.now().toFixed(0)}`,
+      ].join(', ');
+    });
+    return { ms, bytes, wasm, waterfall };
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
@@ -60,5 +76,7 @@ for (const url of urls) {
     console.log(`${where.host} · ${name}: first page (server version drawn) median ${median(runs.map((r) => r.ms))} ms `
       + `(runs: ${runs.map((r) => r.ms).join(', ')}); ${Math.round(median(runs.map((r) => r.bytes)) / 1024)} KiB moved; `
       + `wasm ${Math.round((w.transfer ?? 0) / 1024)} KiB on the wire for ${Math.round((w.body ?? 0) / 1024)} KiB`);
+    const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
+    console.log(`  the median run, ms since navigation: ${mid.waterfall}`);
   }
 }
