@@ -1,5 +1,5 @@
 # Kubeglass. The README explains each command.
-.PHONY: demo serve install dist test bench bootstrap app cluster-up cluster-down cluster-reset
+.PHONY: demo serve install dist test bench bench-app bootstrap app cluster-up cluster-down cluster-reset
 
 demo:          ## build everything, start cluster + demo workload + the launcher, print the URL
 	@bash hack/demo.sh
@@ -18,6 +18,9 @@ test:          ## every test: lints, unit, in-browser and end-to-end
 
 bench:         ## measurements (printed; docs/benchmarks.md records them)
 	@bash hack/bench.sh
+
+bench-app:     ## the app in Chromium against the demo cluster: cold start, a table of BENCH_PODS pods (memory per row), the event stream
+	@bash hack/bench-app.sh
 
 bootstrap:     ## install the toolchain (idempotent)
 	@bash hack/bootstrap.sh

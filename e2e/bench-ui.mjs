@@ -11,12 +11,15 @@
 // (no kwok behind them: for row counts pods would drown the cluster in).
 // BENCH_KEEP=1 keeps the namespace afterwards and reuses it when it
 // already holds N pods. BENCH_USAGE=0 hides the pod table's CPU and memory
-// columns (shown by default, as a person first sees the table). BENCH_ALL=1
+// columns (shown by default, as a person first sees the table).
+// BENCH_PROFILE=file takes a CPU profile from the route change to the full
+// sync and prints the functions that cost most. BENCH_ALL=1
 // measures the all-namespaces table instead of the namespace's (every pod
 // of the cluster in one table). After the sync it prints the memory the
-// table added: the JavaScript heap (V8's own count, through CDP) and the
-// WebAssembly memory (as the X-ray page reads it), each per row.
-import { fillNamespace, frameSummary, keepAliveClient, launchChromium, recordFrames, releaseNamespace, settled, writeAtRate } from './bench-lib.mjs';
+// table added to the JavaScript heap (V8's own count, through CDP), and the
+// most WebAssembly memory the tab needed from its first page to the end
+// (as the X-ray page reads it), each per row.
+import { fillNamespace, frameSummary, keepAliveClient, launchChromium, profiled, recordFrames, releaseNamespace, settled, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
@@ -70,7 +73,16 @@ for (const [label, extra] of [['pretty-printed, as for a browser', ''], ['compac
 
 const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-await page.goto(`${base}/ui/#/`);
+// The wasm memory as the X-ray page reads it, on the first page the tab
+// opens: before anything has listed a pod (the overview lists every pod in
+// the cluster for its count, the all-namespaces table's very informer).
+const xrayMemory = async () => {
+  const text = await page.getByTestId('xray-memory').innerText({ timeout: 30000 });
+  return Number(/([\d.]+) MiB/.exec(text)?.[1]) * 1048576;
+};
+await page.goto(`${base}/ui/#/xray`);
+const wasmBefore = await xrayMemory();
+await page.evaluate(() => { location.hash = '#/'; });
 await page.getByTestId('server-version').waitFor({ timeout: 60000 });
 // BENCH_USAGE=0: the pod table without its CPU and memory columns (their
 // poll and their informer of whole pods), as before they were added.
@@ -80,43 +92,31 @@ if (process.env.BENCH_USAGE === '0') await page.evaluate(() => localStorage.setI
 await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-testid="pod-count"]')?.textContent ?? ''), null, { timeout: 120000, polling: 100 });
 await page.waitForTimeout(1000);
 
-// Memory before the table: V8's heap (precise, through CDP) and the wasm
-// memory the X-ray page reads (it only grows, so the table's share is the
-// growth).
+// V8's heap before the table (precise, through CDP).
 const cdp = await page.context().newCDPSession(page);
 const heap = async () => (await cdp.send('Runtime.getHeapUsage')).usedSize;
-// ArrayBuffers' backing stores, the wasm memory among them: read without
-// leaving the page, to see when the table's memory is taken.
-const backing = async () => (await cdp.send('Runtime.getHeapUsage')).backingStorageSize ?? NaN;
-const wasmMemory = async () => {
-  await page.evaluate(() => { location.hash = '#/xray'; });
-  const text = await page.getByTestId('xray-memory').innerText({ timeout: 30000 });
-  const mib = Number(/([\d.]+) MiB/.exec(text)?.[1]);
-  await page.evaluate(() => { location.hash = '#/'; });
-  await page.getByTestId('server-version').waitFor({ timeout: 30000 });
-  return mib * 1048576;
-};
-const wasmBefore = await wasmMemory();
 await cdp.send('HeapProfiler.collectGarbage');
 const heapBefore = await heap();
 
-// Time to first rows and to full sync, from the route change.
-const started = await page.evaluate(([ns, resource, all]) => {
-  const t0 = performance.now();
-  location.hash = all ? `#/r/${resource}` : `#/r/${resource}?ns=${ns}`;
-  return t0;
-}, [NS, RESOURCE, ALL]);
-await page.getByTestId('resource-row').first().waitFor({ timeout: 120000 });
-const firstRows = await page.evaluate((t0) => performance.now() - t0, started);
-await page.waitForFunction((n) => (document.querySelector('[data-testid="row-count"]')?.textContent ?? '').startsWith(`${n} of ${n}`), total, { timeout: 300000, polling: 50 });
-const fullSync = await page.evaluate((t0) => performance.now() - t0, started);
+// Time to first rows and to full sync, from the route change (with
+// BENCH_PROFILE=file, a CPU profile of it).
+const [firstRows, fullSync] = await profiled(page, async () => {
+  const started = await page.evaluate(([ns, resource, all]) => {
+    const t0 = performance.now();
+    location.hash = all ? `#/r/${resource}` : `#/r/${resource}?ns=${ns}`;
+    return t0;
+  }, [NS, RESOURCE, ALL]);
+  await page.getByTestId('resource-row').first().waitFor({ timeout: 120000 });
+  const first = await page.evaluate((t0) => performance.now() - t0, started);
+  await page.waitForFunction((n) => (document.querySelector('[data-testid="row-count"]')?.textContent ?? '').startsWith(`${n} of ${n}`), total, { timeout: 300000, polling: 50 });
+  return [first, await page.evaluate((t0) => performance.now() - t0, started)];
+});
 const domRows = await page.getByTestId('resource-row').count();
 console.log(`time to first rows ${firstRows.toFixed(0)} ms, full sync ${fullSync.toFixed(0)} ms, DOM rows ${domRows} of ${total}`
   + `${ALL ? ' (all namespaces)' : ''}`);
 await page.waitForTimeout(2000);
 await cdp.send('HeapProfiler.collectGarbage');
 const heapAfter = await heap();
-console.log(`backing stores (wasm memory among them) after the sync: ${((await backing()) / 1048576).toFixed(1)} MiB`);
 
 // Frame times while scrolling through the table, once the page has
 // settled after the sync (a person does not scroll in the same millisecond).
@@ -154,12 +154,14 @@ const rate = writes.applied / ((Date.now() - t) / 1000);
 console.log(`under ${rate.toFixed(0)} changes/s: ${frameSummary(eventFrames)}`);
 
 // The wasm memory is read last: going to the X-ray page closes the table,
-// and the high-water mark it reports then includes the sync and the changes.
-const wasmAfter = await wasmMemory();
+// and the high-water mark it reports then includes the overview's list, the
+// table's sync and the changes: the most the tab needed for these pods.
+await page.evaluate(() => { location.hash = '#/xray'; });
+const wasmAfter = await xrayMemory();
 const mib = (b) => (b / 1048576).toFixed(1);
 console.log(`memory for ${total} rows: JS heap +${mib(heapAfter - heapBefore)} MiB (${Math.round((heapAfter - heapBefore) / total)} B/row), `
-  + `wasm memory +${mib(wasmAfter - wasmBefore)} MiB (${Math.round((wasmAfter - wasmBefore) / total)} B/row; `
-  + `${mib(wasmBefore)} → ${mib(wasmAfter)} MiB)`);
+  + `wasm memory from the tab's first page to the end +${mib(wasmAfter - wasmBefore)} MiB `
+  + `(${Math.round((wasmAfter - wasmBefore) / total)} B/row; ${mib(wasmBefore)} → ${mib(wasmAfter)} MiB)`);
 
 await browser.close();
 await releaseNamespace(api, NS, KEEP);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `make bench-app`: the app's own measurements in headless Chromium against
+# the demo cluster (start it with `make demo` or `bash hack/cluster.sh up &&
+# bash hack/demo-workload.sh`), printed; docs/benchmarks.md records them.
+# Nothing here asserts anything about time.
+#
+#   cold start of the first page  e2e/bench-cold.mjs (5 fresh profiles each)
+#   a table of N pods             e2e/bench-ui.mjs: first rows, full sync, the
+#                                 Table LIST's floor, scrolling, frames under
+#                                 ~200 changes/s, memory per row
+#   the event stream              e2e/bench-events.mjs, 10,000 events
+#
+# BENCH_PODS="10000 20000" picks the tables' sizes (default 10000);
+# BENCH_ALL=1 measures the all-namespaces table (with 150000, SIG
+# Scalability's limit: expect ~10 minutes to create the pods on two cores,
+# and reset the demo cluster afterwards, `make cluster-reset`). The
+# namespaces the benches create are deleted unless BENCH_KEEP=1.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$REPO_ROOT"
+
+kc get --raw /version >/dev/null 2>&1 \
+  || die "the demo cluster is not up: run \`make demo\` (or hack/cluster.sh up) first"
+
+log "building the app (release, wasm-opt) and the launcher with it inside"
+bash "$HACK_DIR/build-app.sh"
+cargo build -p kubectl-glass --quiet
+
+# A launcher of its own, on a port of its own, so a running `make demo` is
+# not disturbed; its URL is the first line it prints.
+port=${BENCH_PORT:-19490}
+out=$(mktemp)
+"$REPO_ROOT/target/debug/kubectl-glass" --kubectl "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" \
+  --port "$port" --no-open >"$out" 2>&1 &
+glass=$!
+trap 'kill "$glass" 2>/dev/null || true; rm -f "$out"' EXIT
+for _ in $(seq 1 100); do
+  grep -q "http://127.0.0.1:$port/" "$out" && break
+  kill -0 "$glass" 2>/dev/null || { cat "$out" >&2; die "kubectl-glass stopped"; }
+  sleep 0.1
+done
+app=$(grep -o "http://127.0.0.1:$port/[^ ]*/ui/" "$out" | head -1)
+[[ -n "$app" ]] || { cat "$out" >&2; die "kubectl-glass printed no URL"; }
+api=${app%ui/}
+api=${api%/}
+
+export CHROMIUM="${CHROMIUM:-$(command -v chromium)}"
+cd e2e
+log "cold start of the first page"
+node bench-cold.mjs "$app"
+for n in ${BENCH_PODS:-10000}; do
+  log "a table of $n pods${BENCH_ALL:+ (all namespaces)}"
+  node bench-ui.mjs "$api" "$n"
+done
+log "the event stream with 10,000 events"
+node bench-events.mjs "$api" 10000
