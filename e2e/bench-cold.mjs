@@ -1,7 +1,9 @@
 // Cold start of the first page (not a test; it asserts nothing about time):
 // a fresh Chromium profile each run (no HTTP cache), the overview opened, and
 // the time until the server version is drawn (the app downloaded, compiled,
-// started, and its first request answered), with the bytes the page moved.
+// started, and its first request answered), with the bytes the page moved:
+// from before the navigation (a fresh profile's renderer starting counts)
+// and from the page's own navigation start (what the app owns).
 // Each URL is measured RUNS times on the loopback as it is, and on a link
 // shaped to 20 Mbit/s down, 5 up, 20 ms each way (Chromium's network
 // emulation), where the size on the wire counts.
@@ -39,10 +41,23 @@ async function once(url, link) {
     if (link) await cdp.send('Network.emulateNetworkConditions', link);
     let bytes = 0;
     cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+    // When the version first shows, in the page's own clock (from its
+    // navigation), as a MutationObserver sees it: the time the app owns,
+    // without the browser starting a fresh profile's renderer.
+    await page.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        const v = document.querySelector('[data-testid="server-version"]');
+        if (v?.textContent?.trim()) {
+          window.kubeglassVersionDrawn = performance.now();
+          observer.disconnect();
+        }
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
     const start = Date.now();
     await page.goto(url);
     await page.getByTestId('server-version').waitFor({ timeout: 60000 });
     const ms = Date.now() - start;
+    const drawn = await page.waitForFunction(() => window.kubeglassVersionDrawn).then((h) => h.jsonValue());
     const wasm = await page.evaluate(() => performance.getEntriesByType('resource')
       .filter((r) => r.name.endsWith('.wasm'))
       .map((r) => ({ transfer: r.transferSize, body: r.decodedBodySize }))[0]);
@@ -59,7 +74,7 @@ async function once(url, link) {
         `now ${performance.now().toFixed(0)}`,
       ].join(', ');
     });
-    return { ms, bytes, wasm, waterfall };
+    return { ms, drawn: Math.round(drawn), bytes, wasm, waterfall };
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
@@ -74,7 +89,8 @@ for (const url of urls) {
     for (let i = 0; i < RUNS; i++) runs.push(await once(url, link));
     const w = runs[0].wasm ?? {};
     console.log(`${where.host} · ${name}: first page (server version drawn) median ${median(runs.map((r) => r.ms))} ms `
-      + `(runs: ${runs.map((r) => r.ms).join(', ')}); ${Math.round(median(runs.map((r) => r.bytes)) / 1024)} KiB moved; `
+      + `(runs: ${runs.map((r) => r.ms).join(', ')}), from the page's navigation ${median(runs.map((r) => r.drawn))} ms `
+      + `(${runs.map((r) => r.drawn).join(', ')}); ${Math.round(median(runs.map((r) => r.bytes)) / 1024)} KiB moved; `
       + `wasm ${Math.round((w.transfer ?? 0) / 1024)} KiB on the wire for ${Math.round((w.body ?? 0) / 1024)} KiB`);
     const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
     console.log(`  the median run, ms since navigation: ${mid.waterfall}`);

