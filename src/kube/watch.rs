@@ -1,6 +1,6 @@
 //! The one way a view subscribes to the cluster: a shared informer whose changed keys reach the view once per animation frame, held by a [`Watch`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -30,10 +30,14 @@ pub struct Watch<K> {
     /// Stops waiting for the first sync when the view goes first.
     sync_wait: futures::future::AbortHandle,
     status: RwSignal<InformerSnapshot>,
+    /// False once the view has gone: a frame already asked for when it
+    /// went then applies nothing (its signals are disposed by then).
+    alive: Rc<Cell<bool>>,
 }
 
 impl<K> Drop for Watch<K> {
     fn drop(&mut self) {
+        self.alive.set(false);
         self.registration.remove();
         self.sync_wait.abort();
     }
@@ -256,10 +260,14 @@ impl Kube {
         let inf = (*informer).clone();
         let status = RwSignal::new(inf.snapshot());
         let refresh = refresher(status);
+        let alive = Rc::new(Cell::new(true));
+        let live = alive.clone();
         let apply = Rc::new(RefCell::new(
             move |inf: &SharedInformer<K>, keys: Vec<String>| {
-                apply(inf, keys);
-                refresh(inf);
+                if live.get() {
+                    apply(inf, keys);
+                    refresh(inf);
+                }
             },
         ));
         let (on_sync, on_sync_apply) = (inf.clone(), apply.clone());
@@ -292,6 +300,7 @@ impl Kube {
             registration,
             sync_wait,
             status,
+            alive,
         }
     }
 }
@@ -322,6 +331,7 @@ impl Kube {
             registration,
             sync_wait,
             status,
+            alive: Rc::new(Cell::new(true)),
         }
     }
 }

@@ -218,3 +218,24 @@ fn a_view_asking_for_whole_secrets_is_refused_before_any_request() {
     let problem = watch_problem(&watch.snapshot()).expect("the view is told why");
     assert!(format!("{problem:?}").contains("secret"), "{problem:?}");
 }
+
+#[test]
+fn a_frame_asked_for_before_the_view_went_applies_nothing() {
+    let mut rig = rig();
+    let feed = expect_list_and_watch(&rig.server, PATH, "10", vec![config_map("a", "5")]);
+    let batches = Batches::default();
+    let mut record = recorder(&batches);
+    let watch = rig
+        .kube
+        .subscribe("configmaps", PATH)
+        .frames(move |_, keys| record(keys));
+    rig.frame();
+    assert_eq!(batches.borrow().len(), 1);
+    // A change arrives and a frame is asked for; the view goes before it
+    // is drawn (its signals are disposed by then: applying would panic).
+    feed.event("MODIFIED", config_map("a", "11"));
+    rig.run();
+    drop(watch);
+    assert_eq!(rig.frame(), 1, "the frame was asked for");
+    assert_eq!(batches.borrow().len(), 1, "a gone view was handed a frame");
+}

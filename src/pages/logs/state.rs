@@ -60,7 +60,12 @@ impl LogState {
     /// timed by the app's clock.
     pub fn feed(self, kube: &Kube) -> LogFeed {
         LogFeed::new(kube, move |lines| {
-            if self.paused.get_untracked() {
+            // A frame asked for just before the view went finds its signals
+            // disposed: nothing to show the lines in.
+            let Some(paused) = self.paused.try_get_untracked() else {
+                return;
+            };
+            if paused {
                 let cap = self.ring.with_untracked(LogRing::cap);
                 self.pending.update(|p| {
                     p.extend(lines);
