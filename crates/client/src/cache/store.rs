@@ -22,13 +22,20 @@ pub trait ReflectorStore<K> {
     fn update(&mut self, obj: K);
     /// An object was deleted; `obj` is its last known state.
     fn delete(&mut self, obj: K);
-    /// A list replaced everything: `objs` is the complete new content.
-    fn replace(&mut self, objs: Vec<K>, resource_version: &str);
+    /// A list replaced everything: `objs` is the complete new content,
+    /// each object put through [`ReflectorStore::transform`] here.
+    fn replace(&mut self, objs: Vec<K>, resource_version: &str) {
+        let objs = match self.transform() {
+            Some(t) => objs.into_iter().map(|o| t(o)).collect(),
+            None => objs,
+        };
+        self.replace_transformed(objs, resource_version);
+    }
 
     /// The transform this store puts each object through before keeping
     /// it, if any (client-go's `TransformFunc`). A reflector assembling a
-    /// paged or streamed list applies it to each page or event as it comes
-    /// and hands the whole to [`ReflectorStore::replace_transformed`], so a
+    /// paged or streamed list applies it to each item as it is decoded and
+    /// hands the whole to [`ReflectorStore::replace_transformed`], so a
     /// long list never holds every untrimmed object at once.
     fn transform(&self) -> Option<Transform<K>> {
         None
@@ -36,9 +43,7 @@ pub trait ReflectorStore<K> {
 
     /// [`ReflectorStore::replace`] with objects already through
     /// [`ReflectorStore::transform`].
-    fn replace_transformed(&mut self, objs: Vec<K>, resource_version: &str) {
-        self.replace(objs, resource_version);
-    }
+    fn replace_transformed(&mut self, objs: Vec<K>, resource_version: &str);
 }
 
 /// A change reported to store listeners.
@@ -180,7 +185,7 @@ impl<K: Resource> ReflectorStore<K> for Store<K> {
         self.notify(Change::Deleted(last));
     }
 
-    fn replace(&mut self, objs: Vec<K>, resource_version: &str) {
+    fn replace_transformed(&mut self, objs: Vec<K>, resource_version: &str) {
         let next: HashMap<String, Rc<K>> = objs
             .into_iter()
             .map(|o| (object_key(&o), Rc::new(o)))

@@ -80,14 +80,6 @@ impl<K: Resource> ReflectorStore<K> for RealFifo<K> {
         self.push(DeltaType::Deleted, obj);
     }
 
-    fn replace(&mut self, objs: Vec<K>, resource_version: &str) {
-        let objs = match &self.transform {
-            Some(t) => objs.into_iter().map(|o| t(o)).collect(),
-            None => objs,
-        };
-        self.replace_transformed(objs, resource_version);
-    }
-
     fn transform(&self) -> Option<Transform<K>> {
         self.transform.clone()
     }
