@@ -1,7 +1,10 @@
 //! The subscription builder: what a view gets, when, and what its watch
 //! costs after it goes.
 
+use kubeglass_client::kube_core::DynamicObject;
+
 use super::*;
+use crate::kube::Watch;
 use crate::kube::watch::watch_problem;
 
 const PATH: &str = "/api/v1/namespaces/ns/configmaps";
@@ -18,6 +21,17 @@ fn recorder(batches: &Batches) -> impl FnMut(Vec<String>) + 'static {
     }
 }
 
+/// A view of the ConfigMaps at `PATH` that records each batch it is handed.
+fn recorded(rig: &Rig) -> (Watch<DynamicObject>, Batches) {
+    let batches = Batches::default();
+    let mut record = recorder(&batches);
+    let watch = rig
+        .kube
+        .subscribe("configmaps", PATH)
+        .frames(move |_, keys| record(keys));
+    (watch, batches)
+}
+
 #[test]
 fn a_view_gets_its_changed_keys_once_per_frame_each_key_once() {
     let mut rig = rig();
@@ -27,12 +41,7 @@ fn a_view_gets_its_changed_keys_once_per_frame_each_key_once() {
         "10",
         vec![config_map("a", "5"), config_map("b", "6")],
     );
-    let batches = Batches::default();
-    let mut record = recorder(&batches);
-    let watch = rig
-        .kube
-        .subscribe("configmaps", PATH)
-        .frames(move |_, keys| record(keys));
+    let (watch, batches) = recorded(&rig);
     rig.run();
     assert!(
         batches.borrow().is_empty(),
@@ -64,12 +73,7 @@ fn a_view_gets_its_changed_keys_once_per_frame_each_key_once() {
 fn an_empty_list_reaches_the_view_once_so_it_knows_it_is_empty() {
     let mut rig = rig();
     let _feed = expect_list_and_watch(&rig.server, PATH, "3", Vec::new());
-    let batches = Batches::default();
-    let mut record = recorder(&batches);
-    let _watch = rig
-        .kube
-        .subscribe("configmaps", PATH)
-        .frames(move |_, keys| record(keys));
+    let (_watch, batches) = recorded(&rig);
     rig.run();
     assert_eq!(*batches.borrow(), [Vec::<String>::new()]);
 }
@@ -114,12 +118,7 @@ fn a_whole_object_watch_lingers_a_minute_after_its_view_and_is_reused() {
     // A view coming back within the minute shares it: no request at all
     // (the fake fails any it was not told to expect), and its first frame
     // replays the cache.
-    let batches = Batches::default();
-    let mut record = recorder(&batches);
-    let again = rig
-        .kube
-        .subscribe("configmaps", PATH)
-        .frames(move |_, keys| record(keys));
+    let (again, batches) = recorded(&rig);
     rig.frame();
     assert_eq!(*batches.borrow(), [vec!["ns/a"]]);
     drop(again);
@@ -223,12 +222,7 @@ fn a_view_asking_for_whole_secrets_is_refused_before_any_request() {
 fn a_frame_asked_for_before_the_view_went_applies_nothing() {
     let mut rig = rig();
     let feed = expect_list_and_watch(&rig.server, PATH, "10", vec![config_map("a", "5")]);
-    let batches = Batches::default();
-    let mut record = recorder(&batches);
-    let watch = rig
-        .kube
-        .subscribe("configmaps", PATH)
-        .frames(move |_, keys| record(keys));
+    let (watch, batches) = recorded(&rig);
     rig.frame();
     assert_eq!(batches.borrow().len(), 1);
     // A change arrives and a frame is asked for; the view goes before it
