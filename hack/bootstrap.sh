@@ -4,8 +4,9 @@
 # in Cargo.lock, Debian's chromium and chromium-driver, and the e2e runner's Node
 # packages. Idempotent; safe to run on every `make`.
 #
-# wasm-opt is deliberately not installed: Trunk's wasm-opt step is off (see
-# index.html and docs/ARCHITECTURE.md for the measured size difference).
+# Trunk builds the page and its CSS; hack/build-app.sh builds the wasm, split
+# by page with wasm-split-cli (installed here), and shrinks it with Binaryen's
+# wasm-opt from npm (Trunk would download its own).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -41,6 +42,15 @@ wb_version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $wb_version\$"; then
   log "installing wasm-bindgen-cli $wb_version (the version in Cargo.lock)"
   cargo install wasm-bindgen-cli --version "$wb_version" --force
+fi
+
+# wasm-split-cli, which cuts the wasm into the main module and one part per
+# page (hack/build-app.sh); its format must match the wasm_split_helpers in
+# Cargo.lock (through Leptos), so the version is pinned in hack/lib.sh.
+if ! wasm-split-cli --help >/dev/null 2>&1 || [[ "$(cat "$KUBEGLASS_CACHE/wasm-split-cli.version" 2>/dev/null)" != "$WASM_SPLIT_VERSION" ]]; then
+  log "installing wasm-split-cli (wasm_split_cli_support $WASM_SPLIT_VERSION, a few minutes on 2 cores)"
+  cargo install wasm_split_cli_support --version "=$WASM_SPLIT_VERSION" --features build-binary --locked --force
+  mkdir -p "$KUBEGLASS_CACHE" && echo "$WASM_SPLIT_VERSION" > "$KUBEGLASS_CACHE/wasm-split-cli.version"
 fi
 
 # wasm-opt from Binaryen's npm package (a registry package; Trunk would try to

@@ -1,30 +1,48 @@
 #!/usr/bin/env bash
-# Builds the app with Trunk (release profile) into dist/, shrinks the wasm
-# with Binaryen's wasm-opt -Oz (installed by hack/bootstrap.sh from npm; Trunk
-# would download its own), then writes the Content-Security-Policy and the
-# wasm's new integrity hash into dist/index.html (and the policy into
-# dist/csp.txt), writes brotli and gzip copies, and prints the size.
+# Builds the app (release profile) into dist/: Trunk the page and its CSS,
+# this script the wasm, split by page (wasm-split-cli, installed by
+# hack/bootstrap.sh) and shrunk with Binaryen's wasm-opt -Oz (from npm; Trunk
+# would download its own); hack/link-app.py names the files by their hash
+# and writes the loader into dist/index.html, hack/csp.py the
+# Content-Security-Policy (and dist/csp.txt). Then brotli and gzip copies,
+# and the sizes.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$REPO_ROOT"
-log "building the app (trunk build --release)"
+log "building the app (trunk build --release: the page, CSS and icon)"
 trunk build --release >/dev/null
-wasm=$(ls dist/*.wasm | head -1)
+# The wasm, by hand, because it is split by page (src/pages/parts.rs) and
+# Trunk cannot split (trunk#1022): linked with its relocations kept, cut by
+# wasm-split into the main module, one part per page and the chunks parts
+# share, bound by wasm-bindgen (keeping the exports the parts link to), then
+# each file shrunk by wasm-opt.
+out=target/app
+rm -rf "$out" && mkdir -p "$out"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Clink-args=--emit-relocs" \
+  cargo build --release --target wasm32-unknown-unknown --bin kubeglass --quiet
+wasm-split-cli target/wasm32-unknown-unknown/release/kubeglass.wasm "$out" --out-name kubeglass
+wasm-bindgen --target web --keep-lld-exports --no-typescript --out-dir "$out" --out-name kubeglass "$out/kubeglass.wasm"
+rm "$out/kubeglass.wasm"
 # Kept for hack/wasm-size.sh, which compares with and without wasm-opt.
-cp "$wasm" target/kubeglass-before-wasm-opt.wasm
+cp "$out/kubeglass_bg.wasm" target/kubeglass-before-wasm-opt.wasm
 if [[ -x "$WASM_OPT" ]]; then
-  "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
-    --enable-sign-ext --enable-reference-types --enable-multivalue --enable-mutable-globals \
-    "$wasm" -o "$wasm.opt"
-  mv "$wasm.opt" "$wasm"
+  for f in "$out"/*.wasm; do
+    "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+      --enable-sign-ext --enable-reference-types --enable-multivalue --enable-mutable-globals \
+      "$f" -o "$f.opt"
+    mv "$f.opt" "$f"
+  done
 else
   log "wasm-opt not found at $WASM_OPT (run make bootstrap); the wasm is not optimized"
 fi
-python3 "$HACK_DIR/csp.py" dist/index.html "$wasm" >/dev/null
+python3 "$HACK_DIR/link-app.py" "$out" dist >/dev/null
+wasm=$(ls dist/*_bg.wasm | head -1)
+python3 "$HACK_DIR/csp.py" dist/index.html >/dev/null
 # No launcher session (src/kube/session.rs): kubectl glass serves its own.
 echo null > dist/kubeglass-context.json
 # Brotli and gzip copies, served by kubectl glass by Accept-Encoding.
 node "$HACK_DIR/compress.mjs" dist >/dev/null
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)
-log "app built: $(basename "$wasm") $((raw / 1024)) KiB raw, $((gz / 1024)) KiB gzip"
+all=$(cat dist/*.wasm | wc -c)
+log "app built: $(basename "$wasm") $((raw / 1024)) KiB raw, $((gz / 1024)) KiB gzip (the first page); every part $((all / 1024)) KiB raw"

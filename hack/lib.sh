@@ -14,6 +14,9 @@ REPO_ROOT="$(cd "$HACK_DIR/.." && pwd)"
 # fresh clone reuses it and a version bump rebuilds.
 KUBEGLASS_CACHE="${KUBEGLASS_CACHE:-$HOME/.cache/kubeglass}"
 BINARYEN_VERSION=132.0.0
+# wasm_split_cli_support, whose wasm-split-cli cuts the wasm by page; its
+# format matches wasm_split_helpers 0.2.3 in Cargo.lock (through Leptos).
+WASM_SPLIT_VERSION=0.2.4
 WASM_OPT="$KUBEGLASS_CACHE/binaryen/node_modules/.bin/wasm-opt"
 CLUSTER_BIN="$KUBEGLASS_CACHE/bin/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 # metrics-server, for metrics.k8s.io (kubectl top): built by

@@ -13,16 +13,8 @@ use crate::kube::session::SessionState;
 use crate::kube::start::start;
 use crate::model::namespaces::initial_namespace;
 use crate::model::session::SessionLabel;
-use crate::pages::api::ApiTree;
-use crate::pages::changes::ChangesPage;
-use crate::pages::create::CreatePage;
-use crate::pages::events::EventsPage;
-use crate::pages::logs::LogsPage;
-use crate::pages::object::ObjectPage;
 use crate::pages::overview::Overview;
-use crate::pages::resource::ResourcePage;
-use crate::pages::top::TopPage;
-use crate::pages::xray::Xray;
+use crate::pages::parts::{self, Part, Parts};
 use crate::prefs;
 use crate::route::{Route, use_route};
 
@@ -147,33 +139,45 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
 }
 
 /// The page the URL names, once the session file is read ("Starting…" before).
+/// Every page but the overview is a part of the wasm of its own
+/// (`pages::parts`): the route's part is asked for at once, while the session
+/// file is still on its way, and the rest once the first page is drawn.
 #[component]
 fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
     // The page to draw: a log view's options change it in place.
     let page = Memo::new(move |_| route.get().page());
+    let parts = Parts::new();
+    Effect::new(move || {
+        if let Some(part) = Part::of(&page.get()) {
+            parts.want(part);
+        }
+    });
+    // The other parts follow the first page, so that they open at once.
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) || !session.loaded.get() {
+            return done.unwrap_or(false);
+        }
+        parts.fetch_rest();
+        true
+    });
     view! {
         {move || if !session.loaded.get() {
             view! { <p class="muted" data-testid="session-loading">"Starting…"</p> }.into_any()
         } else { match page.get() {
             Route::Overview => view! { <Overview/> }.into_any(),
-            Route::Resource { resource, namespace, labels, fields } => view! {
-                <ResourcePage resource namespace labels fields/>
+            Route::Resource { resource, namespace, labels, fields } => {
+                parts.show(Part::Resource, || parts::resource(resource, namespace, labels, fields))
             }
-            .into_any(),
-            Route::Object { resource, namespace, name } => view! {
-                <ObjectPage resource namespace name/>
+            Route::Object { resource, namespace, name } => {
+                parts.show(Part::Object, || parts::object(resource, namespace, name))
             }
-            .into_any(),
-            Route::Logs { namespace, target, .. } => view! {
-                <LogsPage namespace target/>
-            }
-            .into_any(),
-            Route::Api => view! { <ApiTree/> }.into_any(),
-            Route::Events => view! { <EventsPage/> }.into_any(),
-    Route::Changes => view! { <ChangesPage/> }.into_any(),
-    Route::Top => view! { <TopPage/> }.into_any(),
-    Route::Create => view! { <CreatePage/> }.into_any(),
-            Route::Xray => view! { <Xray/> }.into_any(),
+            Route::Logs { namespace, target, .. } => parts.show(Part::Logs, || parts::logs(namespace, target)),
+            Route::Api => parts.show(Part::Api, parts::api),
+            Route::Events => parts.show(Part::Events, parts::events),
+            Route::Changes => parts.show(Part::Changes, parts::changes),
+            Route::Top => parts.show(Part::Top, parts::top),
+            Route::Create => parts.show(Part::Create, parts::create),
+            Route::Xray => parts.show(Part::Xray, parts::xray),
             Route::Invalid { reason } => view! {
                 <section class="panel">
                     <p class="error-box" data-testid="route-error" role="alert">

@@ -7,6 +7,7 @@ pub mod events;
 pub mod logs;
 pub mod object;
 pub mod overview;
+pub mod parts;
 pub mod resource;
 pub mod top;
 pub mod xray;
