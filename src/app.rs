@@ -45,6 +45,7 @@ pub fn App() -> impl IntoView {
     provide_context(crate::kube::history::HistoryStore::new());
     provide_context(crate::kube::timeline::TimelineStore::new());
     let route = use_route();
+    provide_context(Parts::new());
     view! {
         <TopBar cluster session route/>
         <UnprotectedBanner/>
@@ -58,6 +59,7 @@ pub fn App() -> impl IntoView {
 
 /// One link of the top bar: its route in the chosen namespace, marked
 /// active while the route is the same kind of page (the same resource).
+/// Pointing at it fetches its page's part of the wasm.
 #[component]
 fn NavLink(
     cluster: ClusterState,
@@ -74,7 +76,18 @@ fn NavLink(
             _ => std::mem::discriminant(&r) == std::mem::discriminant(&t),
         }
     };
-    view! { <a href=href class:active=active data-testid=testid>{label}</a> }
+    // Pointing at the link (or tabbing to it) fetches its page's part.
+    let parts = use_context::<Parts>();
+    let prefetch = move || {
+        if let (Some(parts), Some(part)) = (parts, Part::of(&target(None))) {
+            parts.want(part);
+        }
+    };
+    view! {
+        <a href=href class:active=active data-testid=testid on:pointerenter=move |_| prefetch() on:focus=move |_| prefetch()>
+            {label}
+        </a>
+    }
 }
 
 /// The Create link, shown when the person may create something in the
@@ -141,24 +154,16 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
 /// The page the URL names, once the session file is read ("Starting…" before).
 /// Every page but the overview is a part of the wasm of its own
 /// (`pages::parts`): the route's part is asked for at once, while the session
-/// file is still on its way, and the rest once the first page is drawn.
+/// file is still on its way.
 #[component]
 fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
     // The page to draw: a log view's options change it in place.
     let page = Memo::new(move |_| route.get().page());
-    let parts = Parts::new();
+    let parts = expect_context::<Parts>();
     Effect::new(move || {
         if let Some(part) = Part::of(&page.get()) {
             parts.want(part);
         }
-    });
-    // The other parts follow the first page, so that they open at once.
-    Effect::new(move |done: Option<bool>| {
-        if done == Some(true) || !session.loaded.get() {
-            return done.unwrap_or(false);
-        }
-        parts.fetch_rest();
-        true
     });
     view! {
         {move || if !session.loaded.get() {

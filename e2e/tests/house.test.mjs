@@ -208,3 +208,50 @@ test('object pages and the overview fit the screen at 1024 and 1360 px: nothing 
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 });
+
+test('the first page loads only the main wasm; another page\'s part comes when it is opened or pointed at, and one that fails to load says so and loads on Retry', async () => {
+  const { page } = app;
+  const wasms = [];
+  const seen = (r) => { if (new URL(r.url()).pathname.endsWith('.wasm')) wasms.push(new URL(r.url()).pathname.split('/').pop()); };
+  const parts = () => wasms.filter((w) => /^(split|chunk)_/.test(w));
+  // Top's part cannot be fetched, as when the server stopped or the app was
+  // rebuilt under the open tab.
+  const topPart = /\/split_top-[0-9a-f]{16}\.wasm$/;
+  await page.route(topPart, (r) => r.abort());
+  page.on('request', seen);
+  try {
+    // A fresh document: the overview, drawn from the main module alone.
+    await page.goto('about:blank');
+    await page.goto(`${app.url}#/`);
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    assert.ok(await until(async () => /^\d+$/.test(await page.getByTestId('pod-count').innerText()), 20000, 100), 'the pod count');
+    assert.equal(wasms.filter((w) => /^kubeglass-[0-9a-f]{16}_bg\.wasm$/.test(w)).length, 1, `the main module: ${wasms}`);
+    assert.deepEqual(parts(), [], 'no page part for the overview');
+    // Top: its part fails, and the page says so in one line, with a Retry;
+    // the rest of the app goes on.
+    const errorsBefore = app.errors.length;
+    await page.evaluate(() => { location.hash = '#/top'; });
+    const failed = page.getByTestId('part-error');
+    await failed.waitFor({ timeout: 20000 });
+    assert.match(await failed.innerText(), /This page's code did not load \(.+\)\..*retry, or reload the tab/);
+    assert.ok(wasms.some((w) => /^split_top-/.test(w)), `Top's part was asked for: ${parts()}`);
+    assert.equal(await page.getByTestId('nav-overview').count(), 1, 'the top bar is still there');
+    // The loader logged the failed fetch; nothing else went wrong.
+    assert.ok(app.errors.slice(errorsBefore).every((e) => /Failed to fetch|ERR_FAILED|TypeError/.test(e)), app.errors.slice(errorsBefore).join('\n'));
+    app.errors.splice(errorsBefore);
+    // The server is back: Retry draws Top.
+    await page.unroute(topPart);
+    await page.getByTestId('part-retry').click();
+    await page.getByTestId('top-page').waitFor({ timeout: 20000 });
+    assert.equal(await failed.count(), 0);
+    // Pointing at X-ray's link fetches its part before the click.
+    assert.ok(!wasms.some((w) => /^split_xray-/.test(w)), 'X-ray not yet');
+    await page.getByTestId('nav-xray').hover();
+    assert.ok(await until(async () => wasms.some((w) => /^split_xray-/.test(w)), 20000, 50), `X-ray's part on pointing: ${parts()}`);
+    await page.getByTestId('nav-xray').click();
+    await page.getByTestId('xray-page').waitFor({ timeout: 20000 });
+  } finally {
+    page.off('request', seen);
+    await page.unroute(topPart).catch(() => {});
+  }
+});

@@ -8,11 +8,13 @@
 //! instantiates it against the main module's memory and table. Natively (the
 //! tests) the marked functions are plain calls.
 //!
-//! A page of a part is drawn in three steps: the route asks for its part
-//! (`Parts::want`, also at start, before the session file is in), the part
-//! arrives and flips its signal, and from then on the page is drawn at once,
-//! because the loader's future is ready on its first poll. A part that fails
-//! to load says so, with a Retry, and the rest of the app goes on.
+//! A page of a part is drawn in three steps: its part is asked for
+//! (`Parts::want`: by the route, at start before the session file is in, or
+//! by pointing at its link in the top bar), the part arrives and flips its
+//! signal, and from then on the page is drawn at once, because the loader's
+//! future is ready on its first poll. A part that fails to load says so, with
+//! a Retry, and the rest of the app goes on. Nothing is fetched before it is
+//! asked for: a tab that stays on the overview loads only the main module.
 // The split macro's loaders are statics built with `unsafe` (its contract is
 // the JS loader's: one callback per call); nothing else here is unsafe.
 #![allow(unsafe_code)]
@@ -160,27 +162,6 @@ impl Parts {
                     .into_any()
             }
         }
-    }
-
-    /// Fetches every part not yet here, one after another, so that pages
-    /// open at once later; called once the first page is drawn.
-    pub fn fetch_rest(self) {
-        crate::platform::spawn(async move {
-            for part in ALL {
-                let state = self.states[part.index()];
-                if state.try_get_untracked() != Some(State::Absent) {
-                    continue;
-                }
-                let _ = state.try_set(State::Fetching);
-                let done = match part.fetch().await {
-                    Ok(()) => State::Here,
-                    Err(e) => State::Failed(e.to_string()),
-                };
-                if state.try_set(done).is_some() {
-                    return;
-                }
-            }
-        });
     }
 }
 
