@@ -2,14 +2,21 @@
 """The first page's wasm stays within its budget (run by `make test`, after
 `hack/build-app.sh`).
 
-Until the wasm is split by page (issue #30), the first page loads all of it,
-so the budget is the whole file's: its raw bytes (what `kubectl proxy`
-serves, and what the browser compiles) and the brotli and gzip copies
-`kubectl glass` serves. The size is deterministic for a given toolchain, so
-this is a check, not a timed assertion. The limits sit about 2% over the
-size of 2026-12-05 (2,740,329 B raw, 786,368 B brotli, 1,072,754 B gzip):
-a change that needs more says so here, with the figures in
-docs/benchmarks.md, and a split lowers them.
+The wasm is split by page (src/pages/parts.rs, hack/build-app.sh): the first
+page loads the main module `kubeglass-<hash>_bg.wasm` alone, and every other
+page fetches its part (`split_<page>-<hash>.wasm` and the `chunk_<n>` files
+parts share) when it is opened. So the budget is the main module's: its raw
+bytes (what `kubectl proxy` serves, and what the browser compiles before the
+first page) and the brotli and gzip copies `kubectl glass` serves. The whole
+app, every part summed, has a budget too, so that growth anywhere shows.
+
+The size is deterministic for a given toolchain, so this is a check, not a
+timed assertion. The limits sit about 2% over the sizes of 2026-12-06 (main
+1,470,662 B raw, 442,305 B brotli, 577,763 B gzip; every part 2,890,275 B
+raw), brotli at the goal's 450,000: a change that needs more says so here, with the figures in
+docs/benchmarks.md. Issue #30's goal is 450 KB gzip for the first page; the
+brotli copy, which is what kubectl glass sends, is under it, the gzip copy
+is not.
 
 Usage: check-wasm-budget.py [dist]
 """
@@ -17,26 +24,35 @@ Usage: check-wasm-budget.py [dist]
 import sys
 from pathlib import Path
 
-BUDGET = {"": 2_800_000, ".br": 805_000, ".gz": 1_095_000}
+BUDGET = {"": 1_500_000, ".br": 450_000, ".gz": 590_000}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
+ALL_PARTS_RAW = 2_950_000
 
 
 def main() -> int:
     dist = Path(sys.argv[1] if len(sys.argv) > 1 else "dist")
-    wasms = sorted(dist.glob("*_bg.wasm"))
-    if len(wasms) != 1:
-        print(f"check-wasm-budget: expected one *_bg.wasm in {dist}, found {len(wasms)} (run hack/build-app.sh)")
+    mains = sorted(dist.glob("*_bg.wasm"))
+    if len(mains) != 1:
+        print(f"check-wasm-budget: expected one main module *_bg.wasm in {dist}, found {len(mains)} (run hack/build-app.sh)")
+        return 1
+    parts = sorted(dist.glob("*.wasm"))
+    if len(parts) < 2:
+        print(f"check-wasm-budget: only {len(parts)} wasm file in {dist}: the build did not split it by page")
         return 1
     over = []
     for suffix, limit in BUDGET.items():
-        f = Path(f"{wasms[0]}{suffix}")
+        f = Path(f"{mains[0]}{suffix}")
         if not f.exists():
             over.append(f"{f.name} is missing (hack/build-app.sh writes it)")
             continue
         size = f.stat().st_size
-        print(f"wasm {NAMES[suffix]}: {size:,} B of {limit:,} B")
+        print(f"first page's wasm {NAMES[suffix]}: {size:,} B of {limit:,} B")
         if size > limit:
-            over.append(f"{NAMES[suffix]} {size:,} B is over its budget of {limit:,} B")
+            over.append(f"the first page's {NAMES[suffix]} {size:,} B is over its budget of {limit:,} B")
+    total = sum(p.stat().st_size for p in parts)
+    print(f"every part ({len(parts)} files) raw: {total:,} B of {ALL_PARTS_RAW:,} B")
+    if total > ALL_PARTS_RAW:
+        over.append(f"every part summed, {total:,} B raw, is over its budget of {ALL_PARTS_RAW:,} B")
     for o in over:
         print(f"check-wasm-budget: {o}; see what grew with hack/wasm-size.sh")
     return 1 if over else 0
