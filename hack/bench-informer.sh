@@ -53,6 +53,9 @@ for ns in bench-1k bench-8k; do
     log "$ns $mode: client-go"
     "$GO_BENCH" ingest -server "$SERVER" -namespace "$ns" -mode "$mode" -runs "$RUNS" 2>/dev/null \
       | sed "s/^/$ns /" | tee -a "$out"
+    log "$ns $mode: client-go with protobuf (what kube-controller-manager speaks)"
+    "$GO_BENCH" ingest -server "$SERVER" -namespace "$ns" -mode "$mode" -runs "$RUNS" -protobuf 2>/dev/null \
+      | sed "s/^/$ns /" | tee -a "$out"
     log "$ns $mode: kubeglass native"
     ./target/release/informer --server "$SERVER" --namespace "$ns" --mode "$mode" --runs "$RUNS" \
       | sed "s/^/$ns /" | tee -a "$out"

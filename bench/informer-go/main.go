@@ -358,7 +358,7 @@ func ingestMain(args []string) error {
 	}
 
 	med := result{
-		Impl:               "client-go",
+		Impl:               implName(*protobuf),
 		Mode:               *mode,
 		Run:                "median",
 		Objects:            int(median(results, func(r result) float64 { return float64(r.Objects) })),
@@ -448,6 +448,16 @@ func heapAlloc() uint64 {
 	return ms.HeapAlloc
 }
 
+// implName names the baseline in the results: "client-go" speaks JSON (the
+// figure the ratios are taken against), "client-go-protobuf" the encoding
+// kube-controller-manager uses.
+func implName(protobuf bool) string {
+	if protobuf {
+		return "client-go-protobuf"
+	}
+	return "client-go"
+}
+
 func ingestOnce(server, ns, mode string, dropManaged, poll, protobuf, disableCompression bool, timeout time.Duration) (result, error) {
 	cs, err := kubernetes.NewForConfig(restConfig(server, protobuf, disableCompression))
 	if err != nil {
@@ -502,7 +512,7 @@ func ingestOnce(server, ns, mode string, dropManaged, poll, protobuf, disableCom
 
 	secs := elapsed.Seconds()
 	r := result{
-		Impl:              "client-go",
+		Impl:              implName(protobuf),
 		Mode:              mode,
 		Objects:           objects,
 		Seconds:           secs,
