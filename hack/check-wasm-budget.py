@@ -12,8 +12,8 @@ app, every part summed, has a budget too, so that growth anywhere shows.
 
 The size is deterministic for a given toolchain, so this is a check, not a
 timed assertion. The limits sit about 2% over the sizes of 2026-12-06 (main
-1,470,662 B raw, 442,305 B brotli, 577,763 B gzip; every part 2,890,275 B
-raw), brotli at the goal's 450,000: a change that needs more says so here, with the figures in
+1,292,571 B raw, 389,093 B brotli, 504,781 B gzip; every part 2,890,822 B
+raw): a change that needs more says so here, with the figures in
 docs/benchmarks.md. Issue #30's goal is 450 KB gzip for the first page; the
 brotli copy, which is what kubectl glass sends, is under it, the gzip copy
 is not.
@@ -24,7 +24,7 @@ Usage: check-wasm-budget.py [dist]
 import sys
 from pathlib import Path
 
-BUDGET = {"": 1_500_000, ".br": 450_000, ".gz": 590_000}
+BUDGET = {"": 1_320_000, ".br": 397_000, ".gz": 515_000}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
 ALL_PARTS_RAW = 2_950_000
 

@@ -4,8 +4,10 @@ use std::rc::Rc;
 
 use crate::platform::spawn;
 use kubeglass_client::actions::{Action, ActionKind, ActionQueue, ActionResult};
+use kubeglass_client::clock::Clock;
 use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
-use kubeglass_client::record::{ApiSink, EventBroadcaster};
+use kubeglass_client::record::EventBroadcaster;
+use kubeglass_client::rest::RestClient;
 use kubeglass_client::workqueue::QueueMetrics;
 use leptos::prelude::*;
 
@@ -70,7 +72,14 @@ pub struct Actions {
     /// Every create that ended, in order, for the create page (keyed as edits are).
     pub created: RwSignal<Vec<Edited>>,
     queue: StoredValue<Option<ActionQueue>, LocalStorage>,
+    /// What the queue's and the recorder's workers need, until the first
+    /// action starts them (`workers::start`).
+    idle: StoredValue<Option<Idle>, LocalStorage>,
 }
+
+/// The queue, the broadcaster, the client and the clock, before the first
+/// action.
+type Idle = (ActionQueue, EventBroadcaster, RestClient, Rc<dyn Clock>);
 
 /// What `action` came to: "Scaled shop/web to 3", or that "scale shop/web"
 /// failed and why.
@@ -139,6 +148,7 @@ impl Actions {
             edited: RwSignal::new(None),
             created: RwSignal::new(Vec::new()),
             queue: StoredValue::new_local(None),
+            idle: StoredValue::new_local(None),
         };
         let (client, clock) = (kube.client.clone(), kube.clock.clone());
         let broadcaster = EventBroadcaster::new();
@@ -170,12 +180,11 @@ impl Actions {
                 _ => {}
             }
         });
-        spawn(async move {
-            let sink = ApiSink::probe(client, clock.clone()).await;
-            leptos::logging::log!("recording events through {:?}", sink.api());
-            broadcaster.run(Rc::new(sink), clock).await;
-        });
-        spawn(queue.clone().run());
+        // The workers start with the first action: their code (the queue's
+        // retries, the Event sink and its probe) is a part of the wasm of
+        // its own, which a tab that never acts does not load.
+        this.idle
+            .set_value(Some((queue.clone(), broadcaster, client, clock)));
         this.queue.set_value(Some(queue));
         this
     }
@@ -204,11 +213,69 @@ impl Actions {
                 });
             }
         });
+        self.start_workers();
+    }
+
+    /// Starts the queue's and the recorder's workers, once: the submitted
+    /// action waits in the queue until they run. If their part of the wasm
+    /// does not load, the outcome says so.
+    fn start_workers(&self) {
+        let Some((queue, broadcaster, client, clock)) =
+            self.idle.try_update_value(Option::take).flatten()
+        else {
+            return;
+        };
+        let last = self.last;
+        spawn(async move {
+            if let Err(e) = workers::start(queue, broadcaster, client, clock).await {
+                let _ = last.try_set(Some(Outcome::Failed {
+                    doing: "start the actions".into(),
+                    problem: Problem::Unreachable(format!(
+                        "their code did not load ({e}); reload the tab"
+                    )),
+                }));
+            }
+        });
     }
 
     /// Shows a mistake in what the person typed where outcomes show.
     pub fn mistake(&self, text: String) {
         self.last.set(Some(Outcome::Mistake(text)));
+    }
+}
+
+/// The split point of the actions' workers (see `pages::parts` for how
+/// parts load).
+mod workers {
+    // The split macro's loader statics are `unsafe`; nothing else here is.
+    #![allow(unsafe_code)]
+
+    use std::rc::Rc;
+
+    use kubeglass_client::actions::ActionQueue;
+    use kubeglass_client::clock::Clock;
+    use kubeglass_client::record::{ApiSink, EventBroadcaster};
+    use kubeglass_client::rest::RestClient;
+    use leptos::wasm_split::{SplitLoaderError, wasm_split};
+
+    use crate::platform::spawn;
+
+    /// Runs the Event recorder's sink (events.k8s.io/v1 when the server has
+    /// it, probed first) and the action queue's worker.
+    #[wasm_split(actions, wasm_split_path = ::leptos::wasm_split, fallible)]
+    pub fn start(
+        queue: ActionQueue,
+        broadcaster: EventBroadcaster,
+        client: RestClient,
+        clock: Rc<dyn Clock>,
+    ) -> Result<(), SplitLoaderError> {
+        spawn(async move {
+            let sink = ApiSink::probe(client, clock.clone()).await;
+            leptos::logging::log!("recording events through {:?}", sink.api());
+            broadcaster.run(Rc::new(sink), clock).await;
+        });
+        spawn(queue.run());
+        Ok(())
     }
 }
 

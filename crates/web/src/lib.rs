@@ -247,10 +247,20 @@ impl FetchTransport {
     }
 }
 
+/// The apiserver's audit ID, which a problem report may quote.
+const AUDIT_ID: http::HeaderName = http::HeaderName::from_static("audit-id");
+
+/// The response's status and the headers the client reads. The names are
+/// constants: parsing one from a string would pull `http`'s 17 KB table of
+/// standard names into the first page's wasm.
 fn response_parts(resp: &web_sys::Response) -> http::response::Builder {
     let mut b = http::Response::builder().status(resp.status());
-    for name in ["content-type", "retry-after", "audit-id"] {
-        if let Ok(Some(v)) = resp.headers().get(name) {
+    for name in [
+        http::header::CONTENT_TYPE,
+        http::header::RETRY_AFTER,
+        AUDIT_ID,
+    ] {
+        if let Ok(Some(v)) = resp.headers().get(name.as_str()) {
             b = b.header(name, v);
         }
     }
