@@ -59,7 +59,6 @@ pub fn App() -> impl IntoView {
 
 /// One link of the top bar: its route in the chosen namespace, marked
 /// active while the route is the same kind of page (the same resource).
-/// Pointing at it fetches its page's part of the wasm.
 #[component]
 fn NavLink(
     cluster: ClusterState,
@@ -76,18 +75,7 @@ fn NavLink(
             _ => std::mem::discriminant(&r) == std::mem::discriminant(&t),
         }
     };
-    // Pointing at the link (or tabbing to it) fetches its page's part.
-    let parts = use_context::<Parts>();
-    let prefetch = move || {
-        if let (Some(parts), Some(part)) = (parts, Part::of(&target(None))) {
-            parts.want(part);
-        }
-    };
-    view! {
-        <a href=href class:active=active data-testid=testid on:pointerenter=move |_| prefetch() on:focus=move |_| prefetch()>
-            {label}
-        </a>
-    }
+    view! { <a href=href class:active=active data-testid=testid>{label}</a> }
 }
 
 /// The Create link, shown when the person may create something in the
@@ -154,7 +142,8 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
 /// The page the URL names, once the session file is read ("Starting…" before).
 /// Every page but the overview is a part of the wasm of its own
 /// (`pages::parts`): the route's part is asked for at once, while the session
-/// file is still on its way.
+/// file is still on its way, and the others once the server's version (the
+/// first live data) is on screen.
 #[component]
 fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
     // The page to draw: a log view's options change it in place.
@@ -164,6 +153,18 @@ fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
         if let Some(part) = Part::of(&page.get()) {
             parts.want(part);
         }
+    });
+    let cluster = expect_context::<ClusterState>();
+    Effect::new(move |started: Option<bool>| {
+        if started == Some(true) {
+            return true;
+        }
+        if !session.loaded.get() || cluster.version.get().is_none() {
+            return false;
+        }
+        // After the frame that shows it, so the first page is drawn first.
+        request_animation_frame(move || parts.fetch_rest());
+        true
     });
     view! {
         {move || if !session.loaded.get() {

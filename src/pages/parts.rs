@@ -9,12 +9,13 @@
 //! tests) the marked functions are plain calls.
 //!
 //! A page of a part is drawn in three steps: its part is asked for
-//! (`Parts::want`: by the route, at start before the session file is in, or
-//! by pointing at its link in the top bar), the part arrives and flips its
-//! signal, and from then on the page is drawn at once, because the loader's
-//! future is ready on its first poll. A part that fails to load says so, with
-//! a Retry, and the rest of the app goes on. Nothing is fetched before it is
-//! asked for: a tab that stays on the overview loads only the main module.
+//! (`Parts::want`: by the route, at start before the session file is in),
+//! the part arrives and flips its signal, and from then on the page is drawn
+//! at once, because the loader's future is ready on its first poll. A part
+//! that fails to load says so, with a Retry, and the rest of the app goes
+//! on. Once the first page shows live data, the other parts are fetched one
+//! after another in the background (`Parts::fetch_rest`), so that a page
+//! opened later is drawn at once; none is fetched before.
 // The split macro's loaders are statics built with `unsafe` (its contract is
 // the JS loader's: one callback per call); nothing else here is unsafe.
 #![allow(unsafe_code)]
@@ -137,6 +138,28 @@ impl Parts {
             };
             // The app may be gone (a test's owner), so the late write may fail.
             let _ = state.try_set(done);
+        });
+    }
+
+    /// Fetches every part not yet here or on its way, one after another,
+    /// in the background; a part that fails is left for its page to retry.
+    pub fn fetch_rest(self) {
+        crate::platform::spawn(async move {
+            for part in ALL {
+                let state = self.states[part.index()];
+                if state.try_get_untracked() != Some(State::Absent) {
+                    continue;
+                }
+                let _ = state.try_set(State::Fetching);
+                let done = match part.fetch().await {
+                    Ok(()) => State::Here,
+                    Err(e) => State::Failed(e.to_string()),
+                };
+                // The app is gone (a test's owner): stop.
+                if state.try_set(done).is_some() {
+                    return;
+                }
+            }
         });
     }
 
