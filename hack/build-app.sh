@@ -27,9 +27,13 @@ rm "$out/kubeglass.wasm"
 cp "$out/kubeglass_bg.wasm" target/kubeglass-before-wasm-opt.wasm
 if [[ -x "$WASM_OPT" ]]; then
   for f in "$out"/*.wasm; do
+    # wasm-split leaves a name subsection wasm-opt does not know and warns
+    # about once per file; any other message is shown.
     "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
       --enable-sign-ext --enable-reference-types --enable-multivalue --enable-mutable-globals \
-      "$f" -o "$f.opt"
+      "$f" -o "$f.opt" 2>"$f.log" || { cat "$f.log" >&2; die "wasm-opt failed on $f"; }
+    grep -v '^warning: unknown name subsection' "$f.log" >&2 || true
+    rm "$f.log"
     mv "$f.opt" "$f"
   done
 else
