@@ -69,6 +69,10 @@ test('an edit of replicas is reviewed as the server would store it, with the ser
 
 test('an edit that races kubectl gets the conflict screen, and its rebase keeps both changes', async () => {
   const { page } = app;
+  // The last test's scale may still be rolling out, and each status write
+  // of the Deployment's controller would race this edit too (CI once saw
+  // the rebased edit refused): wait until it has stopped writing.
+  kubectl('-n', 'demo-shop', 'rollout', 'status', 'deployment', NAME, '--timeout=60s');
   const text = await openEditor(page);
   const yaml = await text.inputValue();
   const before = replicas();
@@ -87,7 +91,9 @@ test('an edit that races kubectl gets the conflict screen, and its rebase keeps 
   await page.getByTestId('edit-review').click();
   await page.getByTestId('review').waitFor({ timeout: 15000 });
   await page.getByTestId('edit-apply').click();
-  await page.getByTestId('editor').waitFor({ state: 'detached', timeout: 15000 });
+  await page.getByTestId('editor').waitFor({ state: 'detached', timeout: 15000 }).catch(async (e) => {
+    throw new Error(`the editor stayed open: ${(await page.getByTestId('editor').innerText().catch(() => '')).slice(0, 1500)}`, { cause: e });
+  });
   assert.ok(await until(async () => replicas() === before + 2, 10000));
   assert.equal(kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.metadata.labels.raced}'), 'yes');
 });
