@@ -29,7 +29,8 @@ use leptos::wasm_split::{SplitLoaderError, wasm_split};
 
 use crate::route::Route;
 
-/// A part of the wasm beside the main one.
+/// A part of the wasm beside the main one, declared in `ALL`'s order (a
+/// part's discriminant is its index there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
     /// Resource tables (`#/r/…`).
@@ -82,7 +83,7 @@ impl Part {
     }
 
     fn index(self) -> usize {
-        ALL.iter().position(|p| *p == self).unwrap_or(0)
+        self as usize
     }
 
     /// Fetches the part's wasm, once; later calls are answered at once.
@@ -126,19 +127,15 @@ impl Parts {
 
     /// Starts fetching `part` unless it is here or on its way.
     pub fn want(self, part: Part) {
-        let state = self.states[part.index()];
-        if !matches!(state.get_untracked(), State::Absent | State::Failed(_)) {
-            return;
+        if matches!(
+            self.states[part.index()].get_untracked(),
+            State::Absent | State::Failed(_)
+        ) {
+            let load = self.load(part);
+            crate::platform::spawn(async move {
+                load.await;
+            });
         }
-        state.set(State::Fetching);
-        crate::platform::spawn(async move {
-            let done = match part.fetch().await {
-                Ok(()) => State::Here,
-                Err(e) => State::Failed(e.to_string()),
-            };
-            // The app may be gone (a test's owner), so the late write may fail.
-            let _ = state.try_set(done);
-        });
     }
 
     /// Fetches every part not yet here or on its way, one after another,
@@ -146,21 +143,28 @@ impl Parts {
     pub fn fetch_rest(self) {
         crate::platform::spawn(async move {
             for part in ALL {
-                let state = self.states[part.index()];
-                if state.try_get_untracked() != Some(State::Absent) {
-                    continue;
-                }
-                let _ = state.try_set(State::Fetching);
-                let done = match part.fetch().await {
-                    Ok(()) => State::Here,
-                    Err(e) => State::Failed(e.to_string()),
-                };
-                // The app is gone (a test's owner): stop.
-                if state.try_set(done).is_some() {
+                if self.states[part.index()].try_get_untracked() == Some(State::Absent)
+                    && !self.load(part).await
+                {
                     return;
                 }
             }
         });
+    }
+
+    /// Marks `part` on its way at once, and returns the fetch that records
+    /// how it ended: false if the app is gone (a test's owner), so nothing
+    /// was recorded.
+    fn load(self, part: Part) -> impl Future<Output = bool> {
+        let state = self.states[part.index()];
+        let _ = state.try_set(State::Fetching);
+        async move {
+            let done = match part.fetch().await {
+                Ok(()) => State::Here,
+                Err(e) => State::Failed(e.to_string()),
+            };
+            state.try_set(done).is_none()
+        }
     }
 
     /// Draws a page of `part` with `open` (a marked function below) once the
@@ -179,8 +183,9 @@ impl Parts {
                 None => failed(self, part, "its code is loaded but did not start".into()),
             },
             State::Failed(why) => failed(self, part, why),
+            // The route's part is asked for by `Page`, not here: this runs
+            // while rendering and must not write the state it reads.
             State::Absent | State::Fetching => {
-                self.want(part);
                 view! { <p class="muted" data-testid="part-loading">"Loading this page…"</p> }
                     .into_any()
             }
@@ -284,4 +289,16 @@ pub fn create() -> Result<AnyView, SplitLoaderError> {
 pub fn xray() -> Result<AnyView, SplitLoaderError> {
     use super::xray::Xray;
     Ok(view! { <Xray/> }.into_any())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_is_its_place_in_all() {
+        for (i, part) in ALL.iter().enumerate() {
+            assert_eq!(part.index(), i, "{part:?} is declared out of ALL's order");
+        }
+    }
 }
