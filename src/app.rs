@@ -8,9 +8,9 @@ use crate::components::namespace::NamespacePicker;
 use crate::components::palette::Palette;
 use crate::components::theme::ThemeToggle;
 use crate::kube::cluster::ClusterState;
-use crate::kube::provide_kube;
 use crate::kube::session::SessionState;
 use crate::kube::start::start;
+use crate::kube::{provide_kube, use_kube};
 use crate::model::namespaces::initial_namespace;
 use crate::model::session::SessionLabel;
 use crate::pages::overview::Overview;
@@ -143,7 +143,8 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
 /// Every page but the overview is a part of the wasm of its own
 /// (`pages::parts`): the route's part is asked for at once, while the session
 /// file is still on its way, and the others once the server's version (the
-/// first live data) is on screen.
+/// first live data) is on screen and the page's informers have their first
+/// lists in.
 #[component]
 fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
     // The page to draw: a log view's options change it in place.
@@ -155,6 +156,7 @@ fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
         }
     });
     let cluster = expect_context::<ClusterState>();
+    let kube = use_kube();
     Effect::new(move |started: Option<bool>| {
         if started == Some(true) {
             return true;
@@ -162,8 +164,10 @@ fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
         if !session.loaded.get() || cluster.version.get().is_none() {
             return false;
         }
-        // After the frame that shows it, so the first page is drawn first.
-        request_animation_frame(move || parts.fetch_rest());
+        // Once the page in front has its first lists in (a deep link to
+        // 15,000 events pages through them for seconds), so the parts do
+        // not share the connections and the main thread with them.
+        kube.when_settled(move || parts.fetch_rest());
         true
     });
     view! {

@@ -274,3 +274,25 @@ test('the first page is drawn from the main wasm alone; the other parts follow i
     await page.unroute(topPart).catch(() => {});
   }
 });
+
+test('on a deep link, the other pages\' parts wait until the page in front has its first lists in', async () => {
+  const { page } = app;
+  await page.goto('about:blank');
+  await page.goto(`${app.url}#/events`);
+  await page.getByTestId('event-row').first().waitFor({ timeout: 20000 });
+  // Another page's part comes in the background, unasked.
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => /\/split_xray-[0-9a-f]{16}\.wasm$/.test(r.name)), null, { timeout: 30000 });
+  const { lists, others } = await page.evaluate(() => {
+    const all = performance.getEntriesByType('resource');
+    return {
+      // The event stream's LIST (every page of it), not its watch.
+      lists: all.filter((r) => /\/v1\/events\?/.test(r.name) && !/[?&]watch=/.test(r.name)).map((r) => r.responseEnd),
+      others: all.filter((r) => /\/split_(?!events-)\w+-[0-9a-f]{16}\.wasm$/.test(r.name)).map((r) => [r.name.split('/').pop(), r.startTime]),
+    };
+  });
+  assert.ok(lists.length > 0, 'the event stream listed');
+  assert.ok(others.length > 0, 'other parts came');
+  const listed = Math.max(...lists);
+  const early = others.filter(([, t]) => t < listed);
+  assert.deepEqual(early, [], `parts asked for before the events' list was in at ${listed.toFixed(0)} ms`);
+});

@@ -28,6 +28,7 @@ pub mod logs;
 pub mod metrics;
 pub mod reads;
 pub mod session;
+mod settle;
 pub mod start;
 pub mod timeline;
 pub mod watch;

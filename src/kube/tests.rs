@@ -24,6 +24,7 @@ use super::{Host, Kube, Sockets};
 
 mod logs;
 mod session;
+mod settle;
 mod watch;
 
 const START: u64 = 1_700_000_000;
