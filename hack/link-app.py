@@ -13,7 +13,8 @@ Every name gets one hash of all the files (`<stem>-<16 hex>`), so that
 files' references to each other are rewritten to match. index.html gets one
 inline module script that starts the app (hack/csp.py allows exactly it by
 its hash) and preloads of the glue, the loader and the main wasm, each with
-its Subresource Integrity hash.
+its Subresource Integrity hash, and of the session file and `/version`,
+which the first page waits for.
 
 Usage: link-app.py <build folder> <dist folder>
 """
@@ -26,6 +27,7 @@ import sys
 from pathlib import Path
 
 build, dist = Path(sys.argv[1]), Path(sys.argv[2])
+root = Path(__file__).resolve().parent.parent
 glue, main, loader = "kubeglass.js", "kubeglass_bg.wasm", "__wasm_split.js"
 parts = sorted(p.name for p in build.glob("*.wasm") if re.fullmatch(r"(split|chunk)_\w+\.wasm", p.name))
 names = [glue, main, loader, *parts]
@@ -80,6 +82,19 @@ tags = (
     f'    <link rel="modulepreload" href="./{hashed(glue)}" crossorigin="anonymous" integrity="{sri(glue)}">\n'
     f'    <link rel="modulepreload" href="./{hashed(loader)}" crossorigin="anonymous" integrity="{sri(loader)}">\n'
     f'    <link rel="preload" href="./{hashed(main)}" crossorigin="anonymous" integrity="{sri(main)}" as="fetch" type="application/wasm">\n'
+)
+# The two answers the first page waits for, asked for while the wasm is
+# still on its way: the launcher's session file beside the page and the
+# server's version (the API is the parent of the page's folder). A
+# same-origin fetch() with no headers of its own, as the app sends both,
+# is answered from these preloads.
+session_rs = (root / "crates/client/src/session.rs").read_text()
+m = re.search(r'pub const SESSION_FILE: &str = "([\w.-]+)";', session_rs)
+if not m:
+    sys.exit("link-app: SESSION_FILE not found in crates/client/src/session.rs")
+tags += (
+    f'    <link rel="preload" href="./{m.group(1)}" as="fetch" crossorigin="anonymous">\n'
+    '    <link rel="preload" href="../version" as="fetch" crossorigin="anonymous">\n'
 )
 index = dist / "index.html"
 html = index.read_text()

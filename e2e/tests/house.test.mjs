@@ -275,6 +275,37 @@ test('the first page is drawn from the main wasm alone; the other parts follow i
   }
 });
 
+test('the session file and the server version, which the first page waits for, are each asked for once, by the page\'s preloads, and the app takes those answers', async () => {
+  const { page } = app;
+  const asked = [];
+  const seen = (r) => asked.push({ path: new URL(r.url()).pathname + new URL(r.url()).search, type: r.resourceType() });
+  page.on('request', seen);
+  try {
+    await page.goto('about:blank');
+    await page.goto(`${app.url}#/`);
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    // The app has started and read both: the overview counts pods.
+    await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-testid="pod-count"]')?.textContent ?? ''), null, { timeout: 20000 });
+    const of = (re) => asked.filter((r) => re.test(r.path));
+    const session = of(/\/kubeglass-context\.json(\?|$)/);
+    const version = of(/\/version(\?|$)/);
+    // One request each: the preload's. Had the app's own fetch not matched
+    // it, the app would have asked again.
+    assert.equal(session.length, 1, `the session file: ${JSON.stringify(session)}`);
+    assert.equal(version.length, 1, `the version: ${JSON.stringify(version)}`);
+    // And that one was the page's <link rel=preload>, not the app's fetch.
+    const initiators = await page.evaluate(() => performance.getEntriesByType('resource')
+      .filter((r) => /\/(kubeglass-context\.json|version)$/.test(new URL(r.name).pathname))
+      .map((r) => `${new URL(r.name).pathname.split('/').pop()} ${r.initiatorType}`).sort());
+    assert.deepEqual(initiators, ['kubeglass-context.json link', 'version link']);
+    // And the app drew what they answered: the version is the server's.
+    const server = JSON.parse(kubectl('version', '-o', 'json')).serverVersion.gitVersion;
+    assert.equal((await page.getByTestId('server-version').innerText()).trim(), server);
+  } finally {
+    page.off('request', seen);
+  }
+});
+
 test('on a deep link, the other pages\' parts wait until the page in front has its first lists in', async () => {
   const { page } = app;
   await page.goto('about:blank');

@@ -51,6 +51,18 @@ pub fn download_text(name: &str, text: &str) {
     let _ = web_sys::Url::revoke_object_url(&url);
 }
 
+/// Runs `f` once the next frame has been painted: in a task of its own
+/// queued from that frame's `requestAnimationFrame`, so what was drawn
+/// before it is on screen first. A hidden tab draws no frames, so there
+/// `f` runs in the next task instead of waiting for the tab to be shown.
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    if document().hidden() {
+        set_timeout(f, std::time::Duration::ZERO);
+    } else {
+        request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
+    }
+}
+
 /// `secs` since the epoch as this browser's local time of day (`14:03:07`).
 pub fn local_time(secs: f64) -> String {
     js_sys::Date::new(&(secs * 1000.0).into())

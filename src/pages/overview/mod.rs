@@ -31,20 +31,50 @@ pub fn Overview() -> impl IntoView {
     }
 }
 
-/// The overview for one namespace (or all).
+/// The overview for one namespace (or all). The cards, the server's version
+/// among them, are painted first; the informers and the panels start after
+/// that paint, so their start (the factory, the first requests, the views)
+/// does not hold the first live figure back.
 #[component]
 fn OverviewIn(namespace: Option<String>) -> impl IntoView {
-    let kube = use_kube();
     let counts = RwSignal::new(None::<PodCounts>);
+    let status = RwSignal::new(None::<RwSignal<InformerSnapshot>>);
+    let started = RwSignal::new(false);
+    crate::platform::after_paint(move || {
+        // The page may have gone before its first frame.
+        let _ = started.try_set(true);
+    });
+    let live = move || {
+        let namespace = namespace.clone();
+        started
+            .get()
+            .then(|| view! { <OverviewLive namespace counts status/> })
+    };
+    view! {
+        <OverviewCards counts status/>
+        {live}
+    }
+}
+
+/// The overview's live part: the pods counted into `counts` (their
+/// informer's state into `status`) and the panels.
+#[component]
+fn OverviewLive(
+    namespace: Option<String>,
+    counts: RwSignal<Option<PodCounts>>,
+    status: RwSignal<Option<RwSignal<InformerSnapshot>>>,
+) -> impl IntoView {
+    let kube = use_kube();
     let pods = count_pods(&kube, namespace.as_deref(), counts);
-    let status = pods.as_ref().ok().map(|w| w.status());
+    let pods_status = pods.as_ref().ok().map(|w| w.status());
+    status.set(pods_status);
     let path_problem = pods.as_ref().err().cloned();
     let _pods = StoredValue::new_local(pods.ok());
     let scope = scope_label(namespace.as_deref());
     let pods_problem = move || {
         let p = path_problem
             .clone()
-            .or_else(|| status.and_then(|s| s.with(watch_problem)))?;
+            .or_else(|| pods_status.and_then(|s| s.with(watch_problem)))?;
         Some(
             view! { <ProblemBox problem=p doing=format!("list pods {scope}") testid="pods-problem"/> },
         )
@@ -58,7 +88,6 @@ fn OverviewIn(namespace: Option<String>) -> impl IntoView {
         counts.with(|c| c.as_ref().map(|c| c.in_namespace(ns)))
     };
     view! {
-        <OverviewCards counts status/>
         {pods_problem}
         <div class="two-col">
             <NamespacesPanel pods_in=Callback::new(move |ns: String| in_namespace(&ns))/>
@@ -93,11 +122,12 @@ fn count_pods(
 }
 
 /// The cards: the server's version, the pods counted, the namespaces, and
-/// the pod informer's state (`status`, None when it could not start).
+/// the pod informer's state (`status`: None until it starts, and when it
+/// could not).
 #[component]
 fn OverviewCards(
     counts: RwSignal<Option<PodCounts>>,
-    status: Option<RwSignal<InformerSnapshot>>,
+    status: RwSignal<Option<RwSignal<InformerSnapshot>>>,
 ) -> impl IntoView {
     let cluster = expect_context::<ClusterState>();
     let version = move || match cluster.version.get() {
@@ -110,15 +140,21 @@ fn OverviewCards(
     };
     let pod_count = move || match counts.get() {
         Some(c) => c.total().to_string(),
-        None if status.is_some_and(|s| s.with(|s| watch_problem(s).is_some())) => "—".into(),
+        None if status
+            .get()
+            .is_some_and(|s| s.with(|s| watch_problem(s).is_some())) =>
+        {
+            "—".into()
+        }
         None => "…".to_string(),
     };
     let rv = move || {
         status
+            .get()
             .and_then(|s| s.with(|s| s.reflector.last_resource_version.clone()))
             .unwrap_or_else(|| "—".into())
     };
-    let pod_state = move || status.map_or("—", |s| s.with(|s| s.state_label()));
+    let pod_state = move || status.get().map_or("—", |s| s.with(|s| s.state_label()));
     view! {
         <section class="cards">
             <div class="card">
