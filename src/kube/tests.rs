@@ -152,12 +152,19 @@ impl Rig {
     /// for so far; returns how many there were.
     fn frame(&mut self) -> usize {
         self.run();
+        let n = self.frame_only();
+        self.run();
+        n
+    }
+
+    /// Calls every frame callback asked for so far, and nothing else (a
+    /// task that could run first does not); returns how many there were.
+    fn frame_only(&self) -> usize {
         let due: Vec<_> = std::mem::take(&mut *self.frames.borrow_mut());
         let n = due.len();
         for f in due {
             f();
         }
-        self.run();
         n
     }
 

@@ -4,17 +4,6 @@ use super::*;
 
 const PATH: &str = "/api/v1/namespaces/ns/configmaps";
 
-/// Calls every frame callback asked for so far without running anything
-/// else first (so an informer's task has not yet run); how many there were.
-fn frame_only(rig: &Rig) -> usize {
-    let due: Vec<_> = std::mem::take(&mut *rig.frames.borrow_mut());
-    let n = due.len();
-    for f in due {
-        f();
-    }
-    n
-}
-
 fn flag(rig: &Rig) -> Rc<Cell<bool>> {
     let fired = Rc::new(Cell::new(false));
     let set = fired.clone();
@@ -34,18 +23,18 @@ fn waits_while_an_informer_has_not_listed_and_goes_two_frames_after_it_has() {
     let fired = flag(&rig);
     // Frames while the informer's task has not run: nothing, and it asks again.
     for _ in 0..3 {
-        assert_eq!(frame_only(&rig), 1);
+        assert_eq!(rig.frame_only(), 1);
         assert!(!fired.get(), "went before the list was in");
     }
     // The list comes in; the first settled frame is not enough, the second is.
     rig.run();
     assert!(rig.kube.informers_settled());
     // (the view asked for a frame too, for its first batch)
-    frame_only(&rig);
+    rig.frame_only();
     assert!(!fired.get(), "went after one settled frame");
     rig.frame();
     assert!(fired.get(), "did not go after two settled frames");
-    assert_eq!(frame_only(&rig), 0, "asked for frames after it went");
+    assert_eq!(rig.frame_only(), 0, "asked for frames after it went");
 }
 
 #[test]
