@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
+import { noteFirstDraws } from './bench-lib.mjs';
 
 const urls = process.argv.slice(2);
 if (urls.length === 0) throw new Error('usage: node e2e/bench-cold.mjs <app URL> [<app URL> …]');
@@ -45,19 +46,10 @@ async function once(url, link) {
     if (link) await cdp.send('Network.emulateNetworkConditions', link);
     let bytes = 0;
     cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
-    // When the version first shows, in the page's own clock (from its
-    // navigation), as a MutationObserver sees it: the time the app owns,
-    // without the browser starting a fresh profile's renderer.
-    await context.addInitScript(() => {
-      new MutationObserver((_, observer) => {
-        const v = document.querySelector('[data-testid="server-version"]');
-        if (v?.textContent?.trim() && !window.kubeglassVersionDrawn) window.kubeglassVersionDrawn = performance.now();
-        // The first list's data: the overview's count of pods.
-        const pods = document.querySelector('[data-testid="pod-count"]');
-        if (/^\d+$/.test(pods?.textContent?.trim() ?? '') && !window.kubeglassPodsDrawn) window.kubeglassPodsDrawn = performance.now();
-        if (window.kubeglassVersionDrawn && window.kubeglassPodsDrawn) observer.disconnect();
-      }).observe(document, { subtree: true, childList: true, characterData: true });
-    });
+    // When the version and the pod count first show, in the page's own
+    // clock: the time the app owns, without the browser starting a fresh
+    // profile's renderer.
+    await noteFirstDraws(context);
     const start = Date.now();
     await page.goto(url);
     await page.getByTestId('server-version').waitFor({ timeout: 60000 });

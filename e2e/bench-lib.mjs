@@ -253,3 +253,21 @@ export async function releaseNamespace(api, ns, keep) {
     console.log(`namespace ${ns} deleted`);
   }
 }
+
+/**
+ * Notes, in each page's own clock (ms since its navigation), when the
+ * overview first shows the server's version (`window.kubeglassVersionDrawn`)
+ * and its pod count, the first list's data (`window.kubeglassPodsDrawn`),
+ * in every page `context` opens from now on.
+ */
+export async function noteFirstDraws(context) {
+  await context.addInitScript(() => {
+    new MutationObserver((_, observer) => {
+      const v = document.querySelector('[data-testid="server-version"]');
+      if (v?.textContent?.trim() && !window.kubeglassVersionDrawn) window.kubeglassVersionDrawn = performance.now();
+      const pods = document.querySelector('[data-testid="pod-count"]');
+      if (/^\d+$/.test(pods?.textContent?.trim() ?? '') && !window.kubeglassPodsDrawn) window.kubeglassPodsDrawn = performance.now();
+      if (window.kubeglassVersionDrawn && window.kubeglassPodsDrawn) observer.disconnect();
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+}

@@ -12,6 +12,7 @@
 // totals, with that bench's times.
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
+import { noteFirstDraws } from './bench-lib.mjs';
 
 const [url] = process.argv.slice(2);
 if (!url) throw new Error('usage: node e2e/bench-trace-cold.mjs <app URL>');
@@ -36,18 +37,11 @@ async function once() {
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     const page = await context.newPage();
     await page.goto('about:blank');
-    await context.addInitScript(() => {
-      new MutationObserver((_, o) => {
-        if (document.querySelector('[data-testid="server-version"]')?.textContent?.trim()) {
-          window.versionDrawn = performance.now();
-          o.disconnect();
-        }
-      }).observe(document, { subtree: true, childList: true, characterData: true });
-    });
+    await noteFirstDraws(context);
     await browser.startTracing(page, { categories: ['blink.user_timing', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.wasm', 'blink', 'loading'] });
     await page.goto(url);
-    await page.waitForFunction(() => window.versionDrawn, null, { timeout: 60000 });
-    const drawn = await page.evaluate(() => window.versionDrawn);
+    await page.waitForFunction(() => window.kubeglassVersionDrawn, null, { timeout: 60000 });
+    const drawn = await page.evaluate(() => window.kubeglassVersionDrawn);
     const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
     // The navigation's start, in the renderer that loads the page: the
     // page's main thread is that process's.
