@@ -153,7 +153,7 @@ impl Clock for WebClock {
 /// Counts the requests a transport has open, by kind, for the X-ray page.
 #[derive(Debug, Default)]
 pub struct ConnectionCounts {
-    /// Requests waiting for a whole response.
+    /// Requests waiting for a whole response (a list read as it arrives among them).
     pub requests: Cell<u32>,
     /// fetch streams (watches, logs) currently open: each holds an HTTP/1.1 connection.
     pub streams: Cell<u32>,
@@ -163,11 +163,24 @@ pub struct ConnectionCounts {
     pub total: Cell<u64>,
 }
 
-/// Aborts its fetch when dropped and keeps the open-stream count.
+/// Aborts its fetch when dropped and keeps the open count it is in.
 struct StreamGuard {
     controller: AbortController,
     counts: Rc<ConnectionCounts>,
+    /// A watch or a followed log, counted in `streams`; else a body read
+    /// as it arrives (a list), counted in `requests`.
+    long_lived: bool,
     done: bool,
+}
+
+impl StreamGuard {
+    fn count(&self) -> &Cell<u32> {
+        if self.long_lived {
+            &self.counts.streams
+        } else {
+            &self.counts.requests
+        }
+    }
 }
 
 impl Drop for StreamGuard {
@@ -175,10 +188,17 @@ impl Drop for StreamGuard {
         if !self.done {
             self.controller.abort();
         }
-        self.counts
-            .streams
-            .set(self.counts.streams.get().saturating_sub(1));
+        let count = self.count();
+        count.set(count.get().saturating_sub(1));
     }
+}
+
+/// A watch or a followed log: a response that stays open.
+fn long_lived(request: &Request) -> bool {
+    request.uri().query().is_some_and(|q| {
+        q.split('&')
+            .any(|p| matches!(p, "watch=true" | "watch=1" | "follow=true"))
+    })
 }
 
 /// Sends requests with `fetch` to `base` (empty = the page's own origin).
@@ -318,12 +338,13 @@ impl Transport for FetchTransport {
     ) -> LocalBoxFuture<'_, Result<http::Response<ByteStream>, TransportError>> {
         async move {
             let (controller, promise) = self.start(&request)?;
-            self.counts.streams.set(self.counts.streams.get() + 1);
             let mut guard = StreamGuard {
                 controller,
                 counts: self.counts.clone(),
+                long_lived: long_lived(&request),
                 done: false,
             };
+            guard.count().set(guard.count().get() + 1);
             let resp = JsFuture::from(promise)
                 .await
                 .map_err(|e| TransportError::Connect(js_message(&e)))?;

@@ -31,7 +31,7 @@ use super::store::{ReflectorStore, object_key};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Jitter, Timestamp};
 use crate::reconnect::Reconnect;
-use crate::rest::list::{Undecodable, decode_list_page_with};
+use crate::rest::list::{ListDecoder, Undecodable};
 use crate::rest::table::TableColumn;
 use crate::rest::{Error, RestClient};
 
@@ -757,13 +757,20 @@ where
         } else {
             with_rv0(self.collection().list(params)?)
         };
-        let body = self.client.send_raw(request).await?;
-        // Each item goes through the transform as it is decoded: a list of
-        // 10,000 whole pods trimmed to a few fields never holds them whole.
-        let page = match transform {
-            Some(t) => decode_list_page_with::<K>(&body, self.config.table, &|o| t(o))?,
-            None => decode_list_page_with::<K>(&body, self.config.table, &|o| o)?,
+        // The items are decoded as the body arrives, each through the
+        // transform as soon as it is in: the decode runs while the rest of a
+        // large list is still on its way, and a list of 10,000 whole pods
+        // trimmed to a few fields never holds them whole, nor the body.
+        let keep = |o: K| o;
+        let each: &dyn Fn(K) -> K = match transform {
+            Some(t) => &**t,
+            None => &keep,
         };
+        let table = self.config.table;
+        let page = self
+            .client
+            .receive(request, || ListDecoder::new(table, each))
+            .await?;
         if !page.columns.is_empty() {
             *self.columns.borrow_mut() = page.columns;
         }

@@ -11,11 +11,11 @@
 use std::marker::PhantomData;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
-use serde::Deserialize;
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::Error;
+use super::split::{Piece, Splitter};
 use super::table::TableColumn;
 
 /// Longest error text kept for one item: serde quotes the offending value
@@ -59,23 +59,6 @@ pub struct ListPage<K> {
     pub undecodable: Vec<Undecodable>,
 }
 
-/// The list's frame read with its items left as JSON values: what a page
-/// falls back to when it does not decode in one pass.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Envelope {
-    #[serde(default)]
-    metadata: ListMeta,
-    #[serde(default)]
-    column_definitions: Vec<TableColumn>,
-    /// A plain list's items.
-    #[serde(default)]
-    items: Vec<Value>,
-    /// A Table's rows.
-    #[serde(default)]
-    rows: Vec<Value>,
-}
-
 /// Decodes one LIST answer (a plain list, or a Table when `table`).
 ///
 /// The error is for a body that is not a list at all (not JSON, cut short,
@@ -91,47 +74,130 @@ pub fn decode_list_page<K: DeserializeOwned + Clone>(
 /// [`decode_list_page`], each item passed through `each` as soon as it is
 /// decoded (an informer's transform), so a list of 10,000 whole objects
 /// trimmed to a few fields holds one whole object at a time, not 10,000.
-/// The items are decoded straight from the bytes, with no intermediate tree.
 pub fn decode_list_page_with<K: DeserializeOwned + Clone>(
     body: &[u8],
     table: bool,
     each: &dyn Fn(K) -> K,
 ) -> Result<ListPage<K>, Error> {
-    let mut de = serde_json::Deserializer::from_slice(body);
-    let whole = Frame { table, each }
-        .deserialize(&mut de)
-        .and_then(|page| de.end().map(|()| page));
-    let first_error = match whole {
-        Ok(page) => return Ok(page),
-        Err(e) => e,
-    };
-    // Read again item by item; if even the frame does not read, the first
-    // error is the one worth showing.
-    let envelope: Envelope =
-        serde_json::from_slice(body).map_err(|_| Error::Decode(first_error.to_string()))?;
-    let raw = if table { envelope.rows } else { envelope.items };
-    let mut items = Vec::with_capacity(raw.len());
-    let mut undecodable = Vec::new();
-    for (i, value) in raw.into_iter().enumerate() {
-        let key = item_key(&value, table).unwrap_or_else(|| format!("item {}", i + 1));
-        match K::deserialize(value) {
-            Ok(item) => items.push(each(item)),
-            Err(e) => undecodable.push(Undecodable {
-                key,
-                error: clip(&e.to_string()),
-            }),
+    let mut decoder = ListDecoder::new(table, each);
+    decoder.push(body);
+    decoder.finish()
+}
+
+/// Decodes a LIST answer as its bytes arrive: each item is decoded (and
+/// passed through `each`) as soon as its last byte is in, so the decode
+/// runs while the rest of the body is still on its way, and the body is
+/// never held whole. Feed it with [`ListDecoder::push`], then
+/// [`ListDecoder::finish`]; an item that does not decode is named in
+/// [`ListPage::undecodable`] and the rest are kept.
+pub struct ListDecoder<'a, K> {
+    split: Splitter,
+    got: Collected<'a, K>,
+}
+
+/// What a [`ListDecoder`] has so far.
+struct Collected<'a, K> {
+    table: bool,
+    each: &'a dyn Fn(K) -> K,
+    /// The body without its items' bytes.
+    frame: Vec<u8>,
+    /// The bytes of an item that began in an earlier chunk.
+    partial: Vec<u8>,
+    items: Vec<K>,
+    undecodable: Vec<Undecodable>,
+    /// Items seen, decoded or not (to name an item by its position).
+    seen: usize,
+}
+
+impl<'a, K: DeserializeOwned> ListDecoder<'a, K> {
+    /// A decoder of a plain list, or of a Table's rows when `table`.
+    pub fn new(table: bool, each: &'a dyn Fn(K) -> K) -> Self {
+        Self {
+            split: Splitter::new(table),
+            got: Collected {
+                table,
+                each,
+                frame: Vec::new(),
+                partial: Vec::new(),
+                items: Vec::new(),
+                undecodable: Vec::new(),
+                seen: 0,
+            },
         }
     }
-    if undecodable.is_empty() {
-        // Every item read on its own, so the first pass failed on the frame.
-        return Err(Error::Decode(first_error.to_string()));
+
+    /// The next bytes of the body, which may end anywhere.
+    pub fn push(&mut self, chunk: &[u8]) {
+        let got = &mut self.got;
+        self.split.feed(chunk, &mut |piece| got.take(piece));
     }
-    Ok(ListPage {
-        metadata: envelope.metadata,
-        items,
-        columns: envelope.column_definitions,
-        undecodable,
-    })
+
+    /// How many items have been read so far, decoded or not.
+    pub fn seen(&self) -> usize {
+        self.got.seen
+    }
+
+    /// The page, once the body has ended: an error when the body is not a
+    /// list, or ended inside it.
+    pub fn finish(self) -> Result<ListPage<K>, Error> {
+        let got = self.got;
+        if !self.split.at_rest() {
+            return Err(Error::Decode(format!(
+                "the list ended early, after {} items",
+                got.seen
+            )));
+        }
+        let mut de = serde_json::Deserializer::from_slice(&got.frame);
+        let mut page = Frame {
+            table: got.table,
+            each: got.each,
+        }
+        .deserialize(&mut de)
+        .and_then(|page| de.end().map(|()| page))
+        .map_err(|e| Error::Decode(e.to_string()))?;
+        // Items the splitter left in the frame (only under a key it could
+        // not read as the items key, such as an escaped one) come last.
+        let mut items = got.items;
+        items.append(&mut page.items);
+        page.items = items;
+        page.undecodable = got.undecodable;
+        Ok(page)
+    }
+}
+
+impl<K: DeserializeOwned> Collected<'_, K> {
+    fn take(&mut self, piece: Piece<'_>) {
+        match piece {
+            Piece::Frame(bytes) => self.frame.extend_from_slice(bytes),
+            Piece::Item { bytes, done: false } => self.partial.extend_from_slice(bytes),
+            Piece::Item { bytes, done: true } if self.partial.is_empty() => self.decode(bytes),
+            Piece::Item { bytes, done: true } => {
+                let mut whole = std::mem::take(&mut self.partial);
+                whole.extend_from_slice(bytes);
+                self.decode(&whole);
+                // Keep the buffer's room for the next item that spans chunks.
+                whole.clear();
+                self.partial = whole;
+            }
+        }
+    }
+
+    fn decode(&mut self, bytes: &[u8]) {
+        self.seen += 1;
+        match serde_json::from_slice::<K>(bytes) {
+            Ok(item) => self.items.push((self.each)(item)),
+            Err(e) => {
+                let key = serde_json::from_slice::<Value>(bytes)
+                    .ok()
+                    .and_then(|v| item_key(&v, self.table))
+                    .unwrap_or_else(|| format!("item {}", self.seen));
+                self.undecodable.push(Undecodable {
+                    key,
+                    error: clip(&e.to_string()),
+                });
+            }
+        }
+    }
 }
 
 /// `namespace/name` of a listed item (a Table row's object), as far as it says.
@@ -324,6 +390,52 @@ mod tests {
         assert_eq!(seen.get(), 2);
         assert!(page.items.iter().all(|c| c.data.is_none()));
         assert_eq!(page.metadata.resource_version.as_deref(), Some("9"));
+    }
+
+    #[test]
+    fn items_are_decoded_as_their_bytes_arrive_and_the_body_is_not_kept() {
+        let body = json!({"kind": "ConfigMapList", "metadata": {"resourceVersion": "4"},
+            "items": [{"metadata": {"name": "a", "namespace": "ns"}, "data": {"k": "v"}},
+                      {"metadata": {"name": "b", "namespace": "ns"}, "data": {"k": 7}},
+                      {"metadata": {"name": "c", "namespace": "ns"}}]})
+        .to_string();
+        let whole: ListPage<ConfigMap> = decode_list_page(body.as_bytes(), false).expect("page");
+        let cut = body.find("\"c\"").expect("c");
+        for size in [1, 2, 3, 7, 64, body.len()] {
+            let mut decoder = ListDecoder::new(false, &|k: ConfigMap| k);
+            for chunk in body.as_bytes()[..cut].chunks(size) {
+                decoder.push(chunk);
+            }
+            assert_eq!(
+                decoder.seen(),
+                2,
+                "a and b are in before c's bytes (chunks of {size})"
+            );
+            assert!(
+                decoder.got.frame.len() < 80,
+                "the frame holds no item: {}",
+                String::from_utf8_lossy(&decoder.got.frame)
+            );
+            for chunk in body.as_bytes()[cut..].chunks(size) {
+                decoder.push(chunk);
+            }
+            let page = decoder.finish().expect("page");
+            let names = |p: &ListPage<ConfigMap>| {
+                p.items
+                    .iter()
+                    .map(|c| c.metadata.name.clone().unwrap_or_default())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(names(&page), ["a", "c"]);
+            assert_eq!(names(&page), names(&whole));
+            assert_eq!(page.undecodable, whole.undecodable);
+            assert_eq!(page.undecodable[0].key, "ns/b");
+            assert_eq!(page.metadata.resource_version.as_deref(), Some("4"));
+        }
+        let mut short = ListDecoder::<ConfigMap>::new(false, &|k| k);
+        short.push(&body.as_bytes()[..cut]);
+        let e = short.finish().expect_err("a body cut short");
+        assert!(e.to_string().contains("ended early, after 2 items"), "{e}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod limiter;
 pub mod list;
 pub mod metrics;
 pub mod secrets;
+pub mod split;
 pub mod status;
 pub mod table;
 pub mod watch;
@@ -261,6 +262,63 @@ impl RestClient {
         }
     }
 
+    /// Sends `request` and reads a 2xx body as it arrives, each chunk into
+    /// a reader made by `new_reader` (a list's decoder: see
+    /// [`list::ListDecoder`]), with [`RestClient::send_raw`]'s retries. A
+    /// connection that breaks in the middle of a GET's body is asked again
+    /// a second later, into a fresh reader.
+    pub async fn receive<R: BodyReader>(
+        &self,
+        request: Request,
+        new_reader: impl Fn() -> R,
+    ) -> Result<R::Output, Error> {
+        secrets::check(&request)?;
+        let verb = metrics::verb_of(&request);
+        let mut retries = 0;
+        let mut request = request;
+        loop {
+            let spare = self.clock.is_some().then(|| copy_request(&request));
+            let method = request.method().clone();
+            let start = self.before().await;
+            let (code, retry_after, outcome) = match self.transport.stream(request).await {
+                Err(e) => (None, None, Err(e)),
+                Ok(response) => {
+                    let code = response.status().as_u16();
+                    let retry_after = status::parse_retry_after(
+                        response.headers().get(http::header::RETRY_AFTER),
+                    );
+                    let read = read_body(response.into_body(), code, new_reader()).await;
+                    (Some(code), retry_after, read)
+                }
+            };
+            self.after(&verb, start, code);
+            let broken = matches!(outcome, Err(TransportError::Read(_)));
+            let settled = outcome.as_ref().is_ok_and(|r| r.is_ok());
+            if !settled
+                && let (Some(spare), Some(clock)) = (spare, &self.clock)
+                && let Attempt::Retry(wait) = next_attempt(
+                    &method,
+                    code.filter(|_| !broken),
+                    retry_after,
+                    broken,
+                    retries,
+                )
+            {
+                retries += 1;
+                self.metrics.borrow_mut().retries += 1;
+                clock.sleep(wait).await;
+                request = spare;
+                continue;
+            }
+            return match outcome? {
+                Ok(read) => read.finish(),
+                Err(body) => {
+                    Err(ApiError::from_response(code.unwrap_or(0), &body, retry_after).into())
+                }
+            };
+        }
+    }
+
     /// Sends `request` and decodes a 2xx JSON answer as `T`.
     pub async fn send_json<T: DeserializeOwned>(&self, request: Request) -> Result<T, Error> {
         let body = self.send_raw(request).await?;
@@ -330,6 +388,50 @@ impl RestClient {
     ) -> Result<WatchStream<K>, Error> {
         Ok(decode_stream(self.stream_raw(request).await?))
     }
+}
+
+/// Reads a body as it arrives, for [`RestClient::receive`].
+pub trait BodyReader {
+    /// What the whole body reads as.
+    type Output;
+    /// The next bytes of the body, which may end anywhere.
+    fn push(&mut self, chunk: &[u8]);
+    /// The body has ended.
+    fn finish(self) -> Result<Self::Output, Error>;
+}
+
+impl<'a, K: DeserializeOwned> BodyReader for list::ListDecoder<'a, K> {
+    type Output = list::ListPage<K>;
+    fn push(&mut self, chunk: &[u8]) {
+        list::ListDecoder::push(self, chunk);
+    }
+    fn finish(self) -> Result<list::ListPage<K>, Error> {
+        list::ListDecoder::finish(self)
+    }
+}
+
+/// A 2xx body into `reader` (`Ok(Ok(reader))`), or a non-2xx body's first
+/// 64 KiB (`Ok(Err(bytes))`, for its `Status`); `Err` when the connection
+/// broke while it was read.
+async fn read_body<R: BodyReader>(
+    mut body: ByteStream,
+    code: u16,
+    mut reader: R,
+) -> Result<Result<R, Vec<u8>>, TransportError> {
+    let success = (200..300).contains(&code);
+    let mut bytes = Vec::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk?;
+        if success {
+            reader.push(&chunk);
+        } else {
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() >= 64 * 1024 {
+                break;
+            }
+        }
+    }
+    Ok(if success { Ok(reader) } else { Err(bytes) })
 }
 
 /// Turns a byte stream into a stream of watch events.

@@ -300,16 +300,25 @@ impl Transport for SimServer {
         &self,
         request: Request,
     ) -> LocalBoxFuture<'_, Result<http::Response<ByteStream>, TransportError>> {
-        let result = self
-            .log(&request)
-            .map(|()| match self.watch(&Self::query(&request)) {
-                Ok(s) => into_response(200, &[], s),
-                Err((code, body)) => {
-                    let s: ByteStream =
-                        futures::stream::iter([Ok(body.to_string().into_bytes())]).boxed_local();
-                    into_response(code, &[], s)
-                }
+        let query = Self::query(&request);
+        if !query.contains_key("watch") {
+            // A list read as it arrives: the same answer, in one chunk.
+            let result = self.log(&request).map(|()| {
+                let (code, body) = self.list(&query);
+                let s: ByteStream =
+                    futures::stream::iter([Ok(body.to_string().into_bytes())]).boxed_local();
+                into_response(code, &[], s)
             });
+            return async move { result }.boxed_local();
+        }
+        let result = self.log(&request).map(|()| match self.watch(&query) {
+            Ok(s) => into_response(200, &[], s),
+            Err((code, body)) => {
+                let s: ByteStream =
+                    futures::stream::iter([Ok(body.to_string().into_bytes())]).boxed_local();
+                into_response(code, &[], s)
+            }
+        });
         async move { result }.boxed_local()
     }
 }
