@@ -113,33 +113,34 @@ pub fn EventStream(namespace: Option<String>) -> impl IntoView {
 }
 
 /// The heading: how many events are shown, and events per minute over the
-/// last half hour (live, paused or not), by last seen.
+/// last half hour (live, paused or not), by last seen. The line and the
+/// words are memos, and the DOM is made once: a frame of changes that moves
+/// neither writes nothing, and one that does writes an attribute and a text
+/// node (the heading used to be built anew on every frame).
 #[component]
 fn StreamHeading(stream: Stream, now: Signal<f64>) -> impl IntoView {
-    let spark = move || {
-        let line = stream
+    let line = Memo::new(move |_| {
+        stream
             .events
-            .with(|ix| Sparkline::new(&per_minute(ix, now.get(), SPARK_MINUTES), 4.0, 24.0));
-        let held = if stream.loaded.get() {
+            .with(|ix| Sparkline::new(&per_minute(ix, now.get(), SPARK_MINUTES), 4.0, 24.0))
+    });
+    let held = Memo::new(move |_| {
+        if stream.loaded.get() {
             stream.with_shown(|ix| held_words(ix.len()))
         } else {
             "loading events…".to_string()
-        };
-        (line, held)
-    };
+        }
+    });
     view! {
         <div class="resource-head">
             <h2>"Events"</h2>
-            {move || {
-                let (Sparkline { points, last, peak }, held) = spark();
-                view! {
-                    <svg class="spark" viewBox="0 0 120 24" width="120" height="24" role="img"
-                        aria-label=format!("events per minute, last 30 minutes; peak {peak}")>
-                        <polyline points=points fill="none" stroke="currentColor" stroke-width="1.5"/>
-                    </svg>
-                    <span class="muted small" data-testid="events-per-minute">{format!("{held} · {last}/min now · peak {peak}/min")}</span>
-                }
-            }}
+            <svg class="spark" viewBox="0 0 120 24" width="120" height="24" role="img"
+                aria-label=move || line.with(|l| format!("events per minute, last 30 minutes; peak {}", l.peak))>
+                <polyline points=move || line.with(|l| l.points.clone()) fill="none" stroke="currentColor" stroke-width="1.5"/>
+            </svg>
+            <span class="muted small" data-testid="events-per-minute">
+                {move || line.with(|l| held.with(|h| format!("{h} · {}/min now · peak {}/min", l.last, l.peak)))}
+            </span>
         </div>
     }
 }
