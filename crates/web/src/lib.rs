@@ -376,7 +376,14 @@ impl Transport for FetchTransport {
                             return None;
                         }
                         match Reflect::get(&v, &JsValue::from_str("value")) {
-                            Ok(value) => Ok(Uint8Array::new(&value).to_vec()),
+                            // The chunk is a Uint8Array already: `new
+                            // Uint8Array(chunk)` would copy it once more in JS.
+                            Ok(value) => value
+                                .dyn_into::<Uint8Array>()
+                                .map(|chunk| chunk.to_vec())
+                                .map_err(|_| {
+                                    TransportError::Read("a chunk that is not bytes".into())
+                                }),
                             Err(e) => Err(TransportError::Read(js_message(&e))),
                         }
                     }

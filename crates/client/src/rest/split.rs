@@ -107,12 +107,51 @@ impl Splitter {
         self.key_len = end;
     }
 
+    /// Inside an item, below its own brackets, only strings and brackets
+    /// matter: skips to the bracket that closes the item's top level
+    /// (returns its index) or to the chunk's end (returns its length).
+    fn skip_inside(&mut self, chunk: &[u8], mut i: usize) -> usize {
+        let n = chunk.len();
+        while i < n {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                let Some(k) = chunk[i..].iter().position(|&c| c == b'"' || c == b'\\') else {
+                    return n;
+                };
+                i += k;
+                self.escaped = chunk[i] == b'\\';
+                self.in_string = self.escaped;
+                i += 1;
+                continue;
+            }
+            match chunk[i] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' if self.depth == 3 => return i,
+                b'}' | b']' => self.depth -= 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        n
+    }
+
     /// Hands out `chunk`'s pieces in order.
     pub fn feed(&mut self, chunk: &[u8], out: &mut dyn FnMut(Piece<'_>)) {
         let n = chunk.len();
         let mut start = 0;
         let mut i = 0;
         while i < n {
+            if self.mode == Mode::Item && self.shape == Shape::Container && self.depth >= 3 {
+                i = self.skip_inside(chunk, i);
+                if i == n {
+                    break;
+                }
+            }
             if self.in_string {
                 if self.escaped {
                     self.escaped = false;
