@@ -154,7 +154,8 @@ export async function traced(browser, page, during) {
   if (!file) return during();
   await browser.startTracing(page, {
     path: file,
-    categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8'],
+    // invalidationTracking: which node made each layer repaint, and why.
+    categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.invalidationTracking', 'v8'],
   });
   const result = await during();
   const trace = JSON.parse((await browser.stopTracing()).toString());
@@ -185,6 +186,18 @@ export async function traced(browser, page, during) {
   for (const [kind, { ms, n }] of totals) {
     console.log(`  ${ms.toFixed(0).padStart(7)} ms in ${String(n).padStart(6)} events  ${kind}`);
   }
+  // What invalidated paint and layout, by node and reason, most often first.
+  const invalidations = new Map();
+  for (const e of events) {
+    const kind = /^(Paint|Layout)InvalidationTracking$/.exec(e.name)?.[1];
+    if (!kind) continue;
+    const d = e.args?.data ?? {};
+    const key = `${kind}: ${d.nodeName ?? '?'}, ${d.reason ?? '?'}`;
+    invalidations.set(key, (invalidations.get(key) ?? 0) + 1);
+  }
+  const top = [...invalidations].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  if (top.length > 0) console.log('  invalidations, most often first:');
+  for (const [key, n] of top) console.log(`  ${String(n).padStart(7)}  ${key}`);
   return result;
 }
 

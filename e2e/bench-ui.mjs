@@ -13,13 +13,14 @@
 // already holds N pods. BENCH_USAGE=0 hides the pod table's CPU and memory
 // columns (shown by default, as a person first sees the table).
 // BENCH_PROFILE=file takes a CPU profile from the route change to the full
-// sync and prints the functions that cost most. BENCH_ALL=1
+// sync and prints the functions that cost most. BENCH_TRACE=file takes a
+// Chromium trace of the scrolling and sums the main thread by kind. BENCH_ALL=1
 // measures the all-namespaces table instead of the namespace's (every pod
 // of the cluster in one table). After the sync it prints the memory the
 // table added to the JavaScript heap (V8's own count, through CDP), and the
 // most WebAssembly memory the tab needed from its first page to the end
 // (as the X-ray page reads it), each per row.
-import { fillNamespace, frameSummary, keepAliveClient, launchChromium, profiled, recordFrames, releaseNamespace, settled, writeAtRate } from './bench-lib.mjs';
+import { fillNamespace, frameSummary, keepAliveClient, launchChromium, profiled, recordFrames, releaseNamespace, settled, traced, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
@@ -126,7 +127,7 @@ const heapAfter = await heap();
 // Frame times while scrolling through the table, once the page has
 // settled after the sync (a person does not scroll in the same millisecond).
 await page.waitForTimeout(2000);
-const scrollFrames = await page.evaluate(async () => {
+const scrollFrames = await traced(browser, page, () => page.evaluate(async () => {
   const body = document.querySelector('[data-testid="table-body"]');
   const deltas = [];
   let last = performance.now();
@@ -142,7 +143,7 @@ const scrollFrames = await page.evaluate(async () => {
     requestAnimationFrame(step);
   });
   return deltas.slice(1);
-});
+}));
 console.log(`scrolling: ${frameSummary(scrollFrames)}`);
 
 // Frame times while ~200 changes/s arrive (label patches on random pods).
