@@ -55,6 +55,30 @@ enum Attempt {
     Retry(std::time::Duration),
 }
 
+/// One attempt's outcome, for [`RestClient::with_retries`].
+struct Tried<T> {
+    /// The answer's status code (none when the connection broke).
+    code: Option<u16>,
+    /// The answer's `Retry-After`.
+    retry_after: Option<std::time::Duration>,
+    /// The connection broke, before the answer or in its body.
+    broken: bool,
+    /// What the caller gets if this attempt is the last.
+    outcome: Result<T, Error>,
+}
+
+impl<T> Tried<T> {
+    /// No answer: the transport failed.
+    fn failed(e: TransportError) -> Self {
+        Tried {
+            code: None,
+            retry_after: None,
+            broken: matches!(e, TransportError::Read(_)),
+            outcome: Err(e.into()),
+        }
+    }
+}
+
 /// client-go's retry rules (`rest/with_retry.go`, `checkWait`), for
 /// requests whose body we hold:
 /// - a 429 or 5xx answer with `Retry-After` is repeated after that long, up
@@ -222,11 +246,16 @@ impl RestClient {
         self.metrics.borrow_mut().observe(verb, code, latency);
     }
 
-    /// Sends `request` and returns the raw body of a 2xx answer, repeating
-    /// it as client-go does after a 429 or 5xx with `Retry-After`, or a
-    /// broken connection on a GET (see [`MAX_RETRIES`]; only with a clock
-    /// to wait on).
-    pub async fn send_raw(&self, request: Request) -> Result<Vec<u8>, Error> {
+    /// Sends `request` through `attempt` until an attempt is the last:
+    /// client-go's retry rules ([`next_attempt`]: a 429 or 5xx with
+    /// `Retry-After`, or a broken connection on a GET, up to
+    /// [`MAX_RETRIES`]; only with a clock to wait on), with the rate limit
+    /// before each attempt and its latency measured after.
+    async fn with_retries<T>(
+        &self,
+        request: Request,
+        mut attempt: impl AsyncFnMut(Request) -> Tried<T>,
+    ) -> Result<T, Error> {
         secrets::check(&request)?;
         let verb = metrics::verb_of(&request);
         let mut retries = 0;
@@ -235,16 +264,17 @@ impl RestClient {
             let spare = self.clock.is_some().then(|| copy_request(&request));
             let method = request.method().clone();
             let start = self.before().await;
-            let response = self.transport.send(request).await;
-            let code = response.as_ref().ok().map(|r| r.status().as_u16());
-            self.after(&verb, start, code);
-            let retry_after = response.as_ref().ok().and_then(|r| {
-                status::parse_retry_after(r.headers().get(http::header::RETRY_AFTER))
-            });
-            let broken = matches!(response, Err(TransportError::Read(_)));
-            if let (Some(spare), Some(clock)) = (spare, &self.clock)
-                && let Attempt::Retry(wait) =
-                    next_attempt(&method, code, retry_after, broken, retries)
+            let tried = attempt(request).await;
+            self.after(&verb, start, tried.code);
+            if tried.outcome.is_err()
+                && let (Some(spare), Some(clock)) = (spare, &self.clock)
+                && let Attempt::Retry(wait) = next_attempt(
+                    &method,
+                    tried.code.filter(|_| !tried.broken),
+                    tried.retry_after,
+                    tried.broken,
+                    retries,
+                )
             {
                 retries += 1;
                 self.metrics.borrow_mut().retries += 1;
@@ -252,14 +282,36 @@ impl RestClient {
                 request = spare;
                 continue;
             }
-            let response = response?;
-            let code = response.status().as_u16();
-            return if (200..300).contains(&code) {
-                Ok(response.into_body())
-            } else {
-                Err(ApiError::from_response(code, response.body(), retry_after).into())
-            };
+            return tried.outcome;
         }
+    }
+
+    /// Sends `request` and returns the raw body of a 2xx answer, repeating
+    /// it as client-go does (see [`RestClient::with_retries`]).
+    pub async fn send_raw(&self, request: Request) -> Result<Vec<u8>, Error> {
+        self.with_retries(request, async |request| {
+            match self.transport.send(request).await {
+                Err(e) => Tried::failed(e),
+                Ok(response) => {
+                    let code = response.status().as_u16();
+                    let retry_after = status::parse_retry_after(
+                        response.headers().get(http::header::RETRY_AFTER),
+                    );
+                    let outcome = if (200..300).contains(&code) {
+                        Ok(response.into_body())
+                    } else {
+                        Err(ApiError::from_response(code, response.body(), retry_after).into())
+                    };
+                    Tried {
+                        code: Some(code),
+                        retry_after,
+                        broken: false,
+                        outcome,
+                    }
+                }
+            }
+        })
+        .await
     }
 
     /// Sends `request` and reads a 2xx body as it arrives, each chunk into
@@ -272,51 +324,34 @@ impl RestClient {
         request: Request,
         new_reader: impl Fn() -> R,
     ) -> Result<R::Output, Error> {
-        secrets::check(&request)?;
-        let verb = metrics::verb_of(&request);
-        let mut retries = 0;
-        let mut request = request;
-        loop {
-            let spare = self.clock.is_some().then(|| copy_request(&request));
-            let method = request.method().clone();
-            let start = self.before().await;
-            let (code, retry_after, outcome) = match self.transport.stream(request).await {
-                Err(e) => (None, None, Err(e)),
+        self.with_retries(request, async |request| {
+            match self.transport.stream(request).await {
+                Err(e) => Tried::failed(e),
                 Ok(response) => {
                     let code = response.status().as_u16();
                     let retry_after = status::parse_retry_after(
                         response.headers().get(http::header::RETRY_AFTER),
                     );
-                    let read = read_body(response.into_body(), code, new_reader()).await;
-                    (Some(code), retry_after, read)
+                    match read_body(response.into_body(), code, new_reader()).await {
+                        // Broken mid-body: no answer to go by.
+                        Err(e) => Tried::failed(e),
+                        Ok(Ok(read)) => Tried {
+                            code: Some(code),
+                            retry_after,
+                            broken: false,
+                            outcome: read.finish(),
+                        },
+                        Ok(Err(body)) => Tried {
+                            code: Some(code),
+                            retry_after,
+                            broken: false,
+                            outcome: Err(ApiError::from_response(code, &body, retry_after).into()),
+                        },
+                    }
                 }
-            };
-            self.after(&verb, start, code);
-            let broken = matches!(outcome, Err(TransportError::Read(_)));
-            let settled = outcome.as_ref().is_ok_and(|r| r.is_ok());
-            if !settled
-                && let (Some(spare), Some(clock)) = (spare, &self.clock)
-                && let Attempt::Retry(wait) = next_attempt(
-                    &method,
-                    code.filter(|_| !broken),
-                    retry_after,
-                    broken,
-                    retries,
-                )
-            {
-                retries += 1;
-                self.metrics.borrow_mut().retries += 1;
-                clock.sleep(wait).await;
-                request = spare;
-                continue;
             }
-            return match outcome? {
-                Ok(read) => read.finish(),
-                Err(body) => {
-                    Err(ApiError::from_response(code.unwrap_or(0), &body, retry_after).into())
-                }
-            };
-        }
+        })
+        .await
     }
 
     /// Sends `request` and decodes a 2xx JSON answer as `T`.
