@@ -97,7 +97,7 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
                 ActionKind::Cordon(true) => format!("cordon {target}"),
                 ActionKind::Cordon(false) => format!("uncordon {target}"),
                 ActionKind::Labels(_) => format!("set the labels of {target}"),
-                ActionKind::Replace(_) => format!("write the edited {target}"),
+                ActionKind::Edit(_) => format!("write the edit of {target}"),
                 ActionKind::RollBack(n, _) => format!("roll {target} back to revision {n}"),
                 ActionKind::Create(_) => format!("create {} {target}", action.resource.kind),
             };
@@ -114,7 +114,7 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
         (ActionResult::Done { .. }, ActionKind::Cordon(true)) => format!("Cordoned {target}"),
         (ActionResult::Done { .. }, ActionKind::Cordon(false)) => format!("Uncordoned {target}"),
         (ActionResult::Done { .. }, ActionKind::Labels(_)) => format!("Labels of {target} set"),
-        (ActionResult::Done { .. }, ActionKind::Replace(_)) => format!("Edited {target}"),
+        (ActionResult::Done { .. }, ActionKind::Edit(_)) => format!("Edited {target}"),
         (ActionResult::Done { .. }, ActionKind::RollBack(n, _)) => {
             format!("Rolled {target} back to revision {n}")
         }
@@ -122,7 +122,14 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
             format!("Created {} {target}", action.resource.kind)
         }
     };
-    Outcome::Done(done)
+    match result {
+        ActionResult::Done {
+            answer_lost: true, ..
+        } => Outcome::Done(format!(
+            "{done} (the server's answer was lost; reading it back shows it was done)"
+        )),
+        _ => Outcome::Done(done),
+    }
 }
 
 /// Deployments as the action queue addresses them.
@@ -175,7 +182,7 @@ impl Actions {
                 },
             };
             match a.kind {
-                ActionKind::Replace(_) => this.edited.set(Some(ended())),
+                ActionKind::Edit(_) => this.edited.set(Some(ended())),
                 ActionKind::Create(_) => this.created.update(|c| c.push(ended())),
                 _ => {}
             }
@@ -296,7 +303,10 @@ mod tests {
 
     #[test]
     fn outcomes_name_the_target_and_what_happened() {
-        let done = ActionResult::Done { attempts: 1 };
+        let done = ActionResult::Done {
+            attempts: 1,
+            answer_lost: false,
+        };
         assert_eq!(
             outcome_text(&action(Some("shop"), ActionKind::Scale(3)), &done),
             Outcome::Done("Scaled shop/web to 3".into())
@@ -304,6 +314,14 @@ mod tests {
         assert_eq!(
             outcome_text(&action(None, ActionKind::Cordon(true)), &done).text(),
             "Cordoned web"
+        );
+        let lost = ActionResult::Done {
+            attempts: 1,
+            answer_lost: true,
+        };
+        assert_eq!(
+            outcome_text(&action(Some("shop"), ActionKind::Delete), &lost).text(),
+            "Deleted shop/web (the server's answer was lost; reading it back shows it was done)"
         );
         assert_eq!(
             outcome_text(

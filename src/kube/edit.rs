@@ -1,9 +1,10 @@
-//! An edit's round trips that write nothing: the server's dry run of the edited object (what it would store, defaulting and admission applied), and the object as the server holds it now, for a conflict.
+//! An edit's round trips that write nothing: the server's dry run of the edit's patch (what it would store, defaulting and admission applied), and the object as the server holds it now, for a conflict.
 
+use kubeglass_client::actions::FIELD_MANAGER;
 use kubeglass_client::api::Api;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_client::kube_core::params::PostParams;
+use kubeglass_client::kube_core::params::{Patch, PatchParams};
 use kubeglass_client::rest::Error;
 use serde_json::Value;
 
@@ -45,26 +46,23 @@ fn api(kube: &Kube, info: &ResourceInfo, namespace: Option<&str>) -> Api<Dynamic
     Api::dynamic(kube.client.clone(), &info.api_resource(), namespace)
 }
 
-/// What the server would store for `object` written over `name` (an
-/// update with `dryRun=All`: nothing is written).
+/// What the server would store if `patch` (an edit's merge patch, with
+/// the resourceVersion it began from) were applied to `name`: the same
+/// patch with `dryRun=All`, so nothing is written.
 pub async fn dry_run(
     kube: &Kube,
     info: &ResourceInfo,
     namespace: Option<&str>,
     name: &str,
-    object: &Value,
+    patch: &Value,
 ) -> Result<Value, Refused> {
-    let object: DynamicObject = serde_json::from_value(object.clone()).map_err(|e| Refused {
-        conflict: false,
-        causes: Vec::new(),
-        problem: Problem::Invalid(format!("the edited object: {e}")),
-    })?;
-    let params = PostParams {
+    let params = PatchParams {
         dry_run: true,
-        field_manager: None,
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..PatchParams::default()
     };
     let stored = api(kube, info, namespace)
-        .replace(name, &params, &object)
+        .patch(name, &params, &Patch::Merge(patch))
         .await
         .map_err(|e| Refused::from_error(&e))?;
     serde_json::to_value(stored).map_err(|e| Refused {

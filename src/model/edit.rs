@@ -3,6 +3,8 @@
 use serde_json::{Map, Number, Value};
 use yaml_rust2::{Yaml, YamlLoader};
 
+use kubeglass_client::actions::patch::merge_patch;
+
 use crate::model::history::{FieldChange, Seg, diff, get_at, set_at};
 use crate::model::yaml::to_yaml;
 
@@ -131,12 +133,54 @@ pub struct Reviewed {
     pub by_server: bool,
 }
 
+/// What Apply sends for the text `edited`, opened from `base`: the merge
+/// patch of what the person changed (`status` and managedFields, which the
+/// text leaves out, untouched), carrying the resourceVersion the edit began
+/// from, so the server applies it only to that very object.
+pub fn edit_patch(base: &Value, edited: &Value) -> Value {
+    let mut patch = merge_patch(&editable(base), edited);
+    let began = base
+        .pointer("/metadata/resourceVersion")
+        .cloned()
+        .unwrap_or(Value::Null);
+    if let Some(p) = patch.as_object_mut() {
+        let meta = p
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(m) = meta.as_object_mut() {
+            m.insert("resourceVersion".into(), began);
+        }
+    }
+    patch
+}
+
+/// An object as a review compares it: without managedFields, and without
+/// `status` when `status` is a subresource (a write of the object itself
+/// cannot change it there); where it is not, `status` is part of what a
+/// write could change, and the review shows it.
+fn comparable(object: &Value, status_subresource: bool) -> Value {
+    let mut o = object.clone();
+    if status_subresource && let Some(m) = o.as_object_mut() {
+        m.remove("status");
+    }
+    if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("managedFields");
+    }
+    o
+}
+
 /// What a write of `sent` would change in `live`, given `result`, the
 /// server's dry-run answer: every field that differs between `live` and
-/// `result`, each marked when `result` differs from `sent` there.
-pub fn review(live: &Value, sent: &Value, result: &Value) -> Vec<Reviewed> {
-    let live = editable(live);
-    let result = editable(result);
+/// `result` (`status` too where it is not a subresource), each marked when
+/// `result` differs from `sent` there.
+pub fn review(
+    live: &Value,
+    sent: &Value,
+    result: &Value,
+    status_subresource: bool,
+) -> Vec<Reviewed> {
+    let live = comparable(live, status_subresource);
+    let result = comparable(result, status_subresource);
     diff(&live, &result)
         .into_iter()
         .filter(|c| c.path != "metadata.generation")
@@ -336,7 +380,7 @@ mod tests {
             json!({"limits": {"memory": "128Mi"}});
         result["metadata"]["generation"] = json!(2);
         result["metadata"]["resourceVersion"] = json!("8");
-        let r = review(&live, &sent, &result);
+        let r = review(&live, &sent, &result, true);
         let seen: Vec<(&str, bool)> = r
             .iter()
             .map(|x| (x.change.path.as_str(), x.by_server))
@@ -348,6 +392,59 @@ mod tests {
                 ("spec.template.spec.containers[0].resources", true)
             ]
         );
+    }
+
+    #[test]
+    fn an_edit_sends_only_what_changed_with_the_version_it_began_from() {
+        let base = deployment();
+        let mut text = editable(&base);
+        text["spec"]["replicas"] = json!(5);
+        text["metadata"]["labels"]
+            .as_object_mut()
+            .expect("labels")
+            .clear();
+        let patch = edit_patch(&base, &text);
+        let began = base["metadata"]["resourceVersion"].clone();
+        let labels: Map<String, Value> = base["metadata"]["labels"]
+            .as_object()
+            .expect("labels")
+            .keys()
+            .map(|k| (k.clone(), Value::Null))
+            .collect();
+        assert_eq!(
+            patch,
+            json!({"metadata": {"resourceVersion": began, "labels": labels}, "spec": {"replicas": 5}})
+        );
+        assert!(patch.get("status").is_none(), "status is never sent");
+        // Nothing changed: only the version, which the page reads as "nothing to write".
+        assert_eq!(
+            edit_patch(&base, &editable(&base)),
+            json!({"metadata": {"resourceVersion": began}})
+        );
+    }
+
+    #[test]
+    fn a_review_shows_status_where_it_is_not_a_subresource() {
+        let mut live = json!({"apiVersion": "x/v1", "kind": "Db",
+            "metadata": {"name": "a", "resourceVersion": "1"},
+            "spec": {"size": 1}, "status": {"phase": "Ready"}});
+        let sent = json!({"apiVersion": "x/v1", "kind": "Db",
+            "metadata": {"name": "a", "resourceVersion": "1"}, "spec": {"size": 2}});
+        // A write that would wipe the status: shown when status is part of
+        // the object, left out where it is a subresource.
+        let mut wiped = sent.clone();
+        wiped["metadata"]["resourceVersion"] = json!("2");
+        let paths =
+            |r: Vec<Reviewed>| -> Vec<String> { r.into_iter().map(|x| x.change.path).collect() };
+        assert_eq!(
+            paths(review(&live, &sent, &wiped, false)),
+            ["spec.size", "status"]
+        );
+        assert_eq!(paths(review(&live, &sent, &wiped, true)), ["spec.size"]);
+        live["metadata"]["managedFields"] = json!([{"manager": "x"}]);
+        let mut kept = wiped.clone();
+        kept["status"] = json!({"phase": "Ready"});
+        assert_eq!(paths(review(&live, &sent, &kept, false)), ["spec.size"]);
     }
 
     #[test]

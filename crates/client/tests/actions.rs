@@ -105,7 +105,10 @@ fn a_conflicting_scale_is_retried_and_recorded() {
     assert!(
         matches!(
             *results.borrow().as_slice(),
-            [ActionResult::Done { attempts: 2 }]
+            [ActionResult::Done {
+                attempts: 2,
+                answer_lost: false
+            }]
         ),
         "{:?}",
         results.borrow()
@@ -313,37 +316,45 @@ fn labels_are_merge_patched_from_metadata_only() {
         },
     );
     assert!(
-        matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]),
+        matches!(
+            results.as_slice(),
+            [ActionResult::Done {
+                attempts: 1,
+                answer_lost: false
+            }]
+        ),
         "{results:?}"
     );
     server.verify();
 }
 
-// An edit is written whole with the resourceVersion it started from; a 409
+// An edit is one merge patch of what the person changed, carrying the
+// resourceVersion it began from (as the field manager kubeglass); a 409
 // Conflict ends it at once (the person decides, nothing retries it over the
 // newer object), and a rename is refused before anything is sent.
 #[test]
-fn an_edit_is_one_put_and_a_conflict_is_not_retried() {
-    let edited = json!({"apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "5"},
-        "spec": {"replicas": 4}});
-    let action = |object: serde_json::Value| Action {
+fn an_edit_is_one_patch_and_a_conflict_is_not_retried() {
+    let patch = json!({"metadata": {"resourceVersion": "5"}, "spec": {"replicas": 4}});
+    let path = "/apis/apps/v1/namespaces/shop/deployments/web";
+    let action = |patch: serde_json::Value| Action {
         resource: deployments(),
         namespace: Some("shop".into()),
         name: "web".into(),
-        kind: ActionKind::Replace(object),
+        kind: ActionKind::Edit(patch),
     };
     let server = FakeApiServer::new();
     expect_apps_discovery(&server);
     server
-        .expect(Method::PUT, "/apis/apps/v1/namespaces/shop/deployments/web")
-        .body(edited.clone())
+        .expect(Method::PATCH, path)
+        .header("content-type", "application/merge-patch+json")
+        .query("fieldManager", "kubeglass")
+        .body(patch.clone())
         .reply(Reply::status(
             409,
             "Conflict",
             "the object has been modified",
         ));
-    let results = run_one(&server, action(edited.clone()));
+    let results = run_one(&server, action(patch.clone()));
     match results.as_slice() {
         [ActionResult::Failed { error }] => {
             assert!(error.api().is_some_and(|a| a.is_conflict()), "{error:?}")
@@ -354,29 +365,46 @@ fn an_edit_is_one_put_and_a_conflict_is_not_retried() {
 
     let server = FakeApiServer::new();
     expect_apps_discovery(&server);
-    server
-        .expect(Method::PUT, "/apis/apps/v1/namespaces/shop/deployments/web")
-        .reply(Reply::json(200, edited.clone()));
-    let results = run_one(&server, action(edited.clone()));
+    server.expect(Method::PATCH, path).reply(Reply::json(
+        200,
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "6"},
+            "spec": {"replicas": 4}, "status": {"replicas": 1}}),
+    ));
+    let results = run_one(&server, action(patch.clone()));
     assert!(
-        matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]),
+        matches!(
+            results.as_slice(),
+            [ActionResult::Done {
+                attempts: 1,
+                answer_lost: false
+            }]
+        ),
         "{results:?}"
     );
     server.verify();
 
-    let server = FakeApiServer::new();
-    expect_apps_discovery(&server);
-    let mut renamed = edited;
-    renamed["metadata"]["name"] = json!("other");
-    let results = run_one(&server, action(renamed));
-    match results.as_slice() {
-        [ActionResult::Failed { error }] => assert!(
-            error.to_string().contains("a rename is a new object"),
-            "{error}"
+    for (bad, says) in [
+        (
+            json!({"metadata": {"resourceVersion": "5", "name": "other"}}),
+            "a rename is a new object",
         ),
-        other => panic!("{other:?}"),
+        (
+            json!({"kind": "StatefulSet", "metadata": {"resourceVersion": "5"}}),
+            "kind or apiVersion",
+        ),
+        (json!({"spec": {"replicas": 4}}), "no resourceVersion"),
+    ] {
+        let server = FakeApiServer::new();
+        expect_apps_discovery(&server);
+        match run_one(&server, action(bad)).as_slice() {
+            [ActionResult::Failed { error }] => {
+                assert!(error.to_string().contains(says), "{error}")
+            }
+            other => panic!("{other:?}"),
+        }
+        server.verify();
     }
-    server.verify();
 }
 
 // A rollback reads the Deployment and writes it back with the revision's
@@ -408,7 +436,13 @@ fn a_rollback_writes_the_revisions_template_into_the_deployment() {
         },
     );
     assert!(
-        matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]),
+        matches!(
+            results.as_slice(),
+            [ActionResult::Done {
+                attempts: 1,
+                answer_lost: false
+            }]
+        ),
         "{results:?}"
     );
     server.verify();
@@ -436,7 +470,13 @@ fn a_create_is_one_post_and_already_exists_is_final() {
         .reply(Reply::json(201, sent.clone()));
     let results = run_one(&server, action.clone());
     assert!(
-        matches!(results.as_slice(), [ActionResult::Done { attempts: 1 }]),
+        matches!(
+            results.as_slice(),
+            [ActionResult::Done {
+                attempts: 1,
+                answer_lost: false
+            }]
+        ),
         "{results:?}"
     );
     server.verify();

@@ -1,4 +1,4 @@
-//! Editing an object: its YAML in an editor, Review (the server's dry run, field by field, the server's own changes marked), Apply with the resourceVersion the edit started from, and on a conflict the three versions and a rebase.
+//! Editing an object: its YAML in an editor, Review (the server's dry run of the patch of what the person changed, field by field, the server's own changes marked), Apply of that patch with the resourceVersion the edit started from, and on a conflict the three versions and a rebase.
 
 use kubeglass_client::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
@@ -11,7 +11,9 @@ use crate::components::editor::CodeEditor;
 use crate::components::problem::ProblemBox;
 use crate::kube::edit::{Refused, dry_run, read_now};
 use crate::kube::{Kube, use_kube};
-use crate::model::edit::{EditError, Reviewed, editable_yaml, field_line, parse, rebase, review};
+use crate::model::edit::{
+    EditError, Reviewed, edit_patch, editable_yaml, field_line, parse, rebase, review,
+};
 use crate::model::problem::Problem;
 use crate::model::yaml::to_yaml;
 use crate::platform::spawn;
@@ -23,8 +25,8 @@ enum Stage {
     Editing,
     /// Asking the server (a dry run, or the object now).
     Asking,
-    /// The server's dry run, to review; `sent` is what Apply writes.
-    Reviewing { rows: Vec<Reviewed>, sent: Value },
+    /// The server's dry run, to review; `patch` is what Apply writes.
+    Reviewing { rows: Vec<Reviewed>, patch: Value },
     /// Written, waiting for the answer.
     Writing,
     /// Someone else wrote first: the edit's base, the edit, and theirs.
@@ -110,14 +112,15 @@ impl EditState {
                 return;
             }
         };
+        let patch = self.base.with_value(|b| edit_patch(b, &sent));
         stage.set(Stage::Asking);
         let (kube, (info, ns, name)) = (self.kube.get_value(), self.target.get_value());
         spawn(async move {
-            match dry_run(&kube, &info, ns.as_deref(), &name, &sent).await {
+            match dry_run(&kube, &info, ns.as_deref(), &name, &patch).await {
                 Ok(result) => {
                     let live = object.get_untracked().unwrap_or(Value::Null);
-                    let rows = review(&live, &sent, &result);
-                    let _ = stage.try_set(Stage::Reviewing { rows, sent });
+                    let rows = review(&live, &sent, &result, info.has_subresource("status"));
+                    let _ = stage.try_set(Stage::Reviewing { rows, patch });
                 }
                 Err(r) if r.conflict => self.show_conflict(sent),
                 Err(r) => {
@@ -130,14 +133,14 @@ impl EditState {
     }
 
     /// Apply: write what was reviewed.
-    fn apply(self, sent: &Value) {
+    fn apply(self, patch: &Value) {
         self.stage.set(Stage::Writing);
         self.target.with_value(|(info, ns, name)| {
             self.actions.submit(
                 info.api_resource(),
                 ns.as_deref(),
                 name,
-                ActionKind::Replace(sent.clone()),
+                ActionKind::Edit(patch.clone()),
             )
         });
     }
@@ -220,7 +223,7 @@ pub fn ObjectEditor(
         Stage::Writing => {
             view! { <p class="muted" data-testid="edit-writing">"Writing…"</p> }.into_any()
         }
-        Stage::Reviewing { rows, sent } => view! { <EditReview edit rows sent/> }.into_any(),
+        Stage::Reviewing { rows, patch } => view! { <EditReview edit rows patch/> }.into_any(),
         Stage::Conflict { yours, theirs } => {
             view! { <ConflictPanel edit yours theirs/> }.into_any()
         }
@@ -284,9 +287,9 @@ fn EditText(edit: EditState) -> impl IntoView {
     }
 }
 
-/// The server's dry run to review, field by field, with Apply (of `sent`) and Back.
+/// The server's dry run to review, field by field, with Apply (of `patch`) and Back.
 #[component]
-fn EditReview(edit: EditState, rows: Vec<Reviewed>, sent: Value) -> impl IntoView {
+fn EditReview(edit: EditState, rows: Vec<Reviewed>, patch: Value) -> impl IntoView {
     let empty = rows.is_empty();
     view! {
         <p class="muted small">"What the server would store, compared with the object now. Fields marked "
@@ -294,7 +297,7 @@ fn EditReview(edit: EditState, rows: Vec<Reviewed>, sent: Value) -> impl IntoVie
         {empty.then(|| view! { <p data-testid="review-empty">"Nothing would change."</p> })}
         <ReviewTable rows testid="review"/>
         <div class="actions">
-            <button data-testid="edit-apply" disabled=empty on:click=move |_| edit.apply(&sent)>"Apply"</button>
+            <button data-testid="edit-apply" disabled=empty on:click=move |_| edit.apply(&patch)>"Apply"</button>
             <button on:click=move |_| edit.stage.set(Stage::Editing)>"Back to the text"</button>
         </div>
     }

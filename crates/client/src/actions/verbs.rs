@@ -1,0 +1,257 @@
+//! One function per verb, as kubectl has one helper per verb: each sends
+//! its write once and says what it did, for the action's Event.
+
+use std::time::Duration;
+
+use kube_core::DynamicObject;
+use kube_core::params::{DeleteParams, Patch, PatchParams, PostParams};
+use serde_json::{Value, json};
+
+use super::{Action, ActionKind, FIELD_MANAGER, Written};
+use crate::api::{Api, Scale, with_accept};
+use crate::discovery::DiscoveryClient;
+use crate::names::validate_name;
+use crate::rest::table::METADATA_ACCEPT;
+use crate::rest::{Error, RestClient};
+
+/// Performs the action once; `asked_at` is when it was submitted.
+///
+/// The mapping from kind to resource the action was built with (from a
+/// discovery cache) is confirmed against live discovery first, so a
+/// stale or poisoned cache can never aim the write at another resource.
+pub(super) async fn execute(
+    client: &RestClient,
+    a: &Action,
+    asked_at: Duration,
+) -> Result<Written, Error> {
+    // Names and namespaces are checked before anything is sent, for every
+    // kind of action (Delete builds its request itself, below).
+    validate_name(&a.name)?;
+    let api = target(client, a)?;
+    let r = &a.resource;
+    DiscoveryClient::new(client.clone())
+        .confirm(
+            &r.group,
+            &r.version,
+            &r.plural,
+            &r.kind,
+            Some(a.namespace.is_some()),
+        )
+        .await?;
+    match &a.kind {
+        ActionKind::Scale(replicas) => scale(client, &api, &a.name, *replicas).await,
+        ActionKind::Delete => delete(client, &api, &a.name).await,
+        ActionKind::RestartRollout => restart(&api, &a.name, asked_at).await,
+        ActionKind::Cordon(cordon) => self::cordon(&api, &a.name, *cordon).await,
+        ActionKind::Edit(patch) => edit(&api, &a.name, patch).await,
+        ActionKind::Create(object) => create(&api, a, object).await,
+        ActionKind::RollBack(revision, template) => {
+            roll_back(&api, &a.name, *revision, template).await
+        }
+        ActionKind::Labels(changes) => labels(client, &api, &a.name, changes).await,
+    }
+}
+
+/// The action's object's collection, or why its name or namespace cannot
+/// be part of a path.
+pub(super) fn target(client: &RestClient, a: &Action) -> Result<Api<DynamicObject>, Error> {
+    let api = Api::<DynamicObject>::dynamic(client.clone(), &a.resource, a.namespace.as_deref());
+    match api.invalid() {
+        Some(e) => Err(e.clone().into()),
+        None => Ok(api),
+    }
+}
+
+/// The parameters of a write Kubeglass makes, `dryRun=All` when `dry_run`.
+pub fn post_params(dry_run: bool) -> PostParams {
+    PostParams {
+        dry_run,
+        field_manager: Some(FIELD_MANAGER.to_string()),
+    }
+}
+
+/// `kubectl scale`: read the scale, change it, write it back with the
+/// resourceVersion read.
+async fn scale(
+    client: &RestClient,
+    api: &Api<DynamicObject>,
+    name: &str,
+    replicas: i32,
+) -> Result<Written, Error> {
+    let mut scale: Scale = api.get_scale(name).await?;
+    let from = scale.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
+    scale.spec.get_or_insert_default().replicas = Some(replicas);
+    let body = serde_json::to_vec(&scale).map_err(|e| Error::Request(e.to_string()))?;
+    let req = kube_core::Request::new(api.path().to_string()).replace_subresource(
+        "scale",
+        name,
+        &PostParams::default(),
+        body,
+    )?;
+    let _: Scale = client.send_json(req).await?;
+    Ok(Written::new(
+        scale.metadata.uid.clone(),
+        format!("Scaled from {from} to {replicas} replicas by kubeglass"),
+    ))
+}
+
+/// `kubectl delete`, in the background; metadata only in the answer, so
+/// deleting a Secret brings back none of its data.
+async fn delete(
+    client: &RestClient,
+    api: &Api<DynamicObject>,
+    name: &str,
+) -> Result<Written, Error> {
+    let req = kube_core::Request::new(api.path().to_string())
+        .delete(name, &DeleteParams::background())?;
+    client.send_raw(with_accept(req, METADATA_ACCEPT)).await?;
+    Ok(Written::new(None, "Deleted by kubeglass"))
+}
+
+/// The stamp `kubectl rollout restart` writes, for a restart asked for at
+/// `asked_at` (since the Unix epoch).
+pub(super) fn restart_stamp(asked_at: Duration) -> String {
+    let secs = i64::try_from(asked_at.as_secs()).unwrap_or_default();
+    k8s_openapi::jiff::Timestamp::from_second(secs)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
+}
+
+/// `kubectl rollout restart`: the pod template stamped with the time the
+/// restart was asked for, so a second send of it changes nothing.
+async fn restart(
+    api: &Api<DynamicObject>,
+    name: &str,
+    asked_at: Duration,
+) -> Result<Written, Error> {
+    let patch = json!({"spec": {"template": {"metadata": {"annotations": {
+        "kubectl.kubernetes.io/restartedAt": restart_stamp(asked_at)}}}}});
+    let o = api
+        .patch(name, &PatchParams::default(), &Patch::Merge(patch))
+        .await?;
+    Ok(Written::new(
+        o.metadata.uid,
+        "Rollout restarted by kubeglass",
+    ))
+}
+
+/// `kubectl cordon` / `uncordon`.
+async fn cordon(api: &Api<DynamicObject>, name: &str, cordon: bool) -> Result<Written, Error> {
+    let mut node = api.get(name).await?;
+    node.data["spec"]["unschedulable"] = json!(cordon);
+    let o = api.replace(name, &PostParams::default(), &node).await?;
+    let word = if cordon { "Cordoned" } else { "Uncordoned" };
+    Ok(Written::new(o.metadata.uid, format!("{word} by kubeglass")))
+}
+
+/// Why an edit's patch may not be sent: it has no resourceVersion to hold
+/// the write to the object the person edited, or it changes what names
+/// the object (kubectl edit's preconditions: apiVersion, kind, name).
+pub fn check_edit(patch: &Value) -> Result<(), Error> {
+    let changed = |field: &str| patch.pointer(field).is_some();
+    if changed("/metadata/name") || changed("/metadata/namespace") {
+        return Err(Error::Request(
+            "the edit renames the object or moves it to another namespace: a rename is a new object"
+                .into(),
+        ));
+    }
+    if changed("/kind") || changed("/apiVersion") {
+        return Err(Error::Request(
+            "the edit changes the kind or apiVersion, which an edit cannot".into(),
+        ));
+    }
+    if !patch
+        .pointer("/metadata/resourceVersion")
+        .is_some_and(Value::is_string)
+    {
+        return Err(Error::Request(
+            "the edit carries no resourceVersion to check it against the object it began from"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `kubectl edit`: what the person changed, as a merge patch held to the
+/// resourceVersion the edit began from.
+async fn edit(api: &Api<DynamicObject>, name: &str, patch: &Value) -> Result<Written, Error> {
+    check_edit(patch)?;
+    let params = PatchParams {
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..PatchParams::default()
+    };
+    let o = api.patch(name, &params, &Patch::Merge(patch)).await?;
+    Ok(Written::new(o.metadata.uid, "Edited by kubeglass"))
+}
+
+/// `kubectl create -f`, in the action's namespace.
+async fn create(api: &Api<DynamicObject>, a: &Action, object: &Value) -> Result<Written, Error> {
+    let mut object: DynamicObject = serde_json::from_value(object.clone())
+        .map_err(|e| Error::Request(format!("the object: {e}")))?;
+    if object.metadata.name.as_deref() != Some(a.name.as_str()) {
+        return Err(Error::Request(format!(
+            "the object is named {:?}, not {:?}",
+            object.metadata.name.as_deref().unwrap_or(""),
+            a.name
+        )));
+    }
+    object.metadata.namespace = a.namespace.clone();
+    let o = api.create(&post_params(false), &object).await?;
+    Ok(Written::new(o.metadata.uid, "Created by kubeglass"))
+}
+
+/// `kubectl rollout undo --to-revision`: read, set the template, write
+/// back with the version read (a conflict is retried: it reads the newer
+/// one).
+async fn roll_back(
+    api: &Api<DynamicObject>,
+    name: &str,
+    revision: u64,
+    template: &Value,
+) -> Result<Written, Error> {
+    let mut workload = api.get(name).await?;
+    workload.data["spec"]["template"] = template.clone();
+    workload.metadata.managed_fields = None;
+    let o = api.replace(name, &PostParams::default(), &workload).await?;
+    Ok(Written::new(
+        o.metadata.uid,
+        format!("Rolled back to revision {revision} by kubeglass"),
+    ))
+}
+
+/// `kubectl label`: read the metadata only (a Secret's data never comes
+/// back), then merge-patch the labels with that resourceVersion, so a
+/// concurrent change answers 409 Conflict and is retried.
+async fn labels(
+    client: &RestClient,
+    api: &Api<DynamicObject>,
+    name: &str,
+    changes: &[(String, Option<String>)],
+) -> Result<Written, Error> {
+    let current = api.get_metadata(name).await?;
+    let labels: serde_json::Map<String, Value> = changes
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone().map_or(json!(null), |v| json!(v))))
+        .collect();
+    let patch = json!({"metadata": {
+        "resourceVersion": current.metadata.resource_version,
+        "labels": labels}});
+    let req = kube_core::Request::new(api.path().to_string()).patch(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )?;
+    let o: kube_core::PartialObjectMeta<DynamicObject> =
+        client.send_json(with_accept(req, METADATA_ACCEPT)).await?;
+    let list: Vec<String> = changes
+        .iter()
+        .map(|(k, v)| match v {
+            Some(v) => format!("{k}={v}"),
+            None => format!("{k}-"),
+        })
+        .collect();
+    Ok(Written::new(
+        o.metadata.uid,
+        format!("Labels {} set by kubeglass", list.join(", ")),
+    ))
+}
