@@ -13,6 +13,7 @@
 
 pub mod assets;
 pub mod gate;
+pub mod headers;
 pub mod kubeconfig;
 pub mod orphan;
 pub mod port;

@@ -1,8 +1,9 @@
 //! The front door: the launcher's own listener on 127.0.0.1. It answers
 //! only requests for our `Host` that carry the token and come from our own
 //! page, serves the app from memory with real security headers, and passes
-//! API requests (streams and WebSocket upgrades included, unbuffered) to
-//! kubectl proxy's private socket.
+//! API requests (streams and WebSocket upgrades included, unbuffered,
+//! through the header allowlists of `headers`) to kubectl proxy's private
+//! socket.
 //!
 //! hyper on tokio: the HTTP/1 stack most Rust servers stand on (axum,
 //! reqwest), with upgrades and streaming bodies as plain values; a
@@ -23,6 +24,7 @@ use tokio::net::{TcpListener, UnixStream};
 
 use crate::assets;
 use crate::gate::{self, Refusal, Route};
+use crate::headers;
 
 /// A response body: a file, a refusal, or kubectl's stream.
 pub type Body = BoxBody<Bytes, hyper::Error>;
@@ -76,8 +78,11 @@ pub async fn serve(listener: TcpListener, door: Arc<Door>) {
     }
 }
 
-/// One request's answer, with the headers every answer carries.
+/// One request's answer, with the headers every answer carries. Only the
+/// app's own files may be pages; every other answer (the cluster's,
+/// a refusal, a redirect) is never stored and never becomes one.
 async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
+    let mut app = false;
     let mut resp = match admit(door, &req) {
         Err(refusal) => refuse(&refusal),
         Ok((Route::ToApp, _)) => {
@@ -87,7 +92,10 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
             }
             r
         }
-        Ok((Route::App(name), _)) => app_file(door, &req, &name),
+        Ok((Route::App(name), _)) => {
+            app = true;
+            app_file(door, &req, &name)
+        }
         Ok((Route::Stop, _)) => {
             door.haunted.store(true, Ordering::SeqCst);
             text(StatusCode::ACCEPTED, "stopping")
@@ -100,6 +108,9 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
             ),
         },
     };
+    if !app {
+        headers::not_a_page(resp.headers_mut());
+    }
     secure(resp.headers_mut());
     resp
 }
@@ -235,23 +246,11 @@ pub enum ForwardError {
     Uri(#[from] hyper::http::uri::InvalidUri),
 }
 
-/// Headers that belong to one connection, not to the request.
-const HOP_BY_HOP: &[&str] = &[
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-];
-
 /// Passes `req` to kubectl on `socket` as `rest` (path and query after the
-/// token), with `Host: localhost` (kubectl's accepted hosts). The answer's
-/// body streams back as it arrives; a `101 Switching Protocols` joins the
-/// two upgraded connections.
+/// token), with `Host: localhost` (kubectl's accepted hosts) and only the
+/// headers `headers::to_kubectl` lets through. The answer's body streams
+/// back as it arrives, with only the headers `headers::to_browser` lets
+/// through; a `101 Switching Protocols` joins the two upgraded connections.
 pub async fn forward(
     socket: &Path,
     mut req: Request<Incoming>,
@@ -266,20 +265,15 @@ pub async fn forward(
     let from_browser = upgrading.then(|| hyper::upgrade::on(&mut req));
     let (mut parts, body) = req.into_parts();
     parts.uri = rest.parse()?;
-    if !upgrading {
-        for h in HOP_BY_HOP {
-            parts.headers.remove(*h);
-        }
-    }
+    parts.headers = headers::to_kubectl(&parts.headers, upgrading);
     parts
         .headers
         .insert(header::HOST, HeaderValue::from_static("localhost"));
     let mut resp = sender
         .send_request(Request::from_parts(parts, body))
         .await?;
-    if resp.status() == StatusCode::SWITCHING_PROTOCOLS
-        && let Some(from_browser) = from_browser
-    {
+    let switching = resp.status() == StatusCode::SWITCHING_PROTOCOLS && upgrading;
+    if switching && let Some(from_browser) = from_browser {
         let from_kubectl = hyper::upgrade::on(&mut resp);
         tokio::spawn(async move {
             if let (Ok(a), Ok(b)) = (from_browser.await, from_kubectl.await) {
@@ -287,12 +281,9 @@ pub async fn forward(
                     tokio::io::copy_bidirectional(&mut TokioIo::new(a), &mut TokioIo::new(b)).await;
             }
         });
-    } else {
-        for h in HOP_BY_HOP {
-            resp.headers_mut().remove(*h);
-        }
     }
-    let (parts, body) = resp.into_parts();
+    let (mut parts, body) = resp.into_parts();
+    parts.headers = headers::to_browser(&parts.headers, switching);
     Ok(Response::from_parts(parts, body.boxed()))
 }
 
