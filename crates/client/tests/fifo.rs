@@ -11,6 +11,7 @@ use kubeglass_client::cache::fifo::{KnownObjects, Wakeup};
 use kubeglass_client::cache::{
     DeltaFifo, DeltaObject, DeltaType, InformerQueue, Popped, RealFifo, ReflectorStore,
 };
+use kubeglass_client::rest::list::Undecodable;
 
 fn cm(name: &str, rv: &str) -> ConfigMap {
     let mut c = ConfigMap::default();
@@ -50,11 +51,13 @@ impl KnownObjects<ConfigMap> for Known {
     }
 }
 
-/// One delta as "Type:name@rv", tombstones as "Deleted:~name@rv".
+/// One delta as "Type:name@rv", tombstones as "Deleted:~name@rv", a
+/// stale mark as "Stale:!key".
 fn show(kind: DeltaType, object: &DeltaObject<ConfigMap>) -> String {
     let (mark, obj) = match object {
         DeltaObject::Object(o) => ("", Some(o.clone())),
         DeltaObject::Tombstone(t) => ("~", t.last_known.clone()),
+        DeltaObject::Undecodable(u) => return format!("{kind:?}:!{}", u.key),
     };
     let name = obj
         .as_ref()
@@ -121,6 +124,7 @@ fn delta_fifo_transformer() {
                 DeltaObject::Object(o) => {
                     assert_eq!(o.data.as_ref().expect("present")["transformed"], "yes")
                 }
+                DeltaObject::Undecodable(u) => panic!("nothing was unreadable: {u:?}"),
                 DeltaObject::Tombstone(t) => {
                     tombstones += 1;
                     let data = &t.last_known.as_ref().expect("present").data;
@@ -394,7 +398,22 @@ fn describe(p: &Popped<ConfigMap>) -> String {
         Popped::Replace {
             objects,
             resource_version,
-        } => format!("Replace({} objects)@{resource_version}", objects.len()),
+            unreadable,
+        } if unreadable.is_empty() => {
+            format!("Replace({} objects)@{resource_version}", objects.len())
+        }
+        Popped::Replace {
+            objects,
+            resource_version,
+            unreadable,
+        } => {
+            let keys: Vec<&str> = unreadable.iter().map(|u| u.key.as_str()).collect();
+            format!(
+                "Replace({} objects, unreadable {})@{resource_version}",
+                objects.len(),
+                keys.join(" ")
+            )
+        }
     }
 }
 
@@ -475,4 +494,56 @@ fn real_fifo_transforms_before_queueing() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// The item of `name` a list held but could not decode.
+fn unreadable(name: &str) -> Undecodable {
+    Undecodable {
+        key: key(name),
+        error: "invalid type: integer `42`, expected a string".into(),
+    }
+}
+
+// Not client-go's: a key the relist named but could not decode is still on
+// the server, so it gets a stale mark, not a tombstone; a key it named that
+// nothing held or queued gets nothing (there is no copy to keep).
+#[test]
+fn delta_fifo_replace_marks_what_it_could_not_read_stale_instead_of_deleting_it() {
+    let known = Known::with(&[cm("kept", "1"), cm("gone", "2")]);
+    let mut f = DeltaFifo::new(Some(known));
+    f.add(cm("queued", "3"));
+    f.replace_transformed(
+        vec![],
+        "9",
+        &[
+            unreadable("kept"),
+            unreadable("queued"),
+            unreadable("never"),
+        ],
+    );
+    let mut got: Vec<(String, Vec<String>)> = std::iter::from_fn(|| f.pop())
+        .map(|(k, d)| (k, d.iter().map(|d| show(d.kind, &d.object)).collect()))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (key("gone"), vec!["Deleted:~gone@2".to_string()]),
+            (key("kept"), vec!["Stale:!ns/kept".to_string()]),
+            (
+                key("queued"),
+                vec!["Added:queued@3".to_string(), "Stale:!ns/queued".to_string()]
+            ),
+        ]
+    );
+}
+
+// The in-order FIFO hands the keys it could not read to the consumer with
+// the relist, which keeps what it holds for them.
+#[test]
+fn real_fifo_replace_carries_what_it_could_not_read() {
+    let mut f = RealFifo::new(None);
+    f.replace_transformed(vec![cm("a", "1")], "7", &[unreadable("b")]);
+    let got: Vec<String> = f.pop_batch(10).iter().map(describe).collect();
+    assert_eq!(got, ["Replace(1 objects, unreadable ns/b)@7"]);
 }

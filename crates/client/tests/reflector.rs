@@ -806,7 +806,9 @@ fn jitter_is_random_so_informers_failing_together_retry_apart() {
 // client-go's StreamWatcher ends a watch on an event it cannot decode, and
 // the reflector's ListAndWatch starts over after its backoff: a relist, not
 // a resumed watch that would receive the same event again, forever. The
-// list keeps every object that decodes and names the one that does not.
+// list keeps every object that decodes and names the one that does not;
+// the store keeps that one's last good copy, marked stale (the list does
+// not say it is gone), until a copy that decodes comes.
 #[test]
 fn an_undecodable_watch_event_relists_and_the_bad_object_is_named() {
     let server = FakeApiServer::new();
@@ -855,7 +857,16 @@ fn an_undecodable_watch_event_relists_and_the_bad_object_is_named() {
     );
     h.advance(Duration::from_millis(800));
     assert_eq!(h.state(), ReflectorState::Watching);
-    assert_eq!(h.names(), ["ns/a", "ns/c"]);
+    assert_eq!(h.names(), ["ns/a", "ns/b", "ns/c"]);
+    let kept = h.store.borrow().get("ns/b").expect("b's last good copy");
+    assert_eq!(kept.metadata.resource_version.as_deref(), Some("6"));
+    let stale = h.store.borrow().stale();
+    assert!(
+        stale
+            .get("ns/b")
+            .is_some_and(|why| why.contains("invalid type")),
+        "{stale:?}"
+    );
     let undecodable = h.status.borrow().undecodable.clone();
     assert_eq!(undecodable.len(), 1, "{undecodable:?}");
     assert_eq!(undecodable[0].key, "ns/b");
@@ -863,10 +874,16 @@ fn an_undecodable_watch_event_relists_and_the_bad_object_is_named() {
         undecodable[0].error.contains("invalid type"),
         "{undecodable:?}"
     );
-    // The resumed watch goes on as usual; a later list that decodes clears the report.
+    // The resumed watch goes on as usual.
     watch2.event("ADDED", cm("d", "13"));
     h.settle();
-    assert_eq!(h.names(), ["ns/a", "ns/c", "ns/d"]);
+    assert_eq!(h.names(), ["ns/a", "ns/b", "ns/c", "ns/d"]);
+    assert_eq!(h.status.borrow().undecodable.len(), 1);
+    // A copy of b that decodes: no longer stale, no longer named.
+    watch2.event("MODIFIED", cm("b", "14"));
+    h.settle();
+    assert!(h.store.borrow().stale().is_empty());
+    assert!(h.status.borrow().undecodable.is_empty());
     h.server.verify();
 }
 

@@ -12,6 +12,11 @@
 //! else runs while a relist is half applied: readers never see a half-synced
 //! cache with either queue. With the in-order queue ([`RealFifo`], the
 //! default) a relist is also one atomic swap of the indexer.
+//!
+//! A relist that names an object it could not decode does not delete it:
+//! the cache keeps the last good copy and [`SharedInformer::stale`] names
+//! it, with why, until a copy that decodes arrives or the server deletes
+//! it (see [`super::stale`]). Handlers hear nothing of it meanwhile.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -30,10 +35,12 @@ use super::fifo::{
 use super::indexer::{IndexFunc, Indexer};
 use super::lister::Lister;
 use super::reflector::{Reflector, ReflectorConfig, ReflectorState, ReflectorStatus};
+use super::stale::Stale;
 use super::store::{ReflectorStore, object_key};
 use crate::clock::{Clock, Timestamp};
 use crate::reconnect::Reconnect;
 use crate::rest::RestClient;
+use crate::rest::list::Undecodable;
 use crate::rest::table::TableColumn;
 
 /// What a handler is told.
@@ -238,6 +245,9 @@ pub struct InformerSnapshot {
     pub watch_restarts: u64,
     /// Lists after the first.
     pub relists: u64,
+    /// The objects held as their last good copy because the server's copy
+    /// no longer decodes ([`SharedInformer::stale`]).
+    pub stale: Stale,
 }
 
 impl InformerSnapshot {
@@ -274,6 +284,11 @@ struct Inner<K> {
     handlers_changed: Wakeup,
     /// Handlers due at the current resync; only they get `Sync` deltas.
     resyncing: RefCell<HashSet<u64>>,
+    /// The keys the indexer holds as their last good copy: the last relist
+    /// could not decode the server's copy. Written by the processor as it
+    /// applies each change, so it agrees with the indexer; every key here
+    /// is in the indexer.
+    stale: RefCell<Stale>,
     watch_error: ErrorHook,
     clock: Rc<dyn Clock>,
     client: RestClient,
@@ -359,6 +374,7 @@ where
                 sync_waiters: RefCell::new(Vec::new()),
                 handlers_changed: Wakeup::default(),
                 resyncing: RefCell::new(HashSet::new()),
+                stale: RefCell::new(Stale::default()),
                 watch_error: RefCell::new(None),
                 clock,
                 client,
@@ -459,6 +475,16 @@ where
         let _ = rx.await;
     }
 
+    /// The objects the cache holds as their last good copy, because the
+    /// last list could not decode the server's copy (a CRD's schema
+    /// changed, a conversion webhook answers badly): kept rather than
+    /// deleted, since the server still has them, until a copy that decodes
+    /// arrives or the server deletes them. As fresh as the cache; one
+    /// reference count to read.
+    pub fn stale(&self) -> Stale {
+        self.inner.stale.borrow().clone()
+    }
+
     /// Everything the X-ray page shows.
     pub fn snapshot(&self) -> InformerSnapshot {
         let reflector = self.inner.status.borrow().clone();
@@ -471,6 +497,7 @@ where
             queued: self.inner.queue.borrow().len(),
             handlers: self.inner.handlers.borrow().len(),
             synced: self.inner.synced.get(),
+            stale: self.inner.stale.borrow().clone(),
         }
     }
 
@@ -589,16 +616,27 @@ where
                     Self::apply_delta(inner, &key, d.kind, d.object);
                 }
             }
-            Popped::Replace { objects, .. } => {
+            Popped::Replace {
+                mut objects,
+                unreadable,
+                ..
+            } => {
                 inner.stats.borrow_mut().replaces += 1;
                 let initial = !inner.synced.get();
                 // Handlers hear a relist as client-go's processReplacedAllInfo
                 // tells it: the deletes first, then adds and updates in the
                 // list's own order.
                 let listed: Vec<Rc<K>> = objects.clone();
-                let old = inner.indexer.borrow_mut().replace(objects);
-                let new_keys: HashSet<String> =
+                let mut new_keys: HashSet<String> =
                     listed.iter().map(|o| object_key(o.as_ref())).collect();
+                // What the list could not decode is still on the server: the
+                // copy held stays, marked stale, and no handler hears of it.
+                let (stale, kept) = Self::keep_unreadable(inner, &unreadable, &mut new_keys);
+                objects.extend(kept);
+                let old = inner.indexer.borrow_mut().replace(objects);
+                if *inner.stale.borrow() != stale {
+                    *inner.stale.borrow_mut() = stale;
+                }
                 let mut gone: Vec<(&String, &Rc<K>)> =
                     old.iter().filter(|(k, _)| !new_keys.contains(*k)).collect();
                 gone.sort_by(|a, b| a.0.cmp(b.0));
@@ -644,15 +682,49 @@ where
         }
     }
 
+    /// The copies held for the keys a relist named but could not decode
+    /// (and did not list otherwise), with the stale set they make; their
+    /// keys join `listed`, so they are not taken for deletions.
+    fn keep_unreadable(
+        inner: &Rc<Inner<K>>,
+        unreadable: &[Undecodable],
+        listed: &mut HashSet<String>,
+    ) -> (Stale, Vec<Rc<K>>) {
+        let mut stale = Stale::default();
+        let mut kept = Vec::new();
+        let indexer = inner.indexer.borrow();
+        for u in unreadable {
+            if listed.contains(&u.key) {
+                continue;
+            }
+            if let Some(held) = indexer.get(&u.key) {
+                stale.mark(&u.key, &u.error);
+                listed.insert(u.key.clone());
+                kept.push(held);
+            }
+        }
+        (stale, kept)
+    }
+
     fn apply_delta(inner: &Rc<Inner<K>>, key: &str, kind: DeltaType, object: DeltaObject<K>) {
         match kind {
+            DeltaType::Stale => {
+                // Kept as it is; only marked, if there is a copy to keep.
+                if let DeltaObject::Undecodable(u) = object
+                    && inner.indexer.borrow().get(key).is_some()
+                {
+                    inner.stale.borrow_mut().mark(key, &u.error);
+                }
+            }
             DeltaType::Deleted => {
+                inner.stale.borrow_mut().clear(key);
                 let removed = inner.indexer.borrow_mut().remove(key);
                 // Nothing held means no handler was ever told it existed.
                 let Some(removed) = removed else { return };
                 let (object, final_state_unknown) = match object {
                     DeltaObject::Object(o) => (o, false),
                     DeltaObject::Tombstone(t) => (t.last_known.unwrap_or(removed), true),
+                    DeltaObject::Undecodable(_) => (removed, true),
                 };
                 Self::notify(
                     inner,
@@ -668,6 +740,11 @@ where
                     return;
                 };
                 let old = inner.indexer.borrow_mut().put(new.clone());
+                // A copy from the server clears a stale mark; a resync
+                // re-delivers the very copy held, which does not.
+                if !old.as_ref().is_some_and(|o| Rc::ptr_eq(o, &new)) {
+                    inner.stale.borrow_mut().clear(key);
+                }
                 match old {
                     Some(old) => {
                         let resync = kind == DeltaType::Sync

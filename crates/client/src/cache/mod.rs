@@ -5,6 +5,7 @@
 //! - [`indexer`]: the cache with secondary indexes; [`lister`] reads it.
 //! - [`informer`]: shared informers with event handlers; [`factory`] shares them.
 //! - [`store`]: a simple diffing store for a single consumer.
+//! - [`stale`]: objects kept as their last good copy when the server's copy no longer decodes.
 
 pub mod factory;
 pub mod fifo;
@@ -12,6 +13,7 @@ pub mod indexer;
 pub mod informer;
 pub mod lister;
 pub mod reflector;
+pub mod stale;
 pub mod store;
 
 pub use factory::{InformerFactory, InformerKey, InformerRef};
@@ -25,4 +27,5 @@ pub use informer::{
 };
 pub use lister::{LabelSelector, Lister};
 pub use reflector::{ListFrom, Reflector, ReflectorConfig, ReflectorState, ReflectorStatus};
+pub use stale::Stale;
 pub use store::{Change, ReflectorStore, Store, object_key};

@@ -122,9 +122,12 @@ pub struct ReflectorStatus {
     /// Why the last streaming list fell back to a plain list, for the X-ray
     /// page; None while none has.
     pub last_fallback: Option<String>,
-    /// The objects the last list could not decode as the view's type: left
-    /// out of the store and named here (at most [`MAX_UNDECODABLE`]), while
-    /// every other object stays live.
+    /// The objects the last list could not decode as the view's type,
+    /// named here (at most [`MAX_UNDECODABLE`]) while every other object
+    /// stays live: one the store held before keeps its last good copy,
+    /// marked stale ([`crate::cache::stale`]); one it never held is left
+    /// out. A watch event that brings one decoded (or deletes it) takes it
+    /// off the list.
     pub undecodable: Vec<Undecodable>,
     /// How many more did not decode than `undecodable` names.
     pub undecodable_more: usize,
@@ -712,9 +715,11 @@ where
         if resource_version.is_empty() {
             return Err(Error::Decode("the list has no resourceVersion".into()));
         }
+        // The items that did not decode go along: the store keeps what it
+        // holds for them (the list does not say they are gone).
         self.store
             .borrow_mut()
-            .replace_transformed(items, &resource_version);
+            .replace_transformed(items, &resource_version, &undecodable);
         self.update(|s| {
             s.lists += 1;
             s.synced = true;
@@ -897,7 +902,8 @@ where
                             .map(|m| m.into_values().collect())
                             .unwrap_or_default();
                         let rv = b.metadata.resource_version;
-                        self.store.borrow_mut().replace_transformed(items, &rv);
+                        // Nothing undecodable: such an event falls back to a list.
+                        self.store.borrow_mut().replace_transformed(items, &rv, &[]);
                         self.synced_this_stream = true;
                         self.update(|s| {
                             s.state = ReflectorState::Watching;
@@ -915,6 +921,11 @@ where
                     }
                     WatchEvent::Error(_) => {}
                 }
+            }
+            if let WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) =
+                &event
+            {
+                self.decoded(obj);
             }
             match event {
                 WatchEvent::Added(obj) => {
@@ -950,6 +961,25 @@ where
                     return WatchEnd::Failed(e.into());
                 }
             }
+        }
+    }
+
+    /// A watch event brought `obj`, decoded: if the last list named it as
+    /// undecodable, it no longer is (a copy that reads came, or it was
+    /// deleted), so the status stops naming it. Free while nothing is named.
+    fn decoded(&self, obj: &K) {
+        if self.status.borrow().undecodable.is_empty() {
+            return;
+        }
+        let key = object_key(obj);
+        if self
+            .status
+            .borrow()
+            .undecodable
+            .iter()
+            .any(|u| u.key == key)
+        {
+            self.update(|s| s.undecodable.retain(|u| u.key != key));
         }
     }
 

@@ -4,12 +4,16 @@
 //! handles to objects that are never mutated in place. A relist swaps the
 //! whole content in one call, reporting the difference (adds, updates and the
 //! deletes the watch missed), so a listener never loses a delete and never
-//! sees a half-synced store.
+//! sees a half-synced store. An object the list named but could not decode
+//! is not deleted: its last good copy stays, marked stale ([`super::stale`]).
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use kube_core::Resource;
+
+use super::stale::Stale;
+use crate::rest::list::Undecodable;
 
 /// Applied to every object before it is kept: e.g. drop `managedFields`.
 pub type Transform<K> = Rc<dyn Fn(K) -> K>;
@@ -29,7 +33,7 @@ pub trait ReflectorStore<K> {
             Some(t) => objs.into_iter().map(|o| t(o)).collect(),
             None => objs,
         };
-        self.replace_transformed(objs, resource_version);
+        self.replace_transformed(objs, resource_version, &[]);
     }
 
     /// The transform this store puts each object through before keeping
@@ -42,8 +46,16 @@ pub trait ReflectorStore<K> {
     }
 
     /// [`ReflectorStore::replace`] with objects already through
-    /// [`ReflectorStore::transform`].
-    fn replace_transformed(&mut self, objs: Vec<K>, resource_version: &str);
+    /// [`ReflectorStore::transform`], from a list that also held the
+    /// `unreadable` items, which did not decode. Those the list does not
+    /// say are gone: what the store holds for their keys is kept, as the
+    /// last good copy, and marked stale ([`super::stale`]), not deleted.
+    fn replace_transformed(
+        &mut self,
+        objs: Vec<K>,
+        resource_version: &str,
+        unreadable: &[Undecodable],
+    );
 }
 
 /// A change reported to store listeners.
@@ -91,6 +103,9 @@ pub struct Store<K> {
     items: HashMap<String, Rc<K>>,
     /// The resourceVersion of the last replace, if any.
     list_resource_version: Option<String>,
+    /// The keys of `items` held as their last good copy: the last list
+    /// could not decode the server's copy. Every key here is in `items`.
+    stale: Stale,
     listeners: Vec<Listener<K>>,
 }
 
@@ -99,6 +114,7 @@ impl<K> Default for Store<K> {
         Self {
             items: HashMap::new(),
             list_resource_version: None,
+            stale: Stale::default(),
             listeners: Vec::new(),
         }
     }
@@ -154,6 +170,12 @@ impl<K: Resource> Store<K> {
         self.list_resource_version.as_deref()
     }
 
+    /// The objects held as their last good copy, because the server's copy
+    /// no longer decodes.
+    pub fn stale(&self) -> Stale {
+        self.stale.clone()
+    }
+
     fn notify(&mut self, change: Change<K>) {
         for l in &mut self.listeners {
             l(&change);
@@ -162,6 +184,7 @@ impl<K: Resource> Store<K> {
 
     fn put(&mut self, obj: K) {
         let key = object_key(&obj);
+        self.stale.clear(&key);
         let new = Rc::new(obj);
         match self.items.insert(key, new.clone()) {
             Some(old) => self.notify(Change::Updated { old, new }),
@@ -181,15 +204,36 @@ impl<K: Resource> ReflectorStore<K> for Store<K> {
 
     fn delete(&mut self, obj: K) {
         let key = object_key(&obj);
+        self.stale.clear(&key);
         let last = self.items.remove(&key).unwrap_or_else(|| Rc::new(obj));
         self.notify(Change::Deleted(last));
     }
 
-    fn replace_transformed(&mut self, objs: Vec<K>, resource_version: &str) {
-        let next: HashMap<String, Rc<K>> = objs
+    fn replace_transformed(
+        &mut self,
+        objs: Vec<K>,
+        resource_version: &str,
+        unreadable: &[Undecodable],
+    ) {
+        let mut next: HashMap<String, Rc<K>> = objs
             .into_iter()
             .map(|o| (object_key(&o), Rc::new(o)))
             .collect();
+        // What the list could not read is not gone: the copy held stays
+        // (the same `Rc`, so no change is reported for it), marked stale.
+        let mut stale = Stale::default();
+        for u in unreadable {
+            if next.contains_key(&u.key) {
+                continue;
+            }
+            if let Some(held) = self.items.get(&u.key) {
+                next.insert(u.key.clone(), held.clone());
+                stale.mark(&u.key, &u.error);
+            }
+        }
+        if stale != self.stale {
+            self.stale = stale;
+        }
         // Swap first, so listeners only ever see the complete new content.
         let old = std::mem::replace(&mut self.items, next);
         let mut changes = Vec::new();
@@ -301,6 +345,30 @@ mod tests {
         assert_eq!(s.len(), 3);
         assert_eq!(s.list_resource_version(), Some("7"));
         assert!(s.get("ns/gone").is_none());
+    }
+
+    #[test]
+    fn replace_keeps_what_the_list_could_not_read_and_marks_it_stale() {
+        let mut s = Store::new();
+        s.add(cm("ns", "kept", "1"));
+        s.add(cm("ns", "gone", "2"));
+        let log = recording(&mut s);
+        let why = |name: &str| Undecodable {
+            key: format!("ns/{name}"),
+            error: "invalid type".into(),
+        };
+        s.replace_transformed(vec![], "7", &[why("kept"), why("never")]);
+        assert_eq!(*log.borrow(), ["delete ns/gone", "replaced"]);
+        assert_eq!(
+            s.get("ns/kept")
+                .and_then(|o| o.metadata.resource_version.clone()),
+            Some("1".into())
+        );
+        assert_eq!(s.stale().get("ns/kept"), Some("invalid type"));
+        assert!(!s.stale().contains("ns/never") && s.get("ns/never").is_none());
+        // A copy that reads clears the mark.
+        s.update(cm("ns", "kept", "8"));
+        assert!(s.stale().is_empty());
     }
 
     #[test]

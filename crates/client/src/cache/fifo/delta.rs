@@ -10,6 +10,7 @@ use super::{
     Wakeup,
 };
 use crate::cache::store::{ReflectorStore, object_key};
+use crate::rest::list::Undecodable;
 
 /// client-go's `DeltaFIFO`: per key, every change since the last pop.
 pub struct DeltaFifo<K> {
@@ -103,12 +104,11 @@ impl<K: Resource> DeltaFifo<K> {
         self.queue_action(kind, DeltaObject::Object(Rc::new(obj)), key);
     }
 
-    /// The newest state queued for `key`, if any.
+    /// The newest state queued for `key`, if any (a stale mark is none).
     fn newest_queued(&self, key: &str) -> Option<Rc<K>> {
         self.items
             .get(key)
-            .and_then(|d| d.last())
-            .and_then(|d| d.object.object().cloned())
+            .and_then(|d| d.iter().rev().find_map(|d| d.object.object().cloned()))
     }
 }
 
@@ -161,7 +161,12 @@ impl<K: Resource> ReflectorStore<K> for DeltaFifo<K> {
         self.transform.clone()
     }
 
-    fn replace_transformed(&mut self, objs: Vec<K>, _resource_version: &str) {
+    fn replace_transformed(
+        &mut self,
+        objs: Vec<K>,
+        _resource_version: &str,
+        unreadable: &[Undecodable],
+    ) {
         let kind = if self.emit_replaced {
             DeltaType::Replaced
         } else {
@@ -176,12 +181,18 @@ impl<K: Resource> ReflectorStore<K> for DeltaFifo<K> {
         }
         // Everything held or queued that the list no longer has was deleted
         // while nobody watched: queue a tombstone with the last state known.
+        // A key the list named but could not decode is still there: keep
+        // what is held for it, marked stale.
+        let unreadable: HashMap<&str, &Undecodable> =
+            unreadable.iter().map(|u| (u.key.as_str(), u)).collect();
         let mut candidates: Vec<String> = self.queue.iter().cloned().collect();
         if let Some(known) = &self.known {
             candidates.extend(known.known_keys());
         }
         let mut seen = HashSet::new();
-        let mut deletions = 0;
+        // Keys queued for something the list does not have (a tombstone
+        // or a stale mark), for the initial population.
+        let mut unlisted = 0;
         for key in candidates {
             if keys.contains(&key) || !seen.insert(key.clone()) {
                 continue;
@@ -194,6 +205,12 @@ impl<K: Resource> ReflectorStore<K> for DeltaFifo<K> {
             if already_deleted {
                 continue;
             }
+            if let Some(u) = unreadable.get(key.as_str()) {
+                let object = DeltaObject::Undecodable((*u).clone());
+                self.queue_action(DeltaType::Stale, object, key);
+                unlisted += 1;
+                continue;
+            }
             let last_known = self
                 .newest_queued(&key)
                 .or_else(|| self.known.as_ref().and_then(|k| k.known(&key)));
@@ -202,11 +219,11 @@ impl<K: Resource> ReflectorStore<K> for DeltaFifo<K> {
                 last_known,
             };
             self.queue_action(DeltaType::Deleted, DeltaObject::Tombstone(tombstone), key);
-            deletions += 1;
+            unlisted += 1;
         }
         if !self.populated {
             self.populated = true;
-            self.initial_population = listed + deletions;
+            self.initial_population = listed + unlisted;
         }
         self.wakeup.notify();
     }

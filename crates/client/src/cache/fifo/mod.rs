@@ -8,9 +8,11 @@
 //!   A relist queues `Replaced` (or `Sync`) for every listed object and a
 //!   deletion for every known key the list no longer has, as a
 //!   [`Tombstone`] (client-go's `DeletedFinalStateUnknown`) because the real
-//!   final state was never seen.
+//!   final state was never seen; a key the list named but could not decode
+//!   gets a [`DeltaType::Stale`] instead (the object is still there).
 //! - [`RealFifo`], client-go's newer in-order queue: one entry per *event* in
-//!   arrival order, a relist kept whole as one atomic entry, and batch pops.
+//!   arrival order, a relist kept whole as one atomic entry (with the keys
+//!   it could not decode), and batch pops.
 //!
 //! Each has its file, as in client-go: [`delta`] and [`real`]; the types
 //! they share (deltas, pops, the consumer's trait, the wakeup) are here.
@@ -24,6 +26,7 @@ use std::rc::Rc;
 use std::task::{Poll, Waker};
 
 use super::store::ReflectorStore;
+use crate::rest::list::Undecodable;
 
 pub mod delta;
 pub mod real;
@@ -44,6 +47,11 @@ pub enum DeltaType {
     Replaced,
     /// Re-delivered by a periodic resync or a relist; nothing changed.
     Sync,
+    /// Named by a relist that could not decode it: the object is still
+    /// there, so the copy held is kept and marked stale, not deleted (its
+    /// object is [`DeltaObject::Undecodable`]). Not client-go's: see
+    /// [`crate::cache::stale`].
+    Stale,
 }
 
 /// The last state of an object whose deletion was inferred from a relist,
@@ -72,6 +80,9 @@ pub enum DeltaObject<K> {
     Object(Rc<K>),
     /// A deletion nobody saw happen.
     Tombstone(Tombstone<K>),
+    /// The server's copy, which a relist could not decode: its key and why
+    /// (a [`DeltaType::Stale`] delta's).
+    Undecodable(Undecodable),
 }
 
 impl<K> Clone for DeltaObject<K> {
@@ -79,16 +90,19 @@ impl<K> Clone for DeltaObject<K> {
         match self {
             DeltaObject::Object(o) => DeltaObject::Object(o.clone()),
             DeltaObject::Tombstone(t) => DeltaObject::Tombstone(t.clone()),
+            DeltaObject::Undecodable(u) => DeltaObject::Undecodable(u.clone()),
         }
     }
 }
 
 impl<K> DeltaObject<K> {
-    /// The object, or the tombstone's last known state.
+    /// The object, or the tombstone's last known state; none for an
+    /// undecodable copy.
     pub fn object(&self) -> Option<&Rc<K>> {
         match self {
             DeltaObject::Object(o) => Some(o),
             DeltaObject::Tombstone(t) => t.last_known.as_ref(),
+            DeltaObject::Undecodable(_) => None,
         }
     }
 
@@ -133,6 +147,9 @@ pub enum Popped<K> {
         objects: Vec<Rc<K>>,
         /// The list's resourceVersion.
         resource_version: String,
+        /// The items the list held that did not decode: the consumer keeps
+        /// what it holds for their keys, marked stale, instead of deleting it.
+        unreadable: Vec<Undecodable>,
     },
 }
 

@@ -9,6 +9,7 @@ use super::{
     Delta, DeltaObject, DeltaType, InformerQueue, KnownObjects, Popped, Transform, Wakeup,
 };
 use crate::cache::store::{ReflectorStore, object_key};
+use crate::rest::list::Undecodable;
 
 /// client-go's in-order FIFO: every event in arrival order, a relist as one
 /// atomic entry, batch pops.
@@ -84,11 +85,17 @@ impl<K: Resource> ReflectorStore<K> for RealFifo<K> {
         self.transform.clone()
     }
 
-    fn replace_transformed(&mut self, objs: Vec<K>, resource_version: &str) {
+    fn replace_transformed(
+        &mut self,
+        objs: Vec<K>,
+        resource_version: &str,
+        unreadable: &[Undecodable],
+    ) {
         let objects = objs.into_iter().map(Rc::new).collect();
         self.entries.push_back(Popped::Replace {
             objects,
             resource_version: resource_version.to_string(),
+            unreadable: unreadable.to_vec(),
         });
         if !self.populated {
             self.populated = true;
