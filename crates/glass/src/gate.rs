@@ -1,7 +1,8 @@
 //! The front door's rules, as plain functions of a request's parts: which
 //! `Host` is ours, whether the token is there (compared in constant time),
-//! whether the request came from our own page, and which API paths may pass
-//! (for `--read-only`, an allowlist of reads).
+//! whether the request came from our own page, which API paths may pass
+//! (for `--read-only`, an allowlist of reads), and which may become a
+//! WebSocket (watches and followed pod logs, in every mode).
 //!
 //! docs/security.md lists what each rule closes and the test that shows it.
 
@@ -26,6 +27,11 @@ pub enum Refusal {
     /// `--read-only`: not a read.
     #[error("read-only: {0}")]
     ReadOnly(String),
+    /// A connection upgrade the app never asks for.
+    #[error(
+        "upgrade refused: {0}; only watches (watch=true on a list) and followed pod logs (pods/<name>/log?follow=true) become WebSockets"
+    )]
+    Upgrade(String),
 }
 
 impl Refusal {
@@ -34,7 +40,7 @@ impl Refusal {
         match self {
             Self::NotFound => 404,
             Self::Host(_) => 421,
-            Self::CrossSite | Self::Path(_) | Self::ReadOnly(_) => 403,
+            Self::CrossSite | Self::Path(_) | Self::ReadOnly(_) | Self::Upgrade(_) => 403,
         }
     }
 }
@@ -152,6 +158,61 @@ pub fn route(rest: &str, method: &str, read_only: bool) -> Result<Route, Refusal
         }
     }
     Ok(Route::Api)
+}
+
+/// Whether a request asking for a connection upgrade (`Upgrade:
+/// protocol`) may pass: `rest` is the path after the token with its query.
+/// Only what the app opens a WebSocket for (crates/web's
+/// `WebSocketTransport`): a GET watch of a collection (`watch=true` or
+/// `watch=1`, the old `/watch/` prefix not included) and a GET of a pod's
+/// log with `follow=true` (or `1`). Everything else that can upgrade (exec,
+/// attach, port-forward, a proxy, an aggregated API's `console` or `vnc`)
+/// is refused in every mode: an allowlist, so a new connect-style
+/// subresource is refused too. A parameter counts as the API server reads
+/// it: the first of its name, percent-decoded.
+pub fn upgrade(rest: &str, method: &str, protocol: &str) -> Result<(), Refusal> {
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let refuse = |why: &str| Err(Refusal::Upgrade(format!("{method} {path}: {why}")));
+    if !protocol.trim().eq_ignore_ascii_case("websocket") {
+        return refuse(&format!("{:?} is not websocket", protocol.trim()));
+    }
+    if method != "GET" {
+        return refuse("not a GET");
+    }
+    let segments = segments(path)?;
+    let Some(n) = prefix_len(&segments) else {
+        return refuse("not a resource");
+    };
+    let on = |name: &str| matches!(first_param(query, name).as_deref(), Some("true" | "1"));
+    let r = resource_part(&segments);
+    let legacy = segments[n] == "watch";
+    if r.len() == 1 && !legacy {
+        return if on("watch") {
+            Ok(())
+        } else {
+            refuse("a list, not a watch")
+        };
+    }
+    let log = segments[0] == "api" && !legacy && r.len() == 3 && r[0] == "pods" && r[2] == "log";
+    match log {
+        true if on("follow") => Ok(()),
+        true => refuse("a log that is not followed"),
+        false => refuse("neither a watch nor a pod's log"),
+    }
+}
+
+/// The first value of the query parameter `name`, decoded as a form is
+/// (`+` is a space), as Go's `url.ParseQuery` reads it.
+fn first_param(query: &str, name: &str) -> Option<String> {
+    let decode = |s: &str| {
+        percent_decode_str(&s.replace('+', " "))
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (decode(k) == name).then(|| decode(v))
+    })
 }
 
 /// The path's segments, percent-decoded, as the API server will route them.
@@ -324,6 +385,124 @@ mod tests {
                 "{odd}"
             );
         }
+    }
+
+    #[test]
+    fn only_watches_and_followed_logs_may_become_websockets() {
+        for ok in [
+            "/api/v1/namespaces?watch=true",
+            "/api/v1/pods?watch=1&resourceVersion=5",
+            "/api/v1/namespaces/demo/configmaps?resourceVersion=0&watch=true",
+            "/apis/apps/v1/namespaces/demo/deployments?watch=true&sendInitialEvents=true",
+            "/apis/x.io/v1/things?w%61tch=true",
+            "/api/v1/namespaces/demo/pods/web-1/log?follow=true&container=app",
+            "/api/v1/namespaces/demo/pods/web-1/log?tailLines=10&follow=1",
+        ] {
+            assert_eq!(upgrade(ok, "GET", "websocket"), Ok(()), "{ok}");
+            assert_eq!(upgrade(ok, "GET", " WebSocket"), Ok(()), "{ok}");
+        }
+        for (path, method, protocol) in [
+            ("/api/v1/pods?watch=true", "GET", "SPDY/3.1"),
+            ("/api/v1/pods?watch=true", "GET", "h2c"),
+            ("/api/v1/pods?watch=true", "POST", "websocket"),
+            ("/api/v1/pods", "GET", "websocket"),
+            ("/api/v1/pods?watch=false", "GET", "websocket"),
+            ("/api/v1/pods?watch=false&watch=true", "GET", "websocket"),
+            ("/api/v1/pods?follow=true", "GET", "websocket"),
+            (
+                "/api/v1/namespaces/demo/pods/web-1?watch=true",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/api/v1/watch/namespaces/demo/pods?watch=true",
+                "GET",
+                "websocket",
+            ),
+            ("/api/v1/watch/pods", "GET", "websocket"),
+            ("/api/v1/namespaces/demo/pods/web-1/log", "GET", "websocket"),
+            (
+                "/api/v1/namespaces/demo/pods/web-1/log?follow=0",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/api/v1/namespaces/demo/pods/web-1/log?follow=true",
+                "POST",
+                "websocket",
+            ),
+            (
+                "/api/v1/namespaces/demo/pods/web-1/exec?command=sh&watch=true",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/api/v1/namespaces/demo/pods/web-1/attach?follow=true",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/api/v1/namespaces/demo/pods/web-1/portforward?ports=80",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/api/v1/namespaces/demo/services/web:80/proxy/?watch=true",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/api/v1/nodes/n/proxy/logs/?follow=true",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/apis/subresources.kubevirt.io/v1/namespaces/a/virtualmachineinstances/v/console",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/apis/subresources.kubevirt.io/v1/namespaces/a/virtualmachineinstances/v/vnc?watch=true",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/apis/x.io/v1/namespaces/a/pods/b/log?follow=true",
+                "GET",
+                "websocket",
+            ),
+            (
+                "/api/v1/namespaces/demo/pods/web-1/status?watch=true",
+                "GET",
+                "websocket",
+            ),
+            ("/api/v1?watch=true", "GET", "websocket"),
+            ("/apis?watch=true", "GET", "websocket"),
+            ("/version?watch=true", "GET", "websocket"),
+            ("/openapi/v3?watch=true", "GET", "websocket"),
+        ] {
+            let got = upgrade(path, method, protocol);
+            assert!(
+                matches!(got, Err(Refusal::Upgrade(_) | Refusal::Path(_))),
+                "{method} {path} ({protocol}): {got:?}"
+            );
+        }
+        let why = upgrade(
+            "/apis/k.io/v1/namespaces/a/vms/v/console",
+            "GET",
+            "websocket",
+        )
+        .expect_err("a console")
+        .to_string();
+        assert!(
+            why.contains("console") && why.contains("only watches"),
+            "{why}"
+        );
+        assert_eq!(
+            Refusal::Upgrade(String::new()).status(),
+            403,
+            "refused as forbidden, not as missing"
+        );
     }
 
     #[test]

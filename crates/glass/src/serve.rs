@@ -1,9 +1,9 @@
 //! The front door: the launcher's own listener on 127.0.0.1. It answers
 //! only requests for our `Host` that carry the token and come from our own
 //! page, serves the app from memory with real security headers, and passes
-//! API requests (streams and WebSocket upgrades included, unbuffered,
-//! through the header allowlists of `headers`) to kubectl proxy's private
-//! socket.
+//! API requests (streams, and the WebSocket upgrades the gate allows,
+//! unbuffered, through the header allowlists of `headers`) to kubectl
+//! proxy's private socket.
 //!
 //! hyper on tokio: the HTTP/1 stack most Rust servers stand on (axum,
 //! reqwest), with upgrades and streaming bodies as plain values; a
@@ -142,6 +142,13 @@ fn admit(door: &Door, req: &Request<Incoming>) -> Result<(Route, String), Refusa
         Some(q) => format!("{rest}?{q}"),
         None => rest.to_string(),
     };
+    // In every mode: a WebSocket only where the app opens one.
+    if let Some(up) = h.get(header::UPGRADE) {
+        let protocol = up.to_str().unwrap_or_default();
+        if route == Route::Api {
+            gate::upgrade(&rest, req.method().as_str(), protocol)?;
+        }
+    }
     Ok((route, rest))
 }
 
@@ -248,9 +255,10 @@ pub enum ForwardError {
 
 /// Passes `req` to kubectl on `socket` as `rest` (path and query after the
 /// token), with `Host: localhost` (kubectl's accepted hosts) and only the
-/// headers `headers::to_kubectl` lets through. The answer's body streams
-/// back as it arrives, with only the headers `headers::to_browser` lets
-/// through; a `101 Switching Protocols` joins the two upgraded connections.
+/// headers `headers::to_kubectl` lets through; the gate has allowed any
+/// upgrade it asks for. The answer's body streams back as it arrives, with
+/// only the headers `headers::to_browser` lets through; a `101 Switching
+/// Protocols` joins the two upgraded connections.
 pub async fn forward(
     socket: &Path,
     mut req: Request<Incoming>,

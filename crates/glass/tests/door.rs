@@ -298,3 +298,76 @@ async fn only_allowlisted_request_headers_reach_kubectl() {
         "the token stays here"
     );
 }
+
+#[tokio::test]
+async fn upgrades_pass_only_for_watches_and_followed_logs_in_every_mode() {
+    for read_only in [false, true] {
+        let kubectl = fake_kubectl().await;
+        let port = door(&kubectl, read_only).await;
+        for ok in [
+            "/api/v1/namespaces/demo/configmaps?watch=true&resourceVersion=0",
+            "/api/v1/pods?watch=1",
+            "/api/v1/namespaces/demo/pods/web-1/log?follow=true",
+        ] {
+            let a = ask(port, "GET", &api(ok), WEBSOCKET).await;
+            assert_eq!(
+                a.status,
+                StatusCode::SWITCHING_PROTOCOLS,
+                "{ok}: {}",
+                a.body
+            );
+            assert_eq!(a.body, "hello", "{ok}: the two connections are joined");
+        }
+        let passed = kubectl.seen().len();
+        assert_eq!(passed, 3, "read_only={read_only}");
+        for refused in [
+            "/apis/subresources.kubevirt.io/v1/namespaces/a/virtualmachineinstances/v/console",
+            "/apis/subresources.kubevirt.io/v1/namespaces/a/virtualmachineinstances/v/vnc",
+            "/api/v1/namespaces/demo/pods/web-1/log",
+            "/api/v1/namespaces/demo/pods/web-1/log?follow=false",
+            "/api/v1/namespaces/demo/pods",
+            "/api/v1/namespaces/demo/pods?watch=false",
+            "/api/v1/namespaces/demo/pods/web-1?watch=true",
+            "/api/v1/watch/namespaces/demo/pods",
+            "/api/v1/namespaces/demo/pods/web-1/exec?command=sh",
+            "/api/v1/namespaces/demo/pods/web-1/attach",
+            "/api/v1/namespaces/demo/pods/web-1/portforward?ports=80",
+            "/api/v1/namespaces/demo/services/web:80/proxy/",
+            "/api/v1/nodes/n/proxy/",
+        ] {
+            let a = ask(port, "GET", &api(refused), WEBSOCKET).await;
+            assert_eq!(
+                a.status,
+                StatusCode::FORBIDDEN,
+                "{refused} read_only={read_only}: {}",
+                a.body
+            );
+        }
+        let console = ask(
+            port,
+            "GET",
+            &api(
+                "/apis/subresources.kubevirt.io/v1/namespaces/a/virtualmachineinstances/v/console",
+            ),
+            WEBSOCKET,
+        )
+        .await;
+        if !read_only {
+            assert!(
+                console.body.contains("upgrade refused")
+                    && console.body.contains("only watches (watch=true on a list)"),
+                "a clear body: {}",
+                console.body
+            );
+        }
+        let spdy = [("connection", "Upgrade"), ("upgrade", "SPDY/3.1")];
+        let a = ask(port, "GET", &api("/api/v1/pods?watch=true"), &spdy).await;
+        assert_eq!(a.status, StatusCode::FORBIDDEN, "SPDY: {}", a.body);
+        let uris: Vec<String> = kubectl.seen().iter().map(|s| s.uri.clone()).collect();
+        assert_eq!(
+            uris.len(),
+            passed,
+            "read_only={read_only}: refused upgrades reached kubectl: {uris:?}"
+        );
+    }
+}
