@@ -98,7 +98,9 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
                 ActionKind::Cordon(false) => format!("uncordon {target}"),
                 ActionKind::Labels(_) => format!("set the labels of {target}"),
                 ActionKind::Edit(_) => format!("write the edit of {target}"),
-                ActionKind::RollBack(n, _) => format!("roll {target} back to revision {n}"),
+                ActionKind::RollBack(to) => {
+                    format!("roll {target} back to revision {}", to.revision)
+                }
                 ActionKind::Create(_) => format!("create {} {target}", action.resource.kind),
             };
             return Outcome::Failed {
@@ -115,8 +117,17 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
         (ActionResult::Done { .. }, ActionKind::Cordon(false)) => format!("Uncordoned {target}"),
         (ActionResult::Done { .. }, ActionKind::Labels(_)) => format!("Labels of {target} set"),
         (ActionResult::Done { .. }, ActionKind::Edit(_)) => format!("Edited {target}"),
-        (ActionResult::Done { .. }, ActionKind::RollBack(n, _)) => {
-            format!("Rolled {target} back to revision {n}")
+        (
+            ActionResult::Done {
+                unchanged: true, ..
+            },
+            ActionKind::RollBack(to),
+        ) => format!(
+            "Skipped rolling {target} back: its pod template already matches revision {}",
+            to.revision
+        ),
+        (ActionResult::Done { .. }, ActionKind::RollBack(to)) => {
+            format!("Rolled {target} back to revision {}", to.revision)
         }
         (ActionResult::Done { .. }, ActionKind::Create(_)) => {
             format!("Created {} {target}", action.resource.kind)
@@ -306,6 +317,7 @@ mod tests {
         let done = ActionResult::Done {
             attempts: 1,
             answer_lost: false,
+            unchanged: false,
         };
         assert_eq!(
             outcome_text(&action(Some("shop"), ActionKind::Scale(3)), &done),
@@ -318,6 +330,7 @@ mod tests {
         let lost = ActionResult::Done {
             attempts: 1,
             answer_lost: true,
+            unchanged: false,
         };
         assert_eq!(
             outcome_text(&action(Some("shop"), ActionKind::Delete), &lost).text(),

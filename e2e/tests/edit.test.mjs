@@ -11,15 +11,39 @@ const port = ports('edit');
 const PORT = port(0);
 const NAME = `e2e-edit-${Date.now() % 1000000}`;
 
+// A custom resource whose status is written through the object itself (no
+// status subresource): an edit must never wipe that status.
+const GAUGE_GROUP = 'e2e.kubeglass.dev';
+const GAUGE_SUFFIX = Date.now() % 1000000;
+const GAUGES = `gauges${GAUGE_SUFFIX}`;
+const GAUGE_KIND = `Gauge${GAUGE_SUFFIX}`;
+const GAUGE_CRD = `${GAUGES}.${GAUGE_GROUP}`;
+const gauge = (path) => kubectl('-n', 'demo-shop', 'get', GAUGE_CRD, 'g1', '-o', `jsonpath={${path}}`);
+
 const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.replicas}'));
 
 const app = withApp(PORT, {
   async setup() {
     apply(deployment(NAME, 'registry.example/e2e/edit:1'));
+    apply({
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+      metadata: { name: GAUGE_CRD },
+      spec: {
+        group: GAUGE_GROUP, scope: 'Namespaced',
+        names: { plural: GAUGES, singular: `gauge${GAUGE_SUFFIX}`, kind: GAUGE_KIND },
+        versions: [{ name: 'v1', served: true, storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    kubectl('wait', '--for=condition=Established', `crd/${GAUGE_CRD}`, '--timeout=30s');
+    apply({ apiVersion: `${GAUGE_GROUP}/v1`, kind: GAUGE_KIND,
+      metadata: { name: 'g1', namespace: 'demo-shop' },
+      spec: { size: 1 }, status: { phase: 'Ready', observed: 1 } });
   },
   teardown() {
     cleanUp(
       ['-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'],
+      ['delete', 'crd', GAUGE_CRD, '--ignore-not-found', '--wait=false'],
     );
   },
 });
@@ -65,6 +89,28 @@ test('an edit of replicas is reviewed as the server would store it, with the ser
   assert.ok(await until(async () => kubectl('-n', 'demo-shop', 'get', 'events', '--field-selector',
     `involvedObject.name=${NAME},reason=Edited`, '-o', 'jsonpath={.items[*].source.component}{.items[*].reportingComponent}').includes('kubeglass'), 10000),
   'an Edited event from kubeglass');
+});
+
+test('an edit of a custom resource without a status subresource sends only the change, and its status stays (read with kubectl)', async () => {
+  const { page } = app;
+  assert.equal(gauge('.status.phase'), 'Ready', 'the status is stored with the object');
+  await objectPage(page).open(app.url, GAUGE_CRD, 'demo-shop', 'g1');
+  await page.getByTestId('action-edit').click({ timeout: 20000 });
+  const text = page.getByTestId('edit-text');
+  await text.waitFor();
+  const yaml = await text.inputValue();
+  assert.match(yaml, /^ {2}size: 1$/m, yaml);
+  await text.fill(yaml.replace(/^ {2}size: 1$/m, '  size: 2'));
+  await page.getByTestId('edit-review').click();
+  await page.getByTestId('review').waitFor({ timeout: 15000 });
+  // The review compares what the server would store with what it stores
+  // now, status included (it is part of this object): only the size moves.
+  assert.deepEqual((await rows(page)).map((r) => r.text), ['spec.size | 1 | 2']);
+  await page.getByTestId('edit-apply').click();
+  await page.getByTestId('editor').waitFor({ state: 'detached', timeout: 15000 });
+  assert.ok(await until(async () => gauge('.spec.size') === '2', 10000), 'written');
+  assert.equal(gauge('.status.phase'), 'Ready', 'the status is still there');
+  assert.equal(gauge('.status.observed'), '1');
 });
 
 test('an edit that races kubectl gets the conflict screen, and its rebase keeps both changes', async () => {

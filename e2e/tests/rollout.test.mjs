@@ -22,12 +22,16 @@ const statefulSet = (image) => ({
   },
 });
 
+// `kubernetes.io/change-cause` says why; kubectl rollout undo carries the
+// revision's over to the Deployment.
+const withCause = (d, cause) => ({ ...d, metadata: { ...d.metadata, annotations: { 'kubernetes.io/change-cause': cause } } });
+
 const image = () => kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
 
 const app = withApp(PORT, {
   async setup() {
-    apply(deployment(NAME, IMAGE(1)));
-    kubectl('-n', 'demo-shop', 'set', 'image', `deployment/${NAME}`, `c=${IMAGE(2)}`);
+    apply(withCause(deployment(NAME, IMAGE(1)), 'first image'));
+    apply(withCause(deployment(NAME, IMAGE(2)), 'second image'));
     apply(statefulSet(IMAGE(1)));
     kubectl('-n', 'demo-shop', 'set', 'image', `statefulset/${STS}`, `db=${IMAGE(2)}`);
   },
@@ -59,6 +63,14 @@ test('the rollout history lists revisions with images, diffs their templates, an
   await revision(3).getByTestId('revision-current').waitFor({ timeout: 20000 });
   assert.equal(await revision(3).getByTestId('revision-images').innerText(), IMAGE(1));
   assert.match(await page.getByTestId('action-result').innerText(), new RegExp(`Rolled demo-shop/${NAME} back to revision 1`));
+  // As kubectl rollout undo: revision 1's change-cause came with it, and
+  // kubectl's history and the app's say the same.
+  const history = () => Object.fromEntries(kubectl('-n', 'demo-shop', 'rollout', 'history', `deployment/${NAME}`)
+    .split('\n').map((l) => /^(\d+)\s+(.*?)\s*$/.exec(l)).filter(Boolean).map((m) => [m[1], m[2]]));
+  assert.ok(await until(async () => history()['3'] === 'first image', 10000), JSON.stringify(history()));
+  assert.equal(history()['2'], 'second image');
+  assert.ok(await until(async () => (await revision(3).getByTestId('revision-cause').innerText()) === 'first image', 10000),
+    await revision(3).getByTestId('revision-cause').innerText());
   assert.ok(await until(async () => kubectl('-n', 'demo-shop', 'get', 'events', '--field-selector',
     `involvedObject.name=${NAME},reason=RolledBack`, '-o', 'name').trim() !== '', 10000), 'a RolledBack event');
 });

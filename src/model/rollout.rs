@@ -27,6 +27,21 @@ pub struct Revision {
     /// The pod template, without the controller's hash label: what a
     /// rollback writes into the Deployment.
     pub template: Value,
+    /// A Deployment's revision: its ReplicaSet's annotations, which a
+    /// rollback copies onto the Deployment as kubectl does. None for a
+    /// ControllerRevision.
+    pub annotations: Option<serde_json::Map<String, Value>>,
+}
+
+impl Revision {
+    /// What a roll back to this revision writes.
+    pub fn roll_back(&self) -> kubeglass_client::actions::RollBackTo {
+        kubeglass_client::actions::RollBackTo {
+            revision: self.number,
+            template: self.template.clone(),
+            annotations: self.annotations.clone(),
+        }
+    }
 }
 
 /// The revisions of the Deployment `deployment` among `replica_sets`
@@ -67,6 +82,12 @@ pub fn revisions(deployment: &Value, replica_sets: &[Value]) -> Vec<Revision> {
                     .and_then(parse_time),
                 change_cause: annotation(CHANGE_CAUSE).map(String::from),
                 template,
+                annotations: Some(
+                    rs.pointer("/metadata/annotations")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default(),
+                ),
             })
         })
         .collect();
@@ -128,6 +149,7 @@ pub fn controller_revisions(owner: &Value, controller_revisions: &[Value]) -> Ve
                     .and_then(Value::as_str)
                     .map(String::from),
                 template,
+                annotations: None,
             })
         })
         .collect();

@@ -114,7 +114,8 @@ fn a_create_whose_answer_is_lost_is_read_back_and_not_sent_again() {
             results.as_slice(),
             [ActionResult::Done {
                 attempts: 1,
-                answer_lost: true
+                answer_lost: true,
+                ..
             }]
         ),
         "{results:?}"
@@ -169,7 +170,8 @@ fn a_create_whose_answer_is_lost_is_read_back_and_not_sent_again() {
             results.as_slice(),
             [ActionResult::Done {
                 attempts: 2,
-                answer_lost: false
+                answer_lost: false,
+                ..
             }]
         ),
         "{results:?}"
@@ -202,7 +204,8 @@ fn an_edit_whose_answer_is_lost_is_read_back() {
             results.as_slice(),
             [ActionResult::Done {
                 attempts: 1,
-                answer_lost: true
+                answer_lost: true,
+                ..
             }]
         ),
         "{results:?}"
@@ -231,7 +234,8 @@ fn an_edit_whose_answer_is_lost_is_read_back() {
             results.as_slice(),
             [ActionResult::Done {
                 attempts: 2,
-                answer_lost: false
+                answer_lost: false,
+                ..
             }]
         ),
         "{results:?}"
@@ -271,7 +275,8 @@ fn a_delete_whose_answer_is_lost_is_read_back() {
             results.as_slice(),
             [ActionResult::Done {
                 attempts: 1,
-                answer_lost: true
+                answer_lost: true,
+                ..
             }]
         ),
         "{results:?}"
@@ -310,7 +315,8 @@ fn a_restart_sent_again_writes_the_same_stamp() {
             results.as_slice(),
             [ActionResult::Done {
                 attempts: 2,
-                answer_lost: false
+                answer_lost: false,
+                ..
             }]
         ),
         "{results:?}"

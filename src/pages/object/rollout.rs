@@ -193,11 +193,11 @@ fn RevisionRows(
                 let created = r.created.map(|c| age(now.get(), c)).unwrap_or_default();
                 let is_now = now_at == Some(n);
                 let target = target.clone();
-                let template = r.template.clone();
+                let going = r.roll_back();
                 let back = move |_| {
                     if confirm(&format!("Roll {target} back to revision {n}? Its pods are replaced with that revision's.")) {
                         resource.with_value(|(res, ns, name)| {
-                            actions.submit(res.clone(), Some(ns), name, ActionKind::RollBack(n, template.clone()))
+                            actions.submit(res.clone(), Some(ns), name, ActionKind::RollBack(going.clone()))
                         });
                     }
                 };
@@ -208,7 +208,7 @@ fn RevisionRows(
                         <td class="num">{n}{is_now.then(|| view! { <span class="badge" data-testid="revision-current">"now"</span> })}</td>
                         <td class="num">{created}</td>
                         <td data-testid="revision-images">{r.images.join(", ")}</td>
-                        <td class="muted small">{r.change_cause.unwrap_or_default()}</td>
+                        <td class="muted small" data-testid="revision-cause">{r.change_cause.unwrap_or_default()}</td>
                         <td>{(may && !is_now).then(|| view! { <button data-testid="rollback" on:click=back>{format!("Roll back to {n}")}</button> })}</td>
                     </tr>
                 }

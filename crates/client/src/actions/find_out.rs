@@ -28,6 +28,7 @@ pub(super) async fn what_happened(client: &RestClient, action: &Action, error: E
             uid: None,
             what: format!("{what} by kubeglass (the server's answer was lost: {error})"),
             answer_lost: true,
+            unchanged: false,
         })
     };
     let unknown = |read: Error| {
@@ -91,6 +92,7 @@ fn edit_read_back(now: &DynamicObject, patch: &Value, error: Error) -> Step {
             uid: now.metadata.uid.clone(),
             what: format!("Edited by kubeglass (the server's answer was lost: {error})"),
             answer_lost: true,
+            unchanged: false,
         });
     }
     let status = serde_json::json!({

@@ -64,10 +64,8 @@ pub enum ActionKind {
     /// object.
     Edit(serde_json::Value),
     /// `kubectl rollout undo --to-revision`: write this revision's pod
-    /// template (a Deployment's ReplicaSet's without its hash label, or a
-    /// StatefulSet's or DaemonSet's ControllerRevision's) into the
-    /// workload; the number is for the Event.
-    RollBack(u64, serde_json::Value),
+    /// template into the workload, as kubectl does ([`RollBackTo`]).
+    RollBack(RollBackTo),
     /// Create this object (`kubectl create -f`). AlreadyExists is final.
     Create(serde_json::Value),
 }
@@ -115,6 +113,22 @@ impl ActionKind {
     }
 }
 
+/// The revision a workload is rolled back to, as the page found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RollBackTo {
+    /// Its number.
+    pub revision: u64,
+    /// Its pod template: a Deployment's ReplicaSet's without the
+    /// `pod-template-hash` label, or a StatefulSet's or DaemonSet's
+    /// ControllerRevision's without its `$patch` mark.
+    pub template: serde_json::Value,
+    /// A Deployment's: the ReplicaSet's annotations, which kubectl copies
+    /// onto the Deployment (its change-cause among them), but for the keys
+    /// the Deployment keeps its own of (`verbs::KEPT_ON_ROLLBACK`). None for
+    /// a StatefulSet or DaemonSet, whose revisions hold only the template.
+    pub annotations: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
 /// One action on one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Action {
@@ -139,6 +153,9 @@ pub enum ActionResult {
         /// broken connection), and reading the object back showed that the
         /// write was applied.
         answer_lost: bool,
+        /// The object already was as asked (a roll back to the template it
+        /// runs), so nothing was written, as kubectl skips it.
+        unchanged: bool,
     },
     /// Failed for good (forbidden, not found, invalid, out of attempts, or
     /// an answer lost and the object read back not as the write would
@@ -157,6 +174,8 @@ struct Written {
     uid: Option<String>,
     what: String,
     answer_lost: bool,
+    /// Nothing was written: the object already was as asked.
+    unchanged: bool,
 }
 
 impl Written {
@@ -165,6 +184,7 @@ impl Written {
             uid,
             what: what.into(),
             answer_lost: false,
+            unchanged: false,
         }
     }
 }
@@ -326,27 +346,30 @@ impl ActionQueue {
                 return;
             }
             Step::Done(w) => (
-                (w.uid, EventType::Normal, action.kind.reason(), w.what),
+                (!w.unchanged).then(|| (w.uid, EventType::Normal, action.kind.reason(), w.what)),
                 ActionResult::Done {
                     attempts: attempt,
                     answer_lost: w.answer_lost,
+                    unchanged: w.unchanged,
                 },
             ),
             Step::Again(error) | Step::Fail(error) => (
-                (
+                Some((
                     None,
                     EventType::Warning,
                     "ActionFailed",
                     format!("kubeglass could not {}: {error}", action.kind.verb()),
-                ),
+                )),
                 ActionResult::Failed { error },
             ),
         };
         self.queue.forget(&id);
         self.pending.borrow_mut().remove(&id);
-        let (uid, type_, reason, what) = event;
-        self.recorder
-            .event(&reference(&action, uid), type_, reason, &what);
+        // Nothing written, nothing recorded.
+        if let Some((uid, type_, reason, what)) = event {
+            self.recorder
+                .event(&reference(&action, uid), type_, reason, &what);
+        }
         for l in self.listeners.borrow_mut().iter_mut() {
             l(&action, &result);
         }

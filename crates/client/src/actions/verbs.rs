@@ -7,7 +7,7 @@ use kube_core::DynamicObject;
 use kube_core::params::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use super::{Action, ActionKind, FIELD_MANAGER, Written};
+use super::{Action, ActionKind, FIELD_MANAGER, RollBackTo, Written};
 use crate::api::{Api, Scale, with_accept};
 use crate::discovery::DiscoveryClient;
 use crate::names::validate_name;
@@ -45,9 +45,7 @@ pub(super) async fn execute(
         ActionKind::Cordon(cordon) => self::cordon(&api, &a.name, *cordon).await,
         ActionKind::Edit(patch) => edit(&api, &a.name, patch).await,
         ActionKind::Create(object) => create(&api, a, object).await,
-        ActionKind::RollBack(revision, template) => {
-            roll_back(&api, &a.name, *revision, template).await
-        }
+        ActionKind::RollBack(to) => roll_back(&api, &a.name, to).await,
         ActionKind::Labels(changes) => labels(client, &api, &a.name, changes).await,
     }
 }
@@ -200,19 +198,109 @@ async fn create(api: &Api<DynamicObject>, a: &Action, object: &Value) -> Result<
     Ok(Written::new(o.metadata.uid, "Created by kubeglass"))
 }
 
-/// `kubectl rollout undo --to-revision`: read, set the template, write
-/// back with the version read (a conflict is retried: it reads the newer
-/// one).
+/// The annotations a Deployment keeps its own of when it is rolled back,
+/// and never takes from the revision's ReplicaSet (kubectl's
+/// `annotationsToSkip`).
+pub const KEPT_ON_ROLLBACK: [&str; 6] = [
+    "kubectl.kubernetes.io/last-applied-configuration",
+    "deployment.kubernetes.io/revision",
+    "deployment.kubernetes.io/revision-history",
+    "deployment.kubernetes.io/desired-replicas",
+    "deployment.kubernetes.io/max-replicas",
+    "deprecated.deployment.rollback.to",
+];
+
+/// What kubectl says of a paused Deployment it is asked to roll back.
+pub const PAUSED: &str = "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again";
+
+/// A pod template without the Deployment controller's hash label, as
+/// kubectl compares them (`equalIgnoreHash`).
+fn without_hash(template: &Value) -> Value {
+    let mut t = template.clone();
+    if let Some(labels) = t
+        .pointer_mut("/metadata/labels")
+        .and_then(Value::as_object_mut)
+    {
+        labels.remove("pod-template-hash");
+    }
+    t
+}
+
+/// The annotations a Deployment `now` has after a roll back to a revision
+/// whose ReplicaSet has `revision`'s: the kept keys from `now`, every other
+/// from the ReplicaSet.
+pub fn rolled_back_annotations(
+    now: Option<&serde_json::Map<String, Value>>,
+    revision: &serde_json::Map<String, Value>,
+) -> serde_json::Map<String, Value> {
+    let mut out: serde_json::Map<String, Value> = now
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| KEPT_ON_ROLLBACK.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (k, v) in revision {
+        if !KEPT_ON_ROLLBACK.contains(&k.as_str()) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+/// `kubectl rollout undo --to-revision`. A paused Deployment is refused
+/// with kubectl's words; a workload that already runs the revision's
+/// template is left alone ("skipped rollback"). A Deployment gets the
+/// template and the ReplicaSet's annotations (change-cause included; the
+/// kept keys its own) in one JSON patch, as kubectl sends; a StatefulSet or
+/// DaemonSet the template as a strategic merge patch that replaces it, as
+/// kubectl sends its ControllerRevision's data.
 async fn roll_back(
     api: &Api<DynamicObject>,
     name: &str,
-    revision: u64,
-    template: &Value,
+    to: &RollBackTo,
 ) -> Result<Written, Error> {
-    let mut workload = api.get(name).await?;
-    workload.data["spec"]["template"] = template.clone();
-    workload.metadata.managed_fields = None;
-    let o = api.replace(name, &PostParams::default(), &workload).await?;
+    let now = api.get(name).await?;
+    let uid = now.metadata.uid.clone();
+    let revision = to.revision;
+    if to.annotations.is_some() && now.data.pointer("/spec/paused") == Some(&Value::Bool(true)) {
+        return Err(Error::Request(PAUSED.to_string()));
+    }
+    let current = now.data.pointer("/spec/template").map(without_hash);
+    if current.as_ref() == Some(&without_hash(&to.template)) {
+        return Ok(Written {
+            unchanged: true,
+            ..Written::new(
+                uid,
+                format!("skipped rollback (current template already matches revision {revision})"),
+            )
+        });
+    }
+    let template = without_hash(&to.template);
+    let o = match &to.annotations {
+        Some(from_rs) => {
+            let now_annotations = serde_json::to_value(&now.metadata.annotations)
+                .ok()
+                .and_then(|v| v.as_object().cloned());
+            let annotations = rolled_back_annotations(now_annotations.as_ref(), from_rs);
+            let ops = json!([
+                {"op": "replace", "path": "/spec/template", "value": template},
+                {"op": "add", "path": "/metadata/annotations", "value": annotations},
+            ]);
+            let ops: json_patch::Patch = serde_json::from_value(ops)
+                .map_err(|e| Error::Request(format!("the roll back's patch: {e}")))?;
+            api.patch(name, &PatchParams::default(), &Patch::<()>::Json(ops))
+                .await?
+        }
+        None => {
+            let mut replace = template;
+            if let Some(t) = replace.as_object_mut() {
+                t.insert("$patch".into(), json!("replace"));
+            }
+            let patch = json!({"spec": {"template": replace}});
+            api.patch(name, &PatchParams::default(), &Patch::Strategic(patch))
+                .await?
+        }
+    };
     Ok(Written::new(
         o.metadata.uid,
         format!("Rolled back to revision {revision} by kubeglass"),
