@@ -5,7 +5,7 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use kubeglass_client::actions::patch::merge_patch;
 
-use crate::model::history::{FieldChange, Seg, diff, get_at, set_at};
+use crate::model::history::{FieldChange, diff, get_at, set_at};
 use crate::model::yaml::to_yaml;
 
 /// The object as a person edits it: without `status` (the server ignores
@@ -243,68 +243,6 @@ pub fn field_line(text: &str, field: &str) -> Option<usize> {
     found
 }
 
-/// `kubectl apply`'s record of the manifest it last applied.
-const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
-
-/// How the live object differs from what `kubectl apply` last applied, for
-/// the fields that manifest sets (fields it leaves to the server or to
-/// other writers are not drift): `old` is the applied value, `new` the live
-/// one. None when there is no record, or it does not read as an object.
-pub fn drift(object: &Value) -> Option<Vec<FieldChange>> {
-    let text = object
-        .pointer("/metadata/annotations")?
-        .get(LAST_APPLIED)?
-        .as_str()?;
-    let applied: Value = serde_json::from_str(text).ok().filter(Value::is_object)?;
-    let mut out = Vec::new();
-    applied_leaves(&applied, object, &mut Vec::new(), "", &mut out);
-    Some(out)
-}
-
-fn applied_leaves(
-    applied: &Value,
-    live: &Value,
-    at: &mut Vec<Seg>,
-    path: &str,
-    out: &mut Vec<FieldChange>,
-) {
-    let here = get_at(live, at);
-    match applied {
-        // An empty map sets nothing (kubectl records `annotations: {}`).
-        Value::Object(m) if m.is_empty() => {}
-        Value::Object(m) => {
-            for (k, v) in m {
-                at.push(Seg::Key(k.clone()));
-                let p = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                applied_leaves(v, live, at, &p, out);
-                at.pop();
-            }
-        }
-        Value::Array(a)
-            if here
-                .and_then(Value::as_array)
-                .is_some_and(|l| l.len() == a.len()) =>
-        {
-            for (i, v) in a.iter().enumerate() {
-                at.push(Seg::Index(i));
-                applied_leaves(v, live, at, &format!("{path}[{i}]"), out);
-                at.pop();
-            }
-        }
-        v if here == Some(v) => {}
-        v => out.push(FieldChange {
-            path: path.to_string(),
-            at: at.clone(),
-            old: Some(v.clone()),
-            new: here.cloned(),
-        }),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,50 +420,5 @@ mod tests {
         );
         assert_eq!(line("metadata.name").as_deref(), Some("name: web"));
         assert_eq!(field_line(&text, "spec.nothing"), None);
-    }
-
-    #[test]
-    fn drift_is_where_the_live_object_left_the_applied_manifest() {
-        let applied = json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web"}, "annotations": {}},
-            "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c", "image": "web:1"}]}}}});
-        let mut live = applied.clone();
-        live["metadata"]["annotations"] = json!({LAST_APPLIED: applied.to_string()});
-        live["metadata"]["resourceVersion"] = json!("9");
-        live["metadata"]["labels"]["added"] = json!("by-someone");
-        live["spec"]["strategy"] = json!({"type": "RollingUpdate"});
-        live["status"] = json!({"replicas": 1});
-        assert_eq!(
-            drift(&live).expect("a record"),
-            [],
-            "the server's and others' fields are not drift"
-        );
-        live["spec"]["replicas"] = json!(3);
-        live["spec"]["template"]["spec"]["containers"][0]["image"] = json!("web:2");
-        live["metadata"]["labels"]
-            .as_object_mut()
-            .expect("labels")
-            .remove("app");
-        let d = drift(&live).expect("a record");
-        let seen: Vec<(&str, Option<&Value>, Option<&Value>)> = d
-            .iter()
-            .map(|c| (c.path.as_str(), c.old.as_ref(), c.new.as_ref()))
-            .collect();
-        assert_eq!(
-            seen,
-            [
-                ("metadata.labels.app", Some(&json!("web")), None),
-                ("spec.replicas", Some(&json!(1)), Some(&json!(3))),
-                (
-                    "spec.template.spec.containers[0].image",
-                    Some(&json!("web:1")),
-                    Some(&json!("web:2"))
-                ),
-            ]
-        );
-        assert_eq!(drift(&applied), None, "no record");
-        let mut broken = applied.clone();
-        broken["metadata"]["annotations"] = json!({LAST_APPLIED: "{not json"});
-        assert_eq!(drift(&broken), None);
     }
 }

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::model::edit::drift;
+use crate::model::drift::drift;
 use crate::model::history::short;
 
 /// The Drift section; nothing when the object was never `kubectl apply`'d.
