@@ -25,6 +25,7 @@ use super::{Host, Kube, Sockets};
 mod logs;
 mod session;
 mod settle;
+mod timeline;
 mod watch;
 
 const START: u64 = 1_700_000_000;

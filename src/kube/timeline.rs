@@ -147,7 +147,11 @@ impl TimelineStore {
 
     /// Subscribes to every object of `info` and records each change as it
     /// comes (every version, in the order the informer delivers them).
-    fn record(&self, kube: &Kube, info: &ResourceInfo) -> Result<Watch<DynamicObject>, String> {
+    pub(super) fn record(
+        &self,
+        kube: &Kube,
+        info: &ResourceInfo,
+    ) -> Result<Watch<DynamicObject>, String> {
         let path = info.collection_path(None).map_err(|e| e.to_string())?;
         let (resource, kind) = (info.qualified_name(), info.kind.clone());
         let (this, k, wake) = (*self, kube.clone(), self.wake(kube));

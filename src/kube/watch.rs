@@ -231,13 +231,14 @@ where
 }
 
 /// The failure a watch is in now, if any: shown until its list succeeds
-/// (and after, while its watch keeps failing); else the objects its last
-/// list could not read.
+/// (and after, while its watch keeps failing); else the objects it cannot
+/// read now (those shown as their last good copy said to be).
 pub fn watch_problem(s: &InformerSnapshot) -> Option<Problem> {
-    if s.synced && s.reflector.errors == 0 && s.reflector.undecodable.is_empty() {
+    let unread = !s.reflector.undecodable.is_empty() || !s.stale.is_empty();
+    if s.synced && s.reflector.errors == 0 && !unread {
         return None;
     }
-    Problem::from_status(&s.reflector)
+    Problem::from_status(&s.reflector, &s.stale)
 }
 
 impl Kube {

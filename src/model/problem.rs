@@ -5,8 +5,10 @@
 //! what could not be done with [`Problem::explain`]: "You cannot list nodes
 //! cluster-wide", not "backing off".
 
-use kubeglass_client::cache::ReflectorStatus;
+use kubeglass_client::cache::{ReflectorStatus, Stale};
 use kubeglass_client::rest::Error;
+
+use super::unread::unread;
 
 /// What kind of failure it was, with the server's or browser's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,10 +61,11 @@ impl Problem {
     }
 
     /// An informer's latest failure, if it has one now; else the objects
-    /// its last list could not read, if any.
-    pub fn from_status(s: &ReflectorStatus) -> Option<Self> {
+    /// its last list could not read, if any (those in `stale` are shown as
+    /// their last good copy, and the words say so).
+    pub fn from_status(s: &ReflectorStatus, stale: &Stale) -> Option<Self> {
         let Some(text) = s.last_error.clone() else {
-            return unreadable(&s.undecodable, s.undecodable_more);
+            return unreadable(s, stale);
         };
         Some(if s.unreachable {
             Problem::Unreachable(text)
@@ -120,21 +123,15 @@ impl Problem {
 /// How many objects, at most, a problem line names.
 const NAMED: usize = 5;
 
-/// The objects a list could not read, in one line: `2 objects: ns/a: why; ns/b: why`.
-fn unreadable(
-    objects: &[kubeglass_client::rest::list::Undecodable],
-    unnamed: usize,
-) -> Option<Problem> {
+/// The objects an informer cannot read now, in one line: `2 objects: ns/a
+/// (last good copy shown): why; ns/b: why`.
+fn unreadable(s: &ReflectorStatus, stale: &Stale) -> Option<Problem> {
+    let (objects, more) = unread(s, stale, NAMED);
     if objects.is_empty() {
         return None;
     }
-    let named: Vec<String> = objects
-        .iter()
-        .take(NAMED)
-        .map(ToString::to_string)
-        .collect();
-    let total = objects.len() + unnamed;
-    let more = total.saturating_sub(NAMED);
+    let named: Vec<String> = objects.iter().map(ToString::to_string).collect();
+    let total = objects.len() + more;
     let count = match total {
         1 => "1 object".to_string(),
         n => format!("{n} objects"),
@@ -164,7 +161,7 @@ mod tests {
             error: "invalid type: string, expected a sequence".into(),
         };
         s.undecodable = vec![bad(1)];
-        let p = Problem::from_status(&s).expect("a problem");
+        let p = Problem::from_status(&s, &Stale::default()).expect("a problem");
         assert_eq!(p.word(), "unreadable");
         assert_eq!(
             p.detail(),
@@ -175,7 +172,7 @@ mod tests {
                 .contains("every other one is shown")
         );
         s.undecodable = (1..=7).map(bad).collect();
-        let p = Problem::from_status(&s).expect("a problem");
+        let p = Problem::from_status(&s, &Stale::default()).expect("a problem");
         assert!(
             p.detail().starts_with("7 objects: demo/bad-1:"),
             "{}",
@@ -184,15 +181,25 @@ mod tests {
         assert!(p.detail().ends_with("; and 2 more"), "{}", p.detail());
         // Past what the status names, the count still tells them all.
         s.undecodable_more = 993;
-        let p = Problem::from_status(&s).expect("a problem");
+        let p = Problem::from_status(&s, &Stale::default()).expect("a problem");
         assert!(p.detail().starts_with("1000 objects:"), "{}", p.detail());
         assert!(p.detail().ends_with("; and 995 more"), "{}", p.detail());
         s.undecodable_more = 0;
+        // One read before is shown as it was last read, and the line says so.
+        let mut stale = Stale::default();
+        stale.mark("demo/bad-3", "invalid type: string, expected a sequence");
+        let p = Problem::from_status(&s, &stale).expect("a problem");
+        assert!(
+            p.detail()
+                .starts_with("7 objects: demo/bad-3 (last good copy shown): invalid type"),
+            "{}",
+            p.detail()
+        );
         // A failure now comes first.
         s.last_error = Some("connection refused".into());
         s.unreachable = true;
         assert_eq!(
-            Problem::from_status(&s).map(|p| p.word()),
+            Problem::from_status(&s, &Stale::default()).map(|p| p.word()),
             Some("unreachable")
         );
     }
@@ -225,17 +232,17 @@ mod tests {
     #[test]
     fn an_informers_status_is_sorted_by_its_code() {
         let mut s = ReflectorStatus::default();
-        assert_eq!(Problem::from_status(&s), None);
+        assert_eq!(Problem::from_status(&s, &Stale::default()), None);
         s.last_error = Some("pods is forbidden".into());
         s.last_error_code = Some(403);
         assert_eq!(
-            Problem::from_status(&s).map(|p| p.word()),
+            Problem::from_status(&s, &Stale::default()).map(|p| p.word()),
             Some("forbidden")
         );
         s.last_error_code = None;
         s.unreachable = true;
         assert_eq!(
-            Problem::from_status(&s).map(|p| p.word()),
+            Problem::from_status(&s, &Stale::default()).map(|p| p.word()),
             Some("unreachable")
         );
     }

@@ -1,6 +1,6 @@
 //! The X-ray page: the client-go machinery at work inside this tab — informers, work queues, connections by kind, requests, the discovery cache.
 
-use crate::kube::watch::FactoryEntry;
+use crate::kube::watch::{FactoryEntry, InformerSnapshot};
 use leptos::prelude::*;
 
 use crate::actions::Actions;
@@ -9,6 +9,7 @@ use crate::kube::Now;
 use crate::kube::use_kube;
 use crate::model::rates::Rates;
 use crate::model::time::{Seconds, short_age};
+use crate::model::unread::unread;
 
 fn state_class(label: &str) -> &'static str {
     match label {
@@ -122,7 +123,7 @@ fn XrayInformers(informers: Memo<Vec<InformerRow>>, now: RwSignal<Seconds>) -> i
             <tbody>
                 <For
                     each=move || informers.get()
-                    key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64, (r.entry.snapshot.reflector.undecodable.len(), r.entry.snapshot.reflector.watch_list_fallbacks, r.entry.snapshot.relists))
+                    key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64, (r.entry.snapshot.reflector.undecodable.len(), r.entry.snapshot.stale.len(), r.entry.snapshot.reflector.watch_list_fallbacks, r.entry.snapshot.relists))
                     children=move |row| view! { <XrayInformer row now/> }
                 />
             </tbody>
@@ -156,11 +157,7 @@ fn XrayInformer(row: InformerRow, now: RwSignal<Seconds>) -> impl IntoView {
         <tr data-testid="xray-informer">
             <td class="name"><code>{r.entry.key.to_string()}</code>
                 {s.reflector.last_error.clone().map(|e| view! { <div class="error-text small" data-testid="xray-informer-error">{e}</div> })}
-                {s.reflector.undecodable.iter().map(|u| view! {
-                    <div class="error-text small" data-testid="xray-undecodable" title="Left out of the cache: it does not decode as this view expects; every other object stays live">
-                        "cannot read " <code>{u.key.clone()}</code> ": " {u.error.clone()}
-                    </div>
-                }).collect_view()}
+                <XrayUnread snapshot=s.clone()/>
                 {s.reflector.last_fallback.clone().map(|f| view! {
                     <div class="muted small" data-testid="xray-fallback" title="The streaming list (WatchList) failed; the informer used a plain paged LIST, as client-go does">
                         {format!("streaming list fell back to a paged list ({}×): ", s.reflector.watch_list_fallbacks)} {f}
@@ -178,6 +175,37 @@ fn XrayInformer(row: InformerRow, now: RwSignal<Seconds>) -> impl IntoView {
             <td class="num">{s.watch_restarts}</td>
             <td>{last}</td>
         </tr>
+    }
+}
+
+/// How many objects an informer's row names that it cannot read now.
+const UNREAD_NAMED: usize = 100;
+
+/// The objects an informer cannot read now: each stale one (its last good
+/// copy kept and shown) and each left out (never read), with why.
+#[component]
+fn XrayUnread(snapshot: InformerSnapshot) -> impl IntoView {
+    let (objects, more) = unread(&snapshot.reflector, &snapshot.stale, UNREAD_NAMED);
+    let lines = objects.into_iter().map(|u| {
+        if u.kept {
+            view! {
+                <div class="stale-text small" data-testid="xray-stale" title="Stale: the server's copy no longer decodes as this view expects, so the cache keeps the copy it last read (not a deletion) until one that decodes comes or the server deletes it">
+                    "stale, last good copy kept: " <code>{u.key}</code> ": " {u.why}
+                </div>
+            }
+            .into_any()
+        } else {
+            view! {
+                <div class="error-text small" data-testid="xray-undecodable" title="Left out of the cache: it does not decode as this view expects; every other object stays live">
+                    "cannot read " <code>{u.key}</code> ": " {u.why}
+                </div>
+            }
+            .into_any()
+        }
+    });
+    view! {
+        {lines.collect_view()}
+        {(more > 0).then(|| view! { <div class="muted small">{format!("and {more} more")}</div> })}
     }
 }
 

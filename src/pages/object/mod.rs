@@ -8,11 +8,12 @@ use serde_json::Value;
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
 use crate::kube::history::{HistoryStore, use_history};
-use crate::kube::watch::{Subscribe, watch_problem};
+use crate::kube::watch::{InformerSnapshot, Subscribe, watch_problem};
 use crate::kube::{Kube, Now, Watch, use_kube};
 use crate::model::objects::{created, field_value, with_type_meta};
 use crate::model::problem::Problem;
 use crate::model::time::{Seconds, age};
+use crate::model::unread::stale_words;
 use crate::model::yaml::to_yaml;
 
 mod actions;
@@ -89,6 +90,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     } = shown;
     let status = watch.status();
     let _watch = StoredValue::new_local(watch);
+    let stale = stale_words_of(status, key.clone());
     let problem = move || {
         status.with(watch_problem).map(|p| {
             view! { <ProblemBox problem=p doing="read this object".to_string() testid="object-error"/> }
@@ -107,7 +109,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
     let revealed: Option<RevealSignal> = secret.then(|| RwSignal::new(None));
     view! {
         <section class="panel object-page" data-testid="object-page">
-            <ObjectHead title object gone now/>
+            <ObjectHead title object gone stale now/>
             {problem}
             <ObjectMissing missing kind_name name_shown/>
             <ObjectActions info=info.clone() namespace=namespace.clone() name=name.clone() object editing/>
@@ -194,6 +196,12 @@ fn follow(
     (watch, shown)
 }
 
+/// Why the object under `key` is shown as its last good copy, while the
+/// server's copy does not decode (the informer names it stale).
+fn stale_words_of(status: RwSignal<InformerSnapshot>, key: String) -> Memo<Option<String>> {
+    Memo::new(move |_| status.with(|s| s.stale.get(&key).map(stale_words)))
+}
+
 /// The object's UID, once it is read.
 fn object_uid(object: RwSignal<Option<Value>>) -> Memo<Option<String>> {
     Memo::new(move |_| {
@@ -218,12 +226,14 @@ fn ObjectMissing(missing: RwSignal<bool>, kind_name: String, name_shown: String)
     }
 }
 
-/// The heading: kind and name, the object's age, and "deleted" once it is gone.
+/// The heading: kind and name, the object's age, "deleted" once it is
+/// gone, and "stale" while what is shown is its last good copy.
 #[component]
 fn ObjectHead(
     title: String,
     object: RwSignal<Option<Value>>,
     gone: RwSignal<bool>,
+    stale: Memo<Option<String>>,
     now: RwSignal<Seconds>,
 ) -> impl IntoView {
     let created_ago = move || {
@@ -235,6 +245,7 @@ fn ObjectHead(
             <h2 data-testid="object-title">{title}</h2>
             <span class="muted small">{created_ago}</span>
             {move || gone.get().then(|| view! { <span class="badge status-bad" data-testid="object-gone">"deleted"</span> })}
+            {move || stale.get().map(|why| view! { <span class="badge stale" data-testid="object-stale" title=why>"stale: last good copy"</span> })}
         </div>
     }
 }

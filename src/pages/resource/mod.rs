@@ -141,6 +141,7 @@ fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceIn
         changes,
         columns,
         status,
+        stale: Memo::new(move |_| status.with(|s| s.stale.clone())),
         preview,
         sort,
         filter,

@@ -17,6 +17,8 @@ use crate::model::cells::{cell_class, cell_text};
 use crate::model::live_rows::{LiveRows, RowState};
 use crate::model::metrics::is_usage_column;
 use crate::model::time::Seconds;
+use crate::model::unread::stale_words;
+use kubeglass_client::cache::Stale;
 
 /// Height of one row in pixels (style/main.css `.vrow` agrees).
 const ROW_HEIGHT: f64 = 30.0;
@@ -38,6 +40,8 @@ struct RowView {
     key: String,
     class: String,
     namespace: String,
+    /// Why the row is shown as its last good copy, when it is stale.
+    stale: Option<String>,
     /// (text, class) of each cell shown.
     cells: Vec<(String, String)>,
 }
@@ -103,11 +107,16 @@ fn window_rows(
         let t = now.get();
         let cols = table.shown_columns();
         let sel = table.selected.get();
+        let stale = table.stale.get();
         table.changes.track();
         let rows = table.with_rows(|l| {
             keys.into_iter()
                 .enumerate()
-                .filter_map(|(j, k)| row_view(l, first + j, k, sel, &cols, t))
+                .filter_map(|(j, k)| {
+                    let mut row = row_view(l, first + j, k, sel, &cols, t)?;
+                    mark_stale(&mut row, &stale);
+                    Some(row)
+                })
                 .collect::<Vec<_>>()
         });
         (slots, rows)
@@ -157,8 +166,18 @@ fn row_view(
         namespace: row.metadata.namespace.clone().unwrap_or_default(),
         key,
         class,
+        stale: None,
         cells,
     })
+}
+
+/// Marks `row` stale when `stale` names it: the server's copy no longer
+/// decodes, and the row is the last good copy.
+fn mark_stale(row: &mut RowView, stale: &Stale) {
+    if let Some(why) = stale.get(&row.key) {
+        row.class.push_str(" stale");
+        row.stale = Some(stale_words(why));
+    }
 }
 
 /// Scrolls the body just enough to show row `i`.
@@ -267,6 +286,8 @@ fn RingRow(
         <div class=field(|r| r.class.clone()) role="row" data-testid="resource-row"
             id=slot_id(ring, slot)
             data-key=field(|r| r.key.clone())
+            data-stale=move || row.with(|r| r.as_ref().is_some_and(|r| r.stale.is_some()).then_some("true"))
+            title=move || row.with(|r| r.as_ref().and_then(|r| r.stale.clone()))
             aria-rowindex=field(|r| (r.index + 2).to_string())
             style:transform=field(|r| format!("translateY({}px)", r.index as f64 * ROW_HEIGHT))
             on:click=move |_| {

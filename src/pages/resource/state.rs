@@ -5,6 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::kube::watch::InformerSnapshot;
+use kubeglass_client::cache::Stale;
 use kubeglass_client::rest::table::TableColumn;
 use leptos::prelude::*;
 
@@ -47,6 +48,9 @@ pub struct Table {
     pub changes: RwSignal<u64>,
     pub columns: RwSignal<Vec<TableColumn>>,
     pub status: RwSignal<InformerSnapshot>,
+    /// The rows shown as their last good copy: the server's copy no
+    /// longer decodes (changes only when that set does).
+    pub stale: Memo<Stale>,
     pub preview: RwSignal<Option<More>>,
     pub sort: RwSignal<Sort>,
     pub filter: RwSignal<String>,
