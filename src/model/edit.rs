@@ -217,7 +217,9 @@ pub fn rebase(base: &Value, yours: &Value, theirs: &Value) -> (Value, Vec<String
 
 /// The line (1-based) of `field` (a server cause's `spec.replicas` or
 /// `spec.template.spec.containers[0].image`) in YAML `text` as
-/// [`to_yaml`] writes it: each key found in turn, deeper and later.
+/// [`to_yaml`] writes it: each key found in turn, deeper and later. A
+/// field the text lacks (the server says it is required: `spec.selector`)
+/// is at the line of its nearest ancestor the text has (`spec:`).
 pub fn field_line(text: &str, field: &str) -> Option<usize> {
     let keys: Vec<&str> = field
         .split('.')
@@ -229,13 +231,15 @@ pub fn field_line(text: &str, field: &str) -> Option<usize> {
     let mut found = None;
     let mut depth = 0usize;
     for key in keys {
-        let hit = lines.iter().enumerate().skip(from).find(|(_, l)| {
+        let Some(hit) = lines.iter().enumerate().skip(from).find(|(_, l)| {
             let t = l.trim_start();
             let indent = l.len() - t.len();
             let t = t.strip_prefix("- ").unwrap_or(t);
             indent >= depth
                 && (t.starts_with(&format!("{key}:")) || t.starts_with(&format!("\"{key}\":")))
-        })?;
+        }) else {
+            return found;
+        };
         found = Some(hit.0 + 1);
         from = hit.0 + 1;
         depth = hit.1.len() - hit.1.trim_start().len() + 1;
@@ -419,6 +423,8 @@ mod tests {
             Some("image: web:1")
         );
         assert_eq!(line("metadata.name").as_deref(), Some("name: web"));
-        assert_eq!(field_line(&text, "spec.nothing"), None);
+        // A field the text lacks (required, says the server): its parent's line.
+        assert_eq!(line("spec.selector").as_deref(), Some("spec:"));
+        assert_eq!(field_line(&text, "nothing.at.all"), None);
     }
 }

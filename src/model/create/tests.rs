@@ -69,6 +69,9 @@ fn a_field_the_server_names_is_found_in_its_document() {
     let docs = documents("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: -1\n").expect("reads");
     let web = docs[1].as_ref().expect("a Deployment");
     assert_eq!(web.line_of("spec.replicas"), Some(10));
+    // A Deployment without spec.selector: the server names a field the text
+    // lacks, and it is placed at its parent's line.
+    assert_eq!(web.line_of("spec.selector"), Some(9));
 }
 
 #[test]
