@@ -91,6 +91,9 @@ bash "$HACK_DIR/build-app.sh"
 python3 "$HACK_DIR/check-wasm-budget.py" dist
 cargo build -p kubectl-glass --quiet
 GLASS="$REPO_ROOT/target/debug/kubectl-glass"
+# The launcher's own tests that run the built binary (the app inside it):
+# a closed stdout ends the run (a fake kubectl; e2e has the real one).
+cargo test -p kubectl-glass --quiet --test closed_stdout -- --ignored
 
 step "the release (make dist: archive, SHA-256, krew manifest) and krew from its Go module"
 KUBEGLASS_APP_BUILT=1 bash "$HACK_DIR/dist.sh"

@@ -458,3 +458,30 @@ test('no kubectl and no folder outlive the launcher, however it ends', async () 
       `${how}: left behind ${JSON.stringify(left())} and ${JSON.stringify(readdirSync(tmp))}`);
   }
 });
+
+test('kubectl glass | head -n 1, or head -c 1: the run ends once head has gone, kubectl and the folder with it', async () => {
+  // head leaves after the heading's last write, so no write of the
+  // launcher fails: it has to notice the reader has gone by itself.
+  for (const head of ['head -n 1', 'head -c 1']) {
+    const tmp = mkdtempSync(join(scratch, 'tmp-'));
+    const pidFile = join(scratch, `pid-${Date.now()}`);
+    const child = spawn('/bin/sh', ['-c', `{ "$@" & echo $! >"$PID_FILE"; wait $!; } | ${head}`, 'sh',
+      env('GLASS'), '--kubectl', env('KUBECTL'), '--kubeconfig', env('KUBECONFIG'), '--no-open', '--port', String(PORT)],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp, PID_FILE: pidFile } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    let ended = false;
+    child.once('close', () => { ended = true; });
+    // The pipeline ends when both its sides have: head at once, the launcher once it notices.
+    const stopped = await until(async () => ended, 30000);
+    if (!stopped && existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGTERM');
+    assert.ok(stopped, `${head}: the launcher still runs 30 s after head left (head printed ${JSON.stringify(out)}); ${err}`);
+    assert.ok(out.length > 0 && 'Kubeglass'.startsWith(out.slice(0, 9)), `${head} printed ${JSON.stringify(out)}`);
+    assert.match(err, /standard output is closed; stopping/, `${head}: ${err}`);
+    const left = () => commandLines().filter((l) => l.includes(tmp));
+    assert.ok(await until(async () => left().length === 0 && readdirSync(tmp).length === 0, 10000),
+      `${head}: left behind ${JSON.stringify(left())} and ${JSON.stringify(readdirSync(tmp))}`);
+  }
+});

@@ -6,9 +6,10 @@
 //! token (held in memory), name our host and come from our own page: the
 //! app, served from memory with real security headers and compressed, and
 //! the API, passed to the socket. It prints the URL and opens the browser
-//! through a private redirect file. Ctrl-C, SIGTERM, SIGHUP or kubectl
-//! exiting stops everything and removes the folder; kubectl dies with the
-//! launcher however it dies. docs/security.md has the threat model.
+//! through a private redirect file. Ctrl-C, SIGTERM, SIGHUP, kubectl
+//! exiting or a closed stdout stops everything and removes the folder;
+//! kubectl dies with the launcher however it dies. docs/security.md has
+//! the threat model.
 #![warn(missing_docs)]
 
 pub mod assets;
@@ -19,3 +20,4 @@ pub mod orphan;
 pub mod port;
 pub mod proxy;
 pub mod serve;
+pub mod stdout;

@@ -11,7 +11,7 @@ use clap::Parser;
 use kubectl_glass::kubeconfig::{Context, parse_view, session_for};
 use kubectl_glass::port::{self, Choice};
 use kubectl_glass::serve::{self, Door};
-use kubectl_glass::{assets, proxy};
+use kubectl_glass::{assets, proxy, stdout};
 use tokio::signal::unix::{SignalKind, signal};
 
 /// Kubeglass, the live Kubernetes dashboard, for a kubeconfig context: starts
@@ -103,9 +103,12 @@ enum LaunchError {
         "this kubectl-glass was built without the app (dist/ was empty): build it with `make install`"
     )]
     NoApp,
-    /// Standard output is closed (`kubectl glass | head -1`).
+    /// Standard output is closed (`kubectl glass | head -0`): a write failed.
     #[error("standard output is closed; stopping")]
     Stdout(std::io::Error),
+    /// Standard output's reader has gone since (`kubectl glass | head -1`).
+    #[error("standard output is closed; stopping")]
+    StdoutGone,
     /// The private folder for the run could not be made or filled.
     #[error("{}: {source}", path.display())]
     Folder {
@@ -499,12 +502,18 @@ fn write_redirect(file: &Path, url: &str) -> std::io::Result<()> {
     )
 }
 
-/// Waits for a signal, or for a kubectl that exits by itself.
+/// Waits for a signal, for a kubectl that exits by itself, or for the
+/// reader of stdout to go (`| head -1`: it may leave after the last write,
+/// so no write fails; `stdout` asks the kernel instead).
 async fn wait_until_stopped(stop: &mut Stop, proxies: &mut Proxies) -> ExitCode {
     loop {
         tokio::select! {
             () = stop.wait() => return ExitCode::SUCCESS,
             () = tokio::time::sleep(Duration::from_millis(200)) => {}
+        }
+        if stdout::reader_gone() {
+            eprintln!("kubectl-glass: {}", LaunchError::StdoutGone);
+            return ExitCode::FAILURE;
         }
         if let Some(r) = proxies.0.iter().find(|r| r.shared.haunted()) {
             eprintln!(
