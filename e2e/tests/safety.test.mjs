@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 
 const port = ports('safety');
 const PORT = port(0);
@@ -249,6 +250,10 @@ test('a poisoned discovery cache is never read: the old shared key (deployments 
   try {
     const { page } = b;
     const scope = new URL(app.api).origin + new URL(app.api).pathname;
+    // The cache names its scope by a digest of the base URL, which holds
+    // the token (crates/client/src/discovery/cache.rs, scope_id).
+    const scopeId = createHash('sha256').update('kubeglass discovery scope\0').update(scope).digest('hex').slice(0, 32);
+    const token = new URL(app.api).pathname.split('/').filter(Boolean)[0];
     const poisoned = (entryScope, plural) => JSON.stringify({
       scope: entryScope, fetched_at_ms: Date.now(),
       discovery: {
@@ -266,16 +271,19 @@ test('a poisoned discovery cache is never read: the old shared key (deployments 
       sessionStorage.setItem('planted', '1');
       localStorage.setItem('kubeglass.discovery.v1', shared);
       localStorage.setItem(`kubeglass.discovery.v2 ${scope}`, mine);
-    }, { scope, shared: poisoned('', 'secrets'), mine: poisoned(scope, 'secrets/../configmaps') });
+    }, { scope: scopeId, shared: poisoned('', 'secrets'), mine: poisoned(scopeId, 'secrets/../configmaps') });
     const net = recordNetwork(page);
     await page.goto(`${app.url}#/r/deploy?ns=demo-shop`); // the poisoned short name
     await page.getByTestId('resource-row').filter({ hasText: 'frontend' }).waitFor({ timeout: 20000 });
     assert.equal(await page.getByTestId('resource-kind').innerText(), 'Deployment');
     assert.deepEqual(net.requests.filter((r) => r.includes('/secrets')), [], 'nothing was asked of secrets');
     const kept = await page.evaluate((scope) => [localStorage.getItem('kubeglass.discovery.v1'),
-      localStorage.getItem(`kubeglass.discovery.v2 ${scope}`)], scope);
+      localStorage.getItem(`kubeglass.discovery.v2 ${scope}`)], scopeId);
     assert.equal(kept[0], null, 'the shared key is removed');
     assert.ok(kept[1] && !kept[1].includes('secrets/../') && kept[1].includes('"deployments"'), 'refetched from the server');
+    // The capability token is in no key and no value of the origin's storage.
+    const stored = await page.evaluate(() => Object.entries(localStorage).flat().join('\n'));
+    assert.ok(token.length >= 16 && !stored.includes(token), 'the token was written to localStorage');
   } finally {
     await b.close();
   }

@@ -1,7 +1,8 @@
 //! A discovery cache with a 10-minute TTL in any key-value store (the browser's localStorage in the app).
 //!
 //! Entries are kept per scope (the API's base URL: one `kubectl proxy` and
-//! its capability token, so one cluster and context) and checked when read:
+//! its capability token, so one cluster and context; stored only as a
+//! digest, so the token never reaches storage) and checked when read:
 //! an entry for another scope, one that does not parse, or one whose
 //! groups, versions, plurals or kinds are malformed is dropped and fetched
 //! again. Whatever the cache says, a write confirms its mapping against
@@ -26,6 +27,18 @@ const KEY_PREFIX: &str = "kubeglass.discovery.v2 ";
 /// The first version's single key, shared by every server ever served on
 /// the origin: never read, removed when seen.
 const OLD_KEY: &str = "kubeglass.discovery.v1";
+
+/// The name a scope (an API base URL, which holds the capability token) is
+/// stored under: the first 128 bits of its SHA-256, in hex. Telling scopes
+/// apart needs no more, and nothing stored can give the token back.
+pub fn scope_id(scope: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::new()
+        .chain_update(b"kubeglass discovery scope\0")
+        .chain_update(scope.as_bytes())
+        .finalize();
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// A place to keep strings between page loads.
 pub trait KeyValueStore {
@@ -75,7 +88,8 @@ pub struct CachedDiscovery {
     store: Rc<dyn KeyValueStore>,
     clock: Rc<dyn PassiveClock>,
     ttl: Duration,
-    /// Whose discovery this is (the API's base URL); part of the key.
+    /// Whose discovery this is ([`scope_id`] of the API's base URL); part
+    /// of the key.
     scope: String,
 }
 
@@ -105,10 +119,17 @@ impl CachedDiscovery {
     }
 
     /// Keeps this cache under `scope` (the API's base URL), apart from any
-    /// other server's.
-    pub fn with_scope(mut self, scope: impl Into<String>) -> Self {
-        self.scope = scope.into();
+    /// other server's. The base URL holds the capability token, so only a
+    /// digest of it is ever stored: the key and the entry name the scope by
+    /// [`scope_id`], and the token itself never reaches storage.
+    pub fn with_scope(mut self, scope: impl AsRef<str>) -> Self {
+        self.scope = scope_id(scope.as_ref());
         self
+    }
+
+    /// The stored name of this cache's scope (a digest of the base URL).
+    pub fn scope(&self) -> &str {
+        &self.scope
     }
 
     /// The store key of this scope.
