@@ -34,6 +34,10 @@ pub enum TransportError {
     /// The request was cancelled by its owner.
     #[error("request cancelled")]
     Aborted,
+    /// The answer began and then stopped: nothing more arrived for this
+    /// long (a proxy or a server that stalled mid-body).
+    #[error("the answer stalled: nothing arrived for {0:?}")]
+    Stalled(Duration),
 }
 
 /// Sends requests built by the core.

@@ -180,3 +180,41 @@ fn without_a_clock_a_break_is_the_error_and_a_refusal_is_an_api_error() {
     assert!(matches!(e, Error::Decode(_)), "{e}");
     server.verify();
 }
+
+// A list whose bytes stop mid-body ends with a clear error once nothing has
+// come for LIST_IDLE_TIMEOUT, and is not asked again here (the reflector
+// backs off); a list that keeps trickling, however slowly, is read whole.
+#[test]
+fn a_list_that_stops_sending_is_given_up_as_stalled_and_a_slow_one_is_not() {
+    use kubeglass_client::rest::LIST_IDLE_TIMEOUT;
+    let server = FakeApiServer::new();
+    let (reply, feed) = Reply::stream();
+    server.expect_get(PATH).reply(reply);
+    let clock = FakeClock::new(Duration::from_secs(1_000));
+    let client = RestClient::new(Rc::new(server.clone())).with_clock(Rc::new(clock.clone()));
+    let mut pool = LocalPool::new();
+    let seen = Rc::new(Cell::new(0));
+    let got = receive(&pool, &client, &seen);
+    let whole = body(&["a", "b", "c"]);
+    let bytes = whole.as_bytes();
+    // Slow: a piece every 29 s.
+    for piece in bytes[..bytes.len() / 2].chunks(bytes.len() / 6) {
+        feed.chunk(piece);
+        pool.run_until_stalled();
+        clock.advance(LIST_IDLE_TIMEOUT - Duration::from_secs(1));
+        pool.run_until_stalled();
+        assert!(got.borrow().is_none(), "a slow list is still being read");
+    }
+    // Then nothing at all.
+    clock.advance(Duration::from_secs(1));
+    pool.run_until_stalled();
+    let e = got.borrow_mut().take().expect("done").expect_err("stalled");
+    assert!(
+        matches!(e, Error::Transport(TransportError::Stalled(d)) if d == LIST_IDLE_TIMEOUT),
+        "{e}"
+    );
+    assert!(e.to_string().contains("nothing arrived for 30s"), "{e}");
+    assert!(feed.is_cancelled(), "the stalled request is dropped");
+    assert_eq!(client.metrics().retries, 0, "not asked again here");
+    server.verify();
+}

@@ -12,6 +12,7 @@ pub mod watch;
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::LocalBoxStream;
@@ -46,6 +47,16 @@ pub const MAX_RETRIES: u32 = 10;
 /// The wait before repeating a GET whose connection broke (client-go makes
 /// up a `Retry-After: 1` for a connection reset or an unexpected EOF).
 const RESET_RETRY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long a list read as it arrives may go without a byte before it is
+/// given up as stalled ([`TransportError::Stalled`]): a list has no
+/// client-side deadline (the apiserver ends it at its own request timeout,
+/// 60 s by default, and a large one may take longer to read), so a proxy
+/// or server that stops sending mid-body would leave an informer listing
+/// forever. Only the gaps between chunks count, never the whole read; the
+/// error is not retried here, so the reflector backs off and says so. Needs
+/// the client's clock: a client without one waits as long as it takes.
+pub const LIST_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What to do with one attempt's outcome.
 enum Attempt {
@@ -332,7 +343,8 @@ impl RestClient {
                     let retry_after = status::parse_retry_after(
                         response.headers().get(http::header::RETRY_AFTER),
                     );
-                    match read_body(response.into_body(), code, new_reader()).await {
+                    let idle = self.clock.clone().map(|c| (c, LIST_IDLE_TIMEOUT));
+                    match read_body(response.into_body(), code, new_reader(), idle).await {
                         // Broken mid-body: no answer to go by.
                         Err(e) => Tried::failed(e),
                         Ok(Ok(read)) => Tried {
@@ -452,10 +464,23 @@ async fn read_body<R: BodyReader>(
     mut body: ByteStream,
     code: u16,
     mut reader: R,
+    idle: Option<(Rc<dyn Clock>, Duration)>,
 ) -> Result<Result<R, Vec<u8>>, TransportError> {
     let success = (200..300).contains(&code);
     let mut bytes = Vec::new();
-    while let Some(chunk) = body.next().await {
+    loop {
+        let next = match &idle {
+            None => body.next().await,
+            Some((clock, limit)) => {
+                match futures::future::select(body.next(), clock.sleep(*limit)).await {
+                    futures::future::Either::Left((next, _)) => next,
+                    futures::future::Either::Right(_) => {
+                        return Err(TransportError::Stalled(*limit));
+                    }
+                }
+            }
+        };
+        let Some(chunk) = next else { break };
         let chunk = chunk?;
         if success {
             reader.push(&chunk);
