@@ -27,6 +27,12 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 step() { log "── $* ──"; }
+# E2E_ONLY="tests/edit.test.mjs tests/rollout.test.mjs" runs only those
+# end-to-end files, after the build and the cluster: no lints, no unit,
+# integration or in-browser tests, no release. For checking a change; CI
+# runs everything.
+E2E_ONLY="${E2E_ONLY:-}"
+full() { [[ -z "$E2E_ONLY" ]]; }
 started=$SECONDS
 
 # A clean run writes a few GiB under target/ (and the control plane's cache
@@ -42,6 +48,7 @@ step "toolchain and control plane, side by side"
 toolchain_and_control_plane
 cd "$REPO_ROOT"
 
+if full; then
 step "rustfmt"
 cargo fmt --all --check
 
@@ -85,6 +92,7 @@ step "native unit tests"
 cargo test -p kubeglass-client --quiet
 cargo test -p kubeglass --quiet   # the app's models (src/model/), kube/ on a stepped host, routes, outcomes
 cargo test -p kubectl-glass --quiet
+fi
 
 step "build the app, and the kubectl-glass launcher with the app inside"
 bash "$HACK_DIR/build-app.sh"
@@ -95,11 +103,13 @@ GLASS="$REPO_ROOT/target/debug/kubectl-glass"
 # a closed stdout ends the run (a fake kubectl; e2e has the real one).
 cargo test -p kubectl-glass --quiet --test closed_stdout -- --ignored
 
+if full || [[ "$E2E_ONLY" == *krew* ]]; then
 step "the release (make dist: archive, SHA-256, krew manifest) and krew from its Go module"
 KUBEGLASS_APP_BUILT=1 bash "$HACK_DIR/dist.sh"
 bash "$HACK_DIR/build-krew.sh"
 glass_version=$(sed -n 's/^version = "\(.*\)"/\1/p' crates/glass/Cargo.toml | head -1)
 RELEASE_ARCHIVE="$REPO_ROOT/release/kubectl-glass-$glass_version-linux-amd64.tar.gz"
+fi
 
 step "local cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok)"
 bash "$HACK_DIR/cluster.sh" reset >/dev/null
@@ -136,6 +146,7 @@ export KUBEGLASS_TEST_CONTROL="http://127.0.0.1:$CONTROL_PORT/$control_token"
 export KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT/$admin_token"
 export KUBEGLASS_TEST_RESTRICTED_PROXY="http://127.0.0.1:$RESTRICTED_PROXY_PORT/$restricted_token"
 
+if full; then
 step "native integration tests (the client natively against the real apiserver)"
 cargo test -p kubeglass-native --quiet -- --include-ignored
 
@@ -147,8 +158,10 @@ step "in-browser tests (wasm-bindgen-test, headless Chromium, real apiserver)"
   WASM_BINDGEN_TEST_TIMEOUT=300 \
     cargo test --target wasm32-unknown-unknown -p kubeglass-web --test browser
 )
+fi
 
 step "end-to-end tests (real Chromium, real UI, real cluster)"
+RELEASE_ARCHIVE="${RELEASE_ARCHIVE:-}"
 (
   cd e2e
   KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" \
@@ -158,7 +171,7 @@ step "end-to-end tests (real Chromium, real UI, real cluster)"
   ETCD_URL="https://127.0.0.1:$ETCD_PORT" ETCD_PKI="$CLUSTER_DIR/pki" \
   APISERVER_URL="https://127.0.0.1:$APISERVER_PORT" \
   KWOK_URL="http://127.0.0.1:$KWOK_PORT" CONTROL_URL="http://127.0.0.1:$CONTROL_PORT" \
-    node --test --test-concurrency=1 --test-reporter=spec tests/
+    node --test --test-concurrency=1 --test-reporter=spec ${E2E_ONLY:-tests/}
 )
 
 step "no token in any log of the cluster's folder"
