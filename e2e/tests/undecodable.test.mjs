@@ -1,4 +1,5 @@
-// One object that does not decode must not stop a table (issue #26, item 1).
+// One object that does not decode must not stop a table (issue #26, item 1),
+// and one that stops decoding is not deleted (issue #39, item 3).
 //
 // A real apiserver never sends an object that does not decode, so the test
 // puts a small forwarding proxy of its own between Chromium and the real
@@ -7,7 +8,12 @@
 // namespace, where the Table row of one ConfigMap gets cells that are a
 // string, and all Events, where one Event of this test gets labels that are
 // a string. The pages must show every other object, keep them live, and
-// name the bad one on the problem line and on the X-ray page.
+// name the bad one on the problem line and on the X-ray page. For the last
+// test it also corrupts a second ConfigMap's row from a moment on, and ends
+// the table's open watch (a fetch stream: Table watches do not go over
+// WebSocket) with a 410, so the table relists and the list no longer reads
+// that ConfigMap: its last good row must stay, marked stale, until it is
+// really deleted.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -21,10 +27,17 @@ const FORWARD_PORT = port(1);
 const NS = `e2e-undecodable-${Date.now() % 1000000}`;
 const BAD = 'corrupted-cm';
 const BAD_EVENT = 'corrupted-event';
+/** Reads until the last test corrupts it: then it stops decoding. */
+const VICTIM = 'stale-cm';
 let proxy;
 let forwarder;
 let browser;
 let corrupted = 0;
+/** Set by the last test: VICTIM's row is corrupted from then on. */
+let breakVictim = false;
+let victimCorrupted = 0;
+/** The open watches of this test's ConfigMaps, for the 410 the last test sends. */
+const watches = new Set();
 
 /** Is this a LIST (not a watch) of this test's ConfigMaps, or of all Events? */
 const isTargetList = (url) => {
@@ -33,13 +46,21 @@ const isTargetList = (url) => {
   return listed && u.searchParams.get('watch') !== 'true';
 };
 
-/** Makes BAD's Table row and BAD_EVENT's object undecodable; returns the new body. */
+/** Is this a watch of this test's ConfigMaps? */
+const isTargetWatch = (url) => {
+  const u = new URL(url, 'http://x');
+  return u.pathname.endsWith(`/api/v1/namespaces/${NS}/configmaps`) && u.searchParams.get('watch') === 'true';
+};
+
+/** Makes BAD's Table row (and VICTIM's, once broken) and BAD_EVENT's object undecodable; returns the new body. */
 function corrupt(body) {
   const list = JSON.parse(body);
   for (const row of list.rows ?? []) {
-    if (row.object?.metadata?.name === BAD) {
+    const name = row.object?.metadata?.name;
+    if (name === BAD || (breakVictim && name === VICTIM)) {
       row.cells = 'corrupted by the test proxy';
       corrupted += 1;
+      if (name === VICTIM) victimCorrupted += 1;
     }
   }
   for (const item of list.items ?? []) {
@@ -51,13 +72,53 @@ function corrupt(body) {
   return JSON.stringify(list);
 }
 
+/**
+ * Ends every open watch of this test's ConfigMaps with a 410 ERROR event,
+ * as an apiserver whose watch cache moved on would: the informer relists.
+ * The upstream watch is left to time out; nothing more of it is passed on.
+ */
+function expireWatches() {
+  const gone = {
+    type: 'ERROR',
+    object: {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410,
+      message: 'too old resource version (sent by the test proxy)',
+    },
+  };
+  for (const w of watches) {
+    w.done = true;
+    w.res.end(`${JSON.stringify(gone)}\n`);
+  }
+  const n = watches.size;
+  watches.clear();
+  return n;
+}
+
+/** Passes a watch of this test's ConfigMaps through, kept in `watches` until it ends. */
+function passWatch(res, upRes) {
+  res.writeHead(upRes.statusCode, upRes.headers);
+  const w = { res, done: false };
+  watches.add(w);
+  upRes.on('data', (c) => { if (!w.done) res.write(c); });
+  upRes.on('end', () => {
+    watches.delete(w);
+    if (!w.done) res.end();
+  });
+  res.on('close', () => watches.delete(w));
+}
+
 /** Forwards 127.0.0.1:FORWARD_PORT to the kubectl proxy on PORT. */
 function startForwarder() {
   const server = http.createServer((req, res) => {
     const target = isTargetList(req.url);
+    const watch = isTargetWatch(req.url);
     const headers = { ...req.headers, host: `127.0.0.1:${PORT}` };
-    if (target) delete headers['accept-encoding'];
+    if (target || watch) delete headers['accept-encoding'];
     const up = http.request({ host: '127.0.0.1', port: PORT, path: req.url, method: req.method, headers }, (upRes) => {
+      if (watch && upRes.statusCode === 200) {
+        passWatch(res, upRes);
+        return;
+      }
       if (!target || upRes.statusCode !== 200) {
         res.writeHead(upRes.statusCode, upRes.headers);
         upRes.pipe(res);
@@ -98,7 +159,7 @@ function startForwarder() {
 
 before(async () => {
   kubectl('create', 'namespace', NS);
-  for (const name of ['alpha-cm', BAD, 'omega-cm']) {
+  for (const name of ['alpha-cm', BAD, VICTIM, 'omega-cm']) {
     apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS }, data: { k: 'v' } });
   }
   for (const name of ['fine-event', BAD_EVENT]) {
@@ -173,5 +234,41 @@ test('an Event that does not decode is named on the event stream and on the X-ra
   const bad = page.getByTestId('xray-informer').filter({ hasText: '/api/v1/events' }).getByTestId('xray-undecodable');
   await bad.first().waitFor({ timeout: 10000 });
   assert.match(await bad.first().innerText(), new RegExp(`cannot read ${NS}/${BAD_EVENT}: invalid type`));
+  assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), [], 'no script errors');
+});
+
+test('a ConfigMap that stops decoding keeps its last good row, marked stale, until it is really deleted', async () => {
+  const { page, errors } = browser;
+  const url = proxy.url.replace(`:${PORT}/`, `:${FORWARD_PORT}/`);
+  await page.goto(`${url}#/r/configmaps?ns=${NS}`);
+  const table = page.locator(`[data-testid=resource-page][data-namespace="${NS}"]`);
+  const rows = tableOf(table);
+  const key = `${NS}/${VICTIM}`;
+  // Listed, synced, and watched (the watch is open through the forwarder).
+  assert.ok(await until(async () => (await rows.keys()).includes(key)
+    && /^(\d+) of \1$/.test((await table.getByTestId('row-count').innerText()).trim())
+    && watches.size > 0, 20000), 'the ConfigMap is listed and the table watches');
+  assert.equal(await rows.row(key).getAttribute('data-stale'), null, 'not stale while it reads');
+
+  // From now on its row does not decode; the watch ends with a 410, so the
+  // table relists and the list names it as unreadable.
+  breakVictim = true;
+  assert.ok(expireWatches() >= 1, 'a watch was ended');
+  assert.ok(await until(async () => (await rows.row(key).getAttribute('data-stale')) === 'true', 20000),
+    'the row is marked stale after the relist');
+  assert.ok(victimCorrupted >= 1, 'the relist read the corrupted row');
+  assert.ok((await rows.keys()).includes(key), 'the row was not deleted');
+  assert.match(await rows.row(key).getAttribute('title'), /^Stale: .*invalid type/);
+  const problem = table.getByTestId('informer-error');
+  assert.match(await problem.innerText(), new RegExp(`${key} \\(last good copy shown\\): invalid type`));
+  // Still live: a ConfigMap created now arrives through the resumed watch.
+  apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-stale-cm', namespace: NS }, data: { a: '1' } });
+  assert.ok(await until(async () => (await rows.keys()).includes(`${NS}/after-stale-cm`)), 'a new ConfigMap appears live');
+
+  // The server really deletes it: the DELETED event (a row that reads) takes it away.
+  kubectl('delete', 'configmap', VICTIM, '-n', NS);
+  assert.ok(await until(async () => !(await rows.keys()).includes(key), 20000), 'the deleted ConfigMap goes');
+  assert.ok(await until(async () => !(await problem.innerText().catch(() => '')).includes(key)),
+    'the problem line no longer names it');
   assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), [], 'no script errors');
 });
