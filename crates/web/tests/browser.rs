@@ -468,7 +468,7 @@ async fn a_scale_action_survives_a_conflict_and_records_an_event() {
     assert!(
         matches!(
             *results.borrow().as_slice(),
-            [ActionResult::Done { attempts: 2 }]
+            [ActionResult::Done { attempts: 2, .. }]
         ),
         "retried once after the conflict: {:?}",
         results.borrow()
