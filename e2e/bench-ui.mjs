@@ -19,7 +19,10 @@
 // of the cluster in one table). After the sync it prints the memory the
 // table added to the JavaScript heap (V8's own count, through CDP), and the
 // most WebAssembly memory the tab needed from its first page to the end
-// (as the X-ray page reads it), each per row.
+// (as the X-ray page reads it), each per row. BENCH_CPU_THROTTLE=4 slows
+// the tab's CPU fourfold (Chromium's DevTools throttling) from the route
+// change on: a slow tab reading the table's large unpaged list (the first
+// list asks resourceVersion=0, which the watch cache answers in one piece).
 import { fillNamespace, frameSummary, keepAliveClient, launchChromium, profiled, recordFrames, releaseNamespace, settled, traced, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
@@ -98,6 +101,11 @@ const cdp = await page.context().newCDPSession(page);
 const heap = async () => (await cdp.send('Runtime.getHeapUsage')).usedSize;
 await cdp.send('HeapProfiler.collectGarbage');
 const heapBefore = await heap();
+const THROTTLE = Number(process.env.BENCH_CPU_THROTTLE ?? '1');
+if (THROTTLE > 1) {
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
+  console.log(`CPU throttled ${THROTTLE}× from the route change on`);
+}
 
 // Time to first rows and to full sync, from the route change (with
 // BENCH_PROFILE=file, a CPU profile of it).
