@@ -14,6 +14,7 @@ fn pod(ns: &str, name: &str, cpu: f64, mem: f64) -> ObjectUsage {
             cpu_millis: cpu,
             memory_bytes: mem,
         },
+        quantities: Default::default(),
         containers: Vec::new(),
         timestamp: String::new(),
         window_secs: 15.0,

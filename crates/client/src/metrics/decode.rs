@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::quantity;
-use super::{ObjectUsage, Target, Usage};
+use super::quantity::Quantity;
+use super::{ObjectUsage, Quantities, Target};
 
 /// Why an answer is not a metrics list (not retryable until the server
 /// answers differently: the poll reports it and asks again next time).
@@ -114,17 +114,19 @@ fn object_usage(item: Item, target: &Target) -> Option<ObjectUsage> {
     if item.metadata.name.is_empty() {
         return None;
     }
-    let (namespace, usage, containers) = match target {
+    let (namespace, quantities, containers) = match target {
         Target::Pods(_) => {
             let ns = item.metadata.namespace.filter(|n| !n.is_empty())?;
-            let containers = item
+            let each = item
                 .containers?
                 .into_iter()
                 .map(|c| Some((c.name, usage_of(&c.usage)?)))
                 .collect::<Option<Vec<_>>>()?;
-            let sum = containers
+            // Added exactly, as kubectl adds the containers' quantities.
+            let sum = each
                 .iter()
-                .fold(Usage::default(), |sum, (_, u)| sum + *u);
+                .try_fold(Quantities::default(), |sum, (_, q)| sum.checked_add(*q))?;
+            let containers = each.into_iter().map(|(n, q)| (n, q.usage())).collect();
             (Some(ns), sum, containers)
         }
         Target::Nodes => (None, usage_of(&item.usage?)?, Vec::new()),
@@ -132,7 +134,8 @@ fn object_usage(item: Item, target: &Target) -> Option<ObjectUsage> {
     Some(ObjectUsage {
         namespace,
         name: item.metadata.name,
-        usage,
+        usage: quantities.usage(),
+        quantities,
         containers,
         timestamp: item.timestamp.unwrap_or_default(),
         window_secs: item
@@ -144,14 +147,14 @@ fn object_usage(item: Item, target: &Target) -> Option<ObjectUsage> {
 }
 
 /// `cpu` and `memory` of a usage map; `None` if either is unreadable or negative.
-fn usage_of(map: &BTreeMap<String, String>) -> Option<Usage> {
-    let read = |key: &str, f: fn(&str) -> Option<f64>| match map.get(key) {
-        Some(q) => f(q).filter(|v| *v >= 0.0),
-        None => Some(0.0),
+fn usage_of(map: &BTreeMap<String, String>) -> Option<Quantities> {
+    let read = |key: &str| match map.get(key) {
+        Some(q) => Quantity::parse(q).filter(|v| *v >= Quantity::ZERO),
+        None => Some(Quantity::ZERO),
     };
-    Some(Usage {
-        cpu_millis: read("cpu", quantity::cpu_millis)?,
-        memory_bytes: read("memory", quantity::bytes)?,
+    Some(Quantities {
+        cpu: read("cpu")?,
+        memory: read("memory")?,
     })
 }
 
@@ -250,6 +253,26 @@ mod tests {
         assert_eq!(p.containers[1].0, "sidecar");
         assert!((p.usage.cpu_millis - 251.5).abs() < 1e-9);
         assert_eq!(p.usage.memory_bytes, 100.0 * 1048576.0 + 335_544_320.0);
+    }
+
+    #[test]
+    fn metrics_a_pods_containers_are_added_exactly_as_kubectl_adds_them() {
+        // As f64 millicores 0.33 + 0.56 + 0.11 is 1.0000000000000002,
+        // which kubectl's rounding up would print as 2m; kubectl says 1m.
+        let body = pods(json!([{
+        "metadata": {"name": "web-1", "namespace": "shop"},
+        "containers": [
+            {"name": "a", "usage": {"cpu": "330000n", "memory": "1048575"}},
+            {"name": "b", "usage": {"cpu": "560000n", "memory": "0.5"}},
+            {"name": "c", "usage": {"cpu": "110000n", "memory": "0.5"}}
+        ]}]));
+        let got = decode_list(&body, &Target::Pods(None)).expect("a list");
+        let q = got[0].quantities;
+        assert_eq!(q.cpu.nanos(), 1_000_000);
+        assert_eq!(super::super::quantity::top_cpu(q.cpu), "1m");
+        assert_eq!(super::super::quantity::top_memory(q.memory), "1Mi");
+        assert_eq!(got[0].usage.cpu_millis, 1.0);
+        assert_eq!(got[0].usage.memory_bytes, 1_048_576.0);
     }
 
     #[test]

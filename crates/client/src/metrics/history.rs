@@ -167,6 +167,8 @@ mod tests {
                 cpu_millis: cpu,
                 memory_bytes: 0.0,
             },
+            // The history keeps the numbers only.
+            quantities: Default::default(),
             containers: Vec::new(),
             timestamp: stamp.into(),
             window_secs: 15.0,

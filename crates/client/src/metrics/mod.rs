@@ -1,4 +1,4 @@
-//! CPU and memory use from `metrics.k8s.io/v1beta1` (what `kubectl top` reads), polled and shared per target.
+//! CPU and memory use from `metrics.k8s.io` (what `kubectl top` reads, at the version it would read), polled and shared per target.
 //!
 //! The metrics API serves PodMetrics and NodeMetrics from metrics-server,
 //! an aggregated API behind the apiserver. It has no watch: figures are
@@ -8,11 +8,14 @@
 //! [`Target`] however many views hold a [`PollRef`], started by the first
 //! holder and stopped when the last lets go.
 //!
-//! - `quantity` reads resource quantities and writes them as short words;
+//! - `quantity` reads resource quantities exactly, and writes them as
+//!   `kubectl top` does and as short words;
 //! - `decode` reads PodMetricsList and NodeMetricsList, skipping what is
 //!   malformed;
 //! - `history` keeps a bounded ring of [`Point`]s per object;
-//! - `poll` runs the polls and shares them.
+//! - `poll` runs the polls and shares them; each asks the group's
+//!   discovery first which version to read ([`Version::first_served`],
+//!   kubectl's choice).
 //!
 //! metrics-server leaves out an object it has no figures for (a pod that
 //! just started, a node with no running pod: it drops zeros, and a CPU rate
@@ -35,6 +38,7 @@ pub use poll::{
 };
 
 use crate::names::{self, NameError};
+use quantity::Quantity;
 
 /// How often a target is polled: metrics-server's default resolution
 /// (`--metric-resolution=15s`); asking more often returns the same sample.
@@ -43,10 +47,49 @@ pub const POLL_EVERY: Duration = Duration::from_secs(15);
 /// Points kept per object: an hour at [`POLL_EVERY`].
 pub const HISTORY_POINTS: usize = 240;
 
-/// The API group's path.
-pub const METRICS_API: &str = "/apis/metrics.k8s.io/v1beta1";
+/// The API group's discovery document (an `APIGroup`: its versions in the
+/// server's order).
+pub const METRICS_GROUP: &str = "/apis/metrics.k8s.io";
 
-/// CPU and memory in use.
+/// A version of `metrics.k8s.io` that `kubectl top` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Version {
+    /// `v1`, served by newer metrics-servers.
+    V1,
+    /// `v1beta1`, served by every metrics-server.
+    V1beta1,
+}
+
+impl Version {
+    /// kubectl's `supportedMetricsAPIVersions`.
+    pub const SUPPORTED: [Version; 2] = [Version::V1, Version::V1beta1];
+
+    /// The version's name (`v1`, `v1beta1`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V1 => "v1",
+            Version::V1beta1 => "v1beta1",
+        }
+    }
+
+    /// kubectl's `SupportedMetricsAPIVersionAvailable`: of the versions
+    /// the server lists for the group, in the server's order (its preferred
+    /// first, so `v1` before `v1beta1` when it serves both), the first that
+    /// kubectl reads; `None` when it lists neither.
+    pub fn first_served<'a>(listed: impl IntoIterator<Item = &'a str>) -> Option<Version> {
+        listed
+            .into_iter()
+            .find_map(|v| Self::SUPPORTED.into_iter().find(|s| s.as_str() == v))
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// CPU and memory in use, as numbers to chart and compare.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Usage {
     /// Millicores (1000 is one core).
@@ -65,6 +108,35 @@ impl std::ops::Add for Usage {
     }
 }
 
+/// CPU and memory in use exactly as the server sent them (a pod's
+/// containers added as apimachinery adds quantities): what `kubectl top`
+/// prints from ([`quantity::top_cpu`], [`quantity::top_memory`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Quantities {
+    /// CPU, in cores.
+    pub cpu: Quantity,
+    /// Memory, in bytes.
+    pub memory: Quantity,
+}
+
+impl Quantities {
+    /// The sum, or `None` past what a quantity holds.
+    pub fn checked_add(self, o: Quantities) -> Option<Quantities> {
+        Some(Quantities {
+            cpu: self.cpu.checked_add(o.cpu)?,
+            memory: self.memory.checked_add(o.memory)?,
+        })
+    }
+
+    /// As numbers: millicores and bytes.
+    pub fn usage(self) -> Usage {
+        Usage {
+            cpu_millis: self.cpu.scaled_f64(6),
+            memory_bytes: self.memory.scaled_f64(9),
+        }
+    }
+}
+
 /// One pod's or node's figures in one sample.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ObjectUsage {
@@ -72,8 +144,11 @@ pub struct ObjectUsage {
     pub namespace: Option<String>,
     /// The pod's or node's name.
     pub name: String,
-    /// For a pod the sum of its containers; for a node its own figure.
+    /// For a pod the sum of its containers; for a node its own figure
+    /// (`quantities` as numbers).
     pub usage: Usage,
+    /// The same, exactly.
+    pub quantities: Quantities,
     /// Per container, in the server's order; empty for nodes.
     pub containers: Vec<(String, Usage)>,
     /// When metrics-server took the sample (RFC 3339, as sent; `""` if none).
@@ -103,26 +178,27 @@ pub enum Target {
 }
 
 impl Target {
-    /// The collection's path, its namespace checked by
+    /// The collection's path in `version`, its namespace checked by
     /// [`names::validate_namespace`] (a namespace comes from a URL or the
     /// cluster and must not steer the path elsewhere).
-    pub fn try_path(&self) -> Result<String, NameError> {
+    pub fn try_path(&self, version: Version) -> Result<String, NameError> {
+        let api = format!("{METRICS_GROUP}/{version}");
         Ok(match self {
-            Target::Pods(None) => format!("{METRICS_API}/pods"),
+            Target::Pods(None) => format!("{api}/pods"),
             Target::Pods(Some(ns)) => {
                 names::validate_namespace(ns)?;
-                format!("{METRICS_API}/namespaces/{ns}/pods")
+                format!("{api}/namespaces/{ns}/pods")
             }
-            Target::Nodes => format!("{METRICS_API}/nodes"),
+            Target::Nodes => format!("{api}/nodes"),
         })
     }
 
-    /// The collection's path: `/apis/metrics.k8s.io/v1beta1/pods`,
+    /// The collection's path: `/apis/metrics.k8s.io/{version}/pods`,
     /// `…/namespaces/{ns}/pods` or `…/nodes`. For a namespace that is not a
     /// valid name it is empty, and the poll sends nothing: its state is
     /// [`PollState::Failed`] (see [`Target::try_path`] for the reason).
-    pub fn path(&self) -> String {
-        self.try_path().unwrap_or_default()
+    pub fn path(&self, version: Version) -> String {
+        self.try_path(version).unwrap_or_default()
     }
 }
 
@@ -149,8 +225,9 @@ pub enum PollState {
         /// Objects in the sample.
         items: usize,
     },
-    /// 404 (the group is not served) or 503 (its APIService is not
-    /// available): the words say which, and to install metrics-server.
+    /// 404 (the group is not served), 503 (its APIService is not
+    /// available), or a group that lists no version kubectl reads: the
+    /// words say which, and to install metrics-server.
     /// Polled every [`NOT_SERVED_EVERY`] until it answers.
     NotServed(String),
     /// 403, with the server's message. Polled every [`NOT_SERVED_EVERY`].

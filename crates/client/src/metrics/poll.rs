@@ -5,6 +5,12 @@
 //! loop on the first hold (its first GET at once) and the last hold to go
 //! aborts it. A later `poll` of the same target starts afresh: no state
 //! outlives the last holder, so nothing stale is shown as current.
+//!
+//! Before its first GET a poll asks the group's discovery document which
+//! versions the server lists, and reads the first that kubectl reads
+//! ([`Version::first_served`]: `v1` where it is served, else `v1beta1`).
+//! It asks again only after an answer that says the metrics are not
+//! served (a metrics-server replaced by one serving other versions).
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -15,7 +21,7 @@ use futures::future::{AbortHandle, abortable};
 
 use super::decode::decode_list;
 use super::history::History;
-use super::{ObjectUsage, POLL_EVERY, Point, PollState, Target};
+use super::{METRICS_GROUP, ObjectUsage, POLL_EVERY, Point, PollState, Target, Version};
 use crate::cache::factory::Spawner;
 use crate::clock::Clock;
 use crate::rest::{Error, RestClient};
@@ -46,6 +52,8 @@ struct PollData {
     last_took_ms: Cell<Option<f64>>,
     /// The last good answer's size and how long it took to decode.
     last_read: Cell<Option<Read>>,
+    /// The version read, once discovery has named one.
+    version: Cell<Option<Version>>,
     subscribers: Subscribers,
     next_subscriber: Cell<u64>,
 }
@@ -61,6 +69,7 @@ impl PollData {
             failures: Cell::new(0),
             last_took_ms: Cell::new(None),
             last_read: Cell::new(None),
+            version: Cell::new(None),
             subscribers: RefCell::default(),
             next_subscriber: Cell::new(0),
         }
@@ -111,6 +120,15 @@ pub struct Read {
 /// One good answer: its objects, and what reading it cost.
 type Sample = (Vec<ObjectUsage>, Read);
 
+/// One GET of `path` as JSON, its body, or what its failure means.
+async fn get(client: &RestClient, path: &str) -> Result<Vec<u8>, PollState> {
+    let request = http::Request::get(path)
+        .header(http::header::ACCEPT, "application/json")
+        .body(Vec::new())
+        .map_err(|e| PollState::Failed(format!("cannot build the request: {e}")))?;
+    client.send_raw(request).await.map_err(|e| state_of(&e))
+}
+
 /// One GET of `path`, its answer read as `target`'s list.
 async fn fetch(
     client: &RestClient,
@@ -118,11 +136,7 @@ async fn fetch(
     target: &Target,
     path: &str,
 ) -> Result<Sample, PollState> {
-    let request = http::Request::get(path)
-        .header(http::header::ACCEPT, "application/json")
-        .body(Vec::new())
-        .map_err(|e| PollState::Failed(format!("cannot build the request: {e}")))?;
-    let body = client.send_raw(request).await.map_err(|e| state_of(&e))?;
+    let body = get(client, path).await?;
     let start = clock.now();
     let items = decode_list(&body, target).map_err(|e| PollState::Failed(e.to_string()))?;
     let read = Read {
@@ -130,6 +144,45 @@ async fn fetch(
         decode_ms: clock.now().saturating_sub(start).as_secs_f64() * 1000.0,
     };
     Ok((items, read))
+}
+
+/// The version to read, from the group's discovery document ([`METRICS_GROUP`]):
+/// kubectl's choice ([`Version::first_served`]), or why there is none.
+async fn discover(client: &RestClient) -> Result<Version, PollState> {
+    let body = get(client, METRICS_GROUP).await?;
+    let listed = group_versions(&body)?;
+    Version::first_served(listed.iter().map(String::as_str)).ok_or_else(|| {
+        PollState::NotServed(format!(
+            "this cluster serves metrics.k8s.io only as {}, and kubectl top reads {}; \
+             install a metrics-server that serves one of those",
+            if listed.is_empty() {
+                "no version".to_string()
+            } else {
+                listed.join(", ")
+            },
+            Version::SUPPORTED.map(Version::as_str).join(" or "),
+        ))
+    })
+}
+
+/// The versions an `APIGroup` lists, in its order.
+fn group_versions(body: &[u8]) -> Result<Vec<String>, PollState> {
+    #[derive(serde::Deserialize)]
+    struct Group {
+        #[serde(default)]
+        versions: Vec<GroupVersion>,
+    }
+    #[derive(serde::Deserialize)]
+    struct GroupVersion {
+        version: String,
+    }
+    serde_json::from_slice::<Group>(body)
+        .map(|g| g.versions.into_iter().map(|v| v.version).collect())
+        .map_err(|e| {
+            PollState::Failed(format!(
+                "the metrics API's discovery is not an APIGroup: {e}"
+            ))
+        })
 }
 
 /// What a failed GET means for the person looking.
@@ -159,27 +212,39 @@ fn state_of(e: &Error) -> PollState {
     }
 }
 
-/// The loop of one target: a GET at once, then one every [`POLL_EVERY`]
-/// from the start of the last (or [`NOT_SERVED_EVERY`] while not served or
+/// The loop of one target: a GET at once (after the group's discovery
+/// while no version is known), then one every [`POLL_EVERY`] from the
+/// start of the last (or [`NOT_SERVED_EVERY`] while not served or
 /// forbidden), until aborted.
 async fn run(data: Rc<PollData>, client: RestClient, clock: Rc<dyn Clock>) {
-    let path = match data.target.try_path() {
-        Ok(p) => p,
-        Err(e) => {
-            let now = clock.now().as_secs_f64();
-            data.record(now, None, Err(PollState::Failed(e.to_string())));
-            return;
-        }
-    };
+    if let Err(e) = data.target.try_path(Version::V1beta1) {
+        let now = clock.now().as_secs_f64();
+        data.record(now, None, Err(PollState::Failed(e.to_string())));
+        return;
+    }
     loop {
         let start = clock.now();
-        let outcome = fetch(&client, clock.as_ref(), &data.target, &path).await;
+        let version = match data.version.get() {
+            Some(v) => Ok(v),
+            None => discover(&client).await,
+        };
+        let outcome = match version {
+            Ok(v) => {
+                data.version.set(Some(v));
+                fetch(&client, clock.as_ref(), &data.target, &data.target.path(v)).await
+            }
+            Err(state) => Err(state),
+        };
         let end = clock.now();
         let took = end.saturating_sub(start);
         let every = match outcome {
             Err(PollState::NotServed(_) | PollState::Forbidden(_)) => NOT_SERVED_EVERY,
             _ => POLL_EVERY,
         };
+        if matches!(outcome, Err(PollState::NotServed(_))) {
+            // Whatever serves the group next may serve other versions.
+            data.version.set(None);
+        }
         data.record(
             end.as_secs_f64(),
             Some(took.as_secs_f64() * 1000.0),
@@ -239,6 +304,8 @@ pub struct PollSnapshot {
     pub last_took_ms: Option<f64>,
     /// The last good answer's size and decode time.
     pub last_read: Option<Read>,
+    /// The version read (None until discovery has named one).
+    pub version: Option<Version>,
 }
 
 impl MetricsPolls {
@@ -299,6 +366,7 @@ impl MetricsPolls {
                     points: d.history.borrow().total(),
                     last_took_ms: d.last_took_ms.get(),
                     last_read: d.last_read.get(),
+                    version: d.version.get(),
                 }
             })
             .collect()
@@ -377,6 +445,12 @@ impl PollRef {
     /// What is polled.
     pub fn target(&self) -> Target {
         self.data().target.clone()
+    }
+
+    /// The version of metrics.k8s.io read (None until discovery has named
+    /// one, and after an answer that it is not served).
+    pub fn version(&self) -> Option<Version> {
+        self.data().version.get()
     }
 
     /// Where the poll stands.

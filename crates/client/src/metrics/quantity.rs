@@ -9,38 +9,126 @@
 //! needed.
 
 /// The value of a quantity in its base unit (cores, bytes), or `None` if
-/// it does not follow the grammar or is not finite.
+/// it does not follow the grammar or is too large to hold.
 pub fn value(q: &str) -> Option<f64> {
-    scaled(q, 0)
+    Quantity::parse(q).map(|x| x.scaled_f64(9))
 }
 
-/// The value times `10^shift`. A decimal suffix is folded into the
-/// exponent of one literal ("410m" in millicores is `410e0`), so common
-/// figures come out exact instead of off in the last bit.
-fn scaled(q: &str, shift: i32) -> Option<f64> {
-    let q = q.trim();
-    let split = q
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && (c == '+' || c == '-'))))
-        .map_or(q.len(), |(i, _)| i);
-    let (number, suffix) = q.split_at(split);
-    let digits = number.trim_start_matches(['+', '-']);
-    if !digits.bytes().any(|b| b.is_ascii_digit()) || digits.matches('.').count() > 1 {
-        return None;
+/// A quantity held exactly, as apimachinery's `resource.Quantity` holds
+/// one: a whole number of billionths of its unit (nanocores, nanobytes).
+///
+/// `ParseQuantity` rounds any finer value up (away from zero) to a
+/// billionth, and so does [`Quantity::parse`]; sums are exact; and
+/// [`Quantity::milli_value`] and [`Quantity::value`] round up as
+/// apimachinery's `MilliValue` and `Value` do. So what `kubectl top`
+/// prints from a sum of containers comes out the same to the last digit,
+/// which `f64` arithmetic does not promise (0.7m + 0.1m + 0.2m may add up
+/// to a hair over 1m, and print as 2m).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Quantity {
+    /// Billionths of the unit.
+    nanos: i128,
+}
+
+impl Quantity {
+    /// Zero.
+    pub const ZERO: Quantity = Quantity { nanos: 0 };
+
+    /// A quantity of `nanos` billionths of its unit.
+    pub const fn from_nanos(nanos: i128) -> Self {
+        Self { nanos }
     }
-    let v = match suffix_of(suffix)? {
-        Suffix::Decimal(e) => format!("{number}e{}", e.checked_add(shift)?)
-            .parse::<f64>()
-            .ok()?,
-        Suffix::Binary(p) => format!("{number}e{shift}").parse::<f64>().ok()? * 1024f64.powi(p),
-    };
-    v.is_finite().then_some(v)
+
+    /// Billionths of the unit.
+    pub const fn nanos(self) -> i128 {
+        self.nanos
+    }
+
+    /// Reads a quantity (see the module for the grammar); `None` if it does
+    /// not follow it, or is too large for 128 bits of billionths.
+    pub fn parse(q: &str) -> Option<Self> {
+        let q = q.trim();
+        let split = q
+            .char_indices()
+            .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && (c == '+' || c == '-'))))
+            .map_or(q.len(), |(i, _)| i);
+        let (number, suffix) = q.split_at(split);
+        let negative = number.starts_with('-');
+        let digits = number.trim_start_matches(['+', '-']);
+        if !digits.bytes().any(|b| b.is_ascii_digit()) || digits.matches('.').count() > 1 {
+            return None;
+        }
+        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+        let mut mantissa: u128 = 0;
+        for b in whole.bytes().chain(fraction.bytes()) {
+            mantissa = mantissa
+                .checked_mul(10)?
+                .checked_add(u128::from(b - b'0'))?;
+        }
+        let (exp10, pow1024) = match suffix_of(suffix)? {
+            Suffix::Decimal(e) => (e, 0),
+            Suffix::Binary(p) => (0, p),
+        };
+        let fraction_len = i32::try_from(fraction.len()).ok()?;
+        // mantissa × 1024^p × 10^(e - fraction digits) units, in billionths.
+        let scaled = mantissa.checked_mul(1024u128.checked_pow(pow1024)?)?;
+        let shift = exp10.checked_sub(fraction_len)?.checked_add(9)?;
+        let magnitude = if shift >= 0 {
+            scaled.checked_mul(10u128.checked_pow(shift.unsigned_abs())?)?
+        } else {
+            match 10u128.checked_pow(shift.unsigned_abs()) {
+                Some(d) => scaled.div_ceil(d),
+                // A divisor past 10^38 is larger than any mantissa: what
+                // is left is under a billionth, and rounds up to one.
+                None => u128::from(scaled > 0),
+            }
+        };
+        let nanos = i128::try_from(magnitude).ok()?;
+        Some(Self::from_nanos(if negative { -nanos } else { nanos }))
+    }
+
+    /// The sum, or `None` past 128 bits.
+    pub fn checked_add(self, other: Quantity) -> Option<Quantity> {
+        self.nanos.checked_add(other.nanos).map(Self::from_nanos)
+    }
+
+    /// Thousandths of the unit, rounded up (away from zero), as
+    /// apimachinery's `MilliValue`: 12345678n of a core is 13 millicores.
+    pub fn milli_value(self) -> i128 {
+        round_away(self.nanos, 1_000_000)
+    }
+
+    /// Whole units, rounded up (away from zero), as apimachinery's `Value`:
+    /// 1500m bytes are 2 bytes.
+    pub fn value(self) -> i128 {
+        round_away(self.nanos, 1_000_000_000)
+    }
+
+    /// The value times `10^digits` as an `f64` (`scaled_f64(9)` is the
+    /// value in units, `scaled_f64(6)` in thousandths, for charts): whole
+    /// part and fraction converted apart, so a whole number under 2^53
+    /// comes out exact.
+    pub fn scaled_f64(self, digits: u32) -> f64 {
+        let unit = 10i128.pow(digits);
+        let (whole, rest) = (self.nanos / unit, self.nanos % unit);
+        whole as f64 + rest as f64 / unit as f64
+    }
+}
+
+/// `n / d` rounded away from zero (`d` positive).
+fn round_away(n: i128, d: i128) -> i128 {
+    let q = n / d;
+    match n % d {
+        0 => q,
+        r if r > 0 => q + 1,
+        _ => q - 1,
+    }
 }
 
 /// A suffix: a power of ten or a power of 1024.
 enum Suffix {
     Decimal(i32),
-    Binary(i32),
+    Binary(u32),
 }
 
 fn suffix_of(suffix: &str) -> Option<Suffix> {
@@ -50,7 +138,7 @@ fn suffix_of(suffix: &str) -> Option<Suffix> {
         return Some(Suffix::Decimal(3 * i as i32 - 9));
     }
     if let Some(i) = binary.iter().position(|s| *s == suffix) {
-        return Some(Suffix::Binary(i as i32 + 1));
+        return Some(Suffix::Binary(i as u32 + 1));
     }
     let exp = suffix.strip_prefix(['e', 'E'])?;
     let e = exp.strip_prefix(['+', '-']).unwrap_or(exp);
@@ -63,7 +151,7 @@ fn suffix_of(suffix: &str) -> Option<Suffix> {
 /// CPU in millicores: "250m"→250, "1"→1000, "0.5"→500, "1500000n"→1.5,
 /// "12u"→0.012, "2k"→2,000,000. `None` if unreadable.
 pub fn cpu_millis(q: &str) -> Option<f64> {
-    scaled(q, 3)
+    Quantity::parse(q).map(|x| x.scaled_f64(6))
 }
 
 /// Bytes: "128Mi", "1Gi", "1G", "100k", "12345", "1e3", "0.5Gi", "327680Ki".
@@ -119,6 +207,37 @@ pub fn bytes_words(bytes: f64) -> String {
     } else {
         format!("{shown:.0}{}", UNITS[unit])
     }
+}
+
+/// CPU as `kubectl top` prints it: apimachinery's `MilliValue` and `m`,
+/// so a fraction of a millicore is rounded up: 12345678n → "13m",
+/// 250m → "250m", 2 → "2000m", 0 → "0m".
+pub fn top_cpu(q: Quantity) -> String {
+    format!("{}m", q.milli_value())
+}
+
+/// Memory as `kubectl top` prints it: `Value() / (1024*1024)` and `Mi`:
+/// the bytes rounded up to whole ones, then whole mebibytes with the rest
+/// dropped (Go's integer division): 1048575 → "0Mi", 2097151.5 → "2Mi",
+/// 700Mi → "700Mi", 1Gi → "1024Mi".
+pub fn top_memory(q: Quantity) -> String {
+    format!("{}Mi", q.value() / (1024 * 1024))
+}
+
+/// A share as `kubectl top node` computes it, before it is cut to a whole
+/// number: `float64(used.MilliValue()) / float64(available.MilliValue())
+/// * 100`, and 0 when what is available is zero.
+pub fn top_share(used_milli: i128, available_milli: i128) -> f64 {
+    if available_milli == 0 {
+        return 0.0;
+    }
+    used_milli as f64 / available_milli as f64 * 100.0
+}
+
+/// A share as `kubectl top node` prints it: truncated toward zero (Go's
+/// `int64(fraction)`) and `%`: 11.9 → "11%", 99.99 → "99%".
+pub fn top_percent(share: f64) -> String {
+    format!("{}%", share as i64)
 }
 
 #[cfg(test)]
@@ -213,5 +332,75 @@ mod tests {
         ] {
             assert_eq!(bytes_words(b), want, "{b}");
         }
+    }
+
+    #[test]
+    fn metrics_quantities_are_held_exactly_in_billionths_rounded_up_as_apimachinery_does() {
+        for (q, nanos) in [
+            ("12345678n", 12_345_678),
+            ("250m", 250_000_000),
+            ("1", 1_000_000_000),
+            ("1.5", 1_500_000_000),
+            ("0.5Gi", 536_870_912_000_000_000),
+            ("327680Ki", 335_544_320_000_000_000),
+            ("1e3", 1_000_000_000_000),
+            // Finer than a billionth: rounded up to one, away from zero.
+            ("1e-10", 1),
+            ("-1e-10", -1),
+            ("0.0000000001Ki", 103),
+            ("0", 0),
+        ] {
+            assert_eq!(Quantity::parse(q).map(Quantity::nanos), Some(nanos), "{q}");
+        }
+        assert_eq!(Quantity::parse("1e40"), None, "too large for 128 bits");
+    }
+
+    #[test]
+    fn metrics_milli_value_and_value_round_up_as_apimachinery_does() {
+        let q = |s: &str| Quantity::parse(s).expect(s);
+        assert_eq!(q("12345678n").milli_value(), 13);
+        assert_eq!(q("13000000n").milli_value(), 13);
+        assert_eq!(q("1n").milli_value(), 1);
+        assert_eq!(q("0").milli_value(), 0);
+        assert_eq!(q("1500m").value(), 2);
+        assert_eq!(q("2097151.5").value(), 2_097_152);
+        assert_eq!(q("-1500m").value(), -2, "away from zero");
+        assert_eq!(q("1Gi").value(), 1_073_741_824);
+    }
+
+    #[test]
+    fn metrics_kubectl_top_prints_cpu_as_milli_value() {
+        let cpu = |s: &str| top_cpu(Quantity::parse(s).expect(s));
+        assert_eq!(cpu("12345678n"), "13m");
+        assert_eq!(cpu("1500000n"), "2m");
+        assert_eq!(cpu("250m"), "250m");
+        assert_eq!(cpu("2"), "2000m");
+        assert_eq!(cpu("0"), "0m");
+        assert_eq!(cpu("1n"), "1m", "any use shows");
+    }
+
+    #[test]
+    fn metrics_kubectl_top_prints_memory_as_bytes_rounded_up_then_whole_mebibytes() {
+        let mem = |s: &str| top_memory(Quantity::parse(s).expect(s));
+        assert_eq!(mem("1048575"), "0Mi", "a byte short of a mebibyte");
+        assert_eq!(mem("1048576"), "1Mi");
+        assert_eq!(mem("2097151"), "1Mi", "floored, not rounded");
+        assert_eq!(mem("2097151.5"), "2Mi", "the bytes rounded up first");
+        assert_eq!(mem("700Mi"), "700Mi");
+        assert_eq!(mem("1Gi"), "1024Mi", "never in Gi");
+        assert_eq!(mem("327680Ki"), "320Mi");
+        assert_eq!(mem("12345Ki"), "12Mi");
+    }
+
+    #[test]
+    fn metrics_kubectl_top_percentages_are_truncated_and_zero_of_nothing() {
+        assert_eq!(top_percent(top_share(445, 4000)), "11%");
+        assert_eq!(top_percent(top_share(999, 1000)), "99%", "not 100%");
+        assert_eq!(top_percent(top_share(1999, 1000)), "199%");
+        assert_eq!(top_percent(top_share(5, 0)), "0%");
+        assert_eq!(top_percent(top_share(0, 4000)), "0%");
+        // 440Mi of 8Gi, in millibytes as kubectl divides them.
+        let mi = 1_048_576_000;
+        assert_eq!(top_percent(top_share(440 * mi, 8192 * mi)), "5%");
     }
 }

@@ -1,5 +1,6 @@
 //! The polls against the scripted fake API server and the fake clock:
-//! sharing, stopping, intervals, states, history through polls, subscriptions.
+//! sharing, stopping, intervals, states, history through polls, subscriptions,
+//! and the version read (kubectl's choice from the group's discovery).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -15,6 +16,7 @@ use crate::rest::RestClient;
 use crate::testing::{FakeApiServer, FakeClock, Reply};
 use crate::transport::TransportError;
 
+const GROUP: &str = "/apis/metrics.k8s.io";
 const SHOP: &str = "/apis/metrics.k8s.io/v1beta1/namespaces/demo-shop/pods";
 const NODES: &str = "/apis/metrics.k8s.io/v1beta1/nodes";
 const START: u64 = 1_700_000_000;
@@ -49,14 +51,41 @@ impl Rig {
         self.pool.run_until_stalled();
     }
 
+    /// GETs of metrics (the group's discovery not counted).
     fn gets(&self) -> usize {
         self.server.assert_no_failures();
-        self.server.log().len()
+        let log = self.server.log();
+        log.iter().filter(|l| *l != &format!("GET {GROUP}")).count()
+    }
+
+    /// GETs of the group's discovery.
+    fn discoveries(&self) -> usize {
+        self.server.assert_no_failures();
+        let log = self.server.log();
+        log.iter().filter(|l| *l == &format!("GET {GROUP}")).count()
     }
 
     fn expect(&self, path: &str, reply: Reply) {
         self.server.expect_get(path).reply(reply);
     }
+
+    /// The group's discovery, listing `versions` in this order.
+    fn expect_group(&self, versions: &[&str]) {
+        self.expect(GROUP, group(versions));
+    }
+}
+
+/// An `APIGroup` of metrics.k8s.io listing `versions`, the first preferred.
+fn group(versions: &[&str]) -> Reply {
+    let listed: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("metrics.k8s.io/{v}"), "version": v}))
+        .collect();
+    Reply::json(
+        200,
+        json!({"kind": "APIGroup", "apiVersion": "v1", "name": "metrics.k8s.io",
+               "versions": listed, "preferredVersion": listed.first()}),
+    )
 }
 
 fn pod(name: &str, stamp: &str, cpu: &str, memory: &str) -> Value {
@@ -83,25 +112,31 @@ fn now(secs_after_start: u64) -> f64 {
 
 #[test]
 fn metrics_targets_name_their_paths_and_say_what_they_are() {
-    assert_eq!(shop().path(), SHOP);
+    let beta = Version::V1beta1;
+    assert_eq!(shop().path(beta), SHOP);
     assert_eq!(
-        Target::Pods(None).path(),
+        Target::Pods(None).path(beta),
         "/apis/metrics.k8s.io/v1beta1/pods"
     );
-    assert_eq!(Target::Nodes.path(), NODES);
+    assert_eq!(Target::Nodes.path(beta), NODES);
+    assert_eq!(
+        Target::Nodes.path(Version::V1),
+        "/apis/metrics.k8s.io/v1/nodes"
+    );
     assert_eq!(shop().to_string(), "pods in demo-shop");
     assert_eq!(Target::Pods(None).to_string(), "pods in all namespaces");
     assert_eq!(Target::Nodes.to_string(), "nodes");
     for bad in ["../secrets", "a/b", "", "A", "x?watch=1"] {
         let t = Target::Pods(Some(bad.into()));
-        assert_eq!(t.path(), "", "{bad:?}");
-        assert!(t.try_path().is_err());
+        assert_eq!(t.path(beta), "", "{bad:?}");
+        assert!(t.try_path(Version::V1).is_err());
     }
 }
 
 #[test]
 fn metrics_one_get_per_target_per_period_however_many_handles() {
     let mut r = rig();
+    r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![pod("web-1", "t1", "400m", "320Mi")]));
     let a = r.polls.poll(shop());
     let b = r.polls.poll(shop());
@@ -110,6 +145,8 @@ fn metrics_one_get_per_target_per_period_however_many_handles() {
     assert!(a.latest().is_empty());
     r.pool.run_until_stalled();
     assert_eq!(r.gets(), 1, "the first GET goes at once, once");
+    assert_eq!(r.discoveries(), 1, "after the group's discovery, once");
+    assert_eq!(a.version(), Some(Version::V1beta1));
     assert_eq!(
         b.state(),
         PollState::Fresh {
@@ -133,6 +170,7 @@ fn metrics_one_get_per_target_per_period_however_many_handles() {
             decode_ms: 0.0
         })
     );
+    assert_eq!(r.polls.snapshots()[0].version, Some(Version::V1beta1));
     assert_eq!(
         r.polls.snapshots()[0].holders,
         2,
@@ -146,6 +184,8 @@ fn metrics_one_get_per_target_per_period_however_many_handles() {
     assert_eq!(r.gets(), 2);
     assert_eq!(a.history("demo-shop/web-1").len(), 2);
 
+    assert_eq!(r.discoveries(), 1, "a version known is not asked again");
+    r.expect_group(&["v1beta1"]);
     r.expect(
         NODES,
         Reply::json(200, json!({"kind": "NodeMetricsList", "items": []})),
@@ -167,6 +207,7 @@ fn metrics_one_get_per_target_per_period_however_many_handles() {
 #[test]
 fn metrics_polls_stop_with_the_last_handle_and_restart_fresh() {
     let mut r = rig();
+    r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![pod("web-1", "t1", "400m", "320Mi")]));
     let a = r.polls.poll(shop());
     let b = r.polls.poll(shop());
@@ -201,9 +242,11 @@ fn metrics_polls_stop_with_the_last_handle_and_restart_fresh() {
     assert_eq!(r.gets(), polled, "nobody holds it: no GET");
     assert_eq!(kept.len(), 1, "what a view kept stays readable");
 
+    r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![pod("web-2", "t9", "1m", "1Mi")]));
     let again = r.polls.poll(shop());
     assert_eq!(again.state(), PollState::Waiting, "a fresh start");
+    assert_eq!(again.version(), None, "the version is asked afresh too");
     assert!(again.latest().is_empty());
     r.pool.run_until_stalled();
     assert_eq!(r.gets(), polled + 1, "its first GET at once");
@@ -215,8 +258,9 @@ fn metrics_polls_stop_with_the_last_handle_and_restart_fresh() {
 #[test]
 fn metrics_not_served_is_said_and_asked_again_only_each_minute() {
     let mut r = rig();
+    // No metrics-server: the group itself is not found.
     r.expect(
-        SHOP,
+        GROUP,
         Reply::status(
             404,
             "NotFound",
@@ -231,13 +275,14 @@ fn metrics_not_served_is_said_and_asked_again_only_each_minute() {
     assert!(words.contains("install metrics-server"), "{words}");
     assert!(words.contains("404"), "{words}");
     r.step(59);
-    assert_eq!(r.gets(), 1, "not every 15 s");
+    assert_eq!(r.discoveries(), 1, "not every 15 s");
+    r.expect_group(&["v1beta1"]);
     r.expect(
         SHOP,
         Reply::status(503, "ServiceUnavailable", "service unavailable"),
     );
     r.step(1);
-    assert_eq!(r.gets(), 2);
+    assert_eq!((r.discoveries(), r.gets()), (2, 1));
     let PollState::NotServed(words) = p.state() else {
         panic!("{:?}", p.state());
     };
@@ -245,6 +290,8 @@ fn metrics_not_served_is_said_and_asked_again_only_each_minute() {
         words.contains("503") && words.contains("metrics-server"),
         "{words}"
     );
+    assert_eq!(p.version(), None, "not served: asked again next time");
+    r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![pod("web-1", "t1", "1", "1Gi")]));
     r.step(60);
     assert_eq!(
@@ -256,12 +303,60 @@ fn metrics_not_served_is_said_and_asked_again_only_each_minute() {
     );
     r.expect(SHOP, pods(vec![]));
     r.step(15);
-    assert_eq!(r.gets(), 4, "served again: back to every 15 s");
+    assert_eq!(r.gets(), 3, "served again: back to every 15 s");
+    assert_eq!(r.discoveries(), 3);
+}
+
+#[test]
+fn metrics_v1_is_read_where_the_server_serves_it() {
+    let mut r = rig();
+    r.expect_group(&["v1", "v1beta1"]);
+    r.expect(
+        "/apis/metrics.k8s.io/v1/nodes",
+        Reply::json(
+            200,
+            json!({"kind": "NodeMetricsList", "apiVersion": "metrics.k8s.io/v1", "items": [
+                {"metadata": {"name": "node-0"}, "usage": {"cpu": "12345678n", "memory": "1Gi"}}]}),
+        ),
+    );
+    let p = r.polls.poll(Target::Nodes);
+    r.pool.run_until_stalled();
+    assert_eq!(p.version(), Some(Version::V1));
+    assert_eq!(p.latest()[0].quantities.cpu.milli_value(), 13);
+    r.expect(
+        "/apis/metrics.k8s.io/v1/nodes",
+        Reply::json(200, json!({"kind": "NodeMetricsList", "items": []})),
+    );
+    r.step(15);
+    assert_eq!((r.discoveries(), r.gets()), (1, 2));
+}
+
+#[test]
+fn metrics_a_group_without_a_version_kubectl_reads_is_not_served() {
+    let mut r = rig();
+    r.expect_group(&["v2alpha1"]);
+    let p = r.polls.poll(shop());
+    r.pool.run_until_stalled();
+    let PollState::NotServed(words) = p.state() else {
+        panic!("{:?}", p.state());
+    };
+    assert!(
+        words.contains("only as v2alpha1") && words.contains("v1 or v1beta1"),
+        "{words}"
+    );
+    r.step(59);
+    assert_eq!(r.discoveries(), 1);
+    r.expect_group(&["v2alpha1", "v1beta1"]);
+    r.expect(SHOP, pods(vec![]));
+    r.step(1);
+    assert_eq!(p.version(), Some(Version::V1beta1));
+    assert_eq!(r.gets(), 1);
 }
 
 #[test]
 fn metrics_failures_are_said_and_the_last_good_sample_is_kept() {
     let mut r = rig();
+    r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![pod("web-1", "t1", "400m", "320Mi")]));
     let p = r.polls.poll(shop());
     r.pool.run_until_stalled();
@@ -298,12 +393,14 @@ fn metrics_failures_are_said_and_the_last_good_sample_is_kept() {
     }
     let s = &r.polls.snapshots()[0];
     assert_eq!((s.polls, s.failures, s.objects, s.points), (5, 4, 1, 1));
+    assert_eq!(r.discoveries(), 1, "only not served asks the version again");
     assert_eq!(s.last_took_ms, Some(0.0));
 }
 
 #[test]
 fn metrics_history_grows_per_object_and_a_missing_object_gets_no_point() {
     let mut r = rig();
+    r.expect_group(&["v1beta1"]);
     r.expect(
         SHOP,
         pods(vec![
@@ -343,6 +440,7 @@ fn metrics_history_grows_per_object_and_a_missing_object_gets_no_point() {
 #[test]
 fn metrics_history_keeps_at_most_an_hour_of_points() {
     let mut r = rig();
+    r.expect_group(&["v1beta1"]);
     let p = r.polls.poll(Target::Nodes);
     for i in 0..HISTORY_POINTS + 10 {
         let item = json!({"metadata": {"name": "node-0"}, "timestamp": i.to_string(),
@@ -362,6 +460,7 @@ fn metrics_history_keeps_at_most_an_hour_of_points() {
 #[test]
 fn metrics_subscribers_hear_every_poll_until_they_let_go() {
     let mut r = rig();
+    r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![]));
     let p = r.polls.poll(shop());
     let heard = Rc::new(Cell::new(0));
@@ -393,6 +492,7 @@ fn metrics_an_invalid_namespace_sends_nothing() {
 #[test]
 fn metrics_polls_stop_when_their_owner_is_dropped() {
     let mut r = rig();
+    r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![]));
     let p = r.polls.poll(shop());
     r.pool.run_until_stalled();
@@ -405,7 +505,7 @@ fn metrics_polls_stop_when_their_owner_is_dropped() {
     drop(polls);
     clock.advance(Duration::from_secs(600));
     pool.run_until_stalled();
-    assert_eq!(server.log().len(), 1);
+    assert_eq!(server.log().len(), 2, "the group's discovery and one poll");
     assert_eq!(
         p.state(),
         PollState::Fresh {
@@ -413,4 +513,17 @@ fn metrics_polls_stop_when_their_owner_is_dropped() {
             items: 0
         }
     );
+}
+
+#[test]
+fn metrics_the_version_is_kubectls_choice_the_first_it_reads_in_the_servers_order() {
+    let first = |listed: &[&str]| Version::first_served(listed.iter().copied());
+    assert_eq!(first(&["v1", "v1beta1"]), Some(Version::V1), "v1 preferred");
+    assert_eq!(first(&["v1beta1"]), Some(Version::V1beta1));
+    assert_eq!(first(&["v2alpha1", "v1beta1"]), Some(Version::V1beta1));
+    // kubectl walks the server's list, not its own: a server that prefers
+    // v1beta1 is read at v1beta1.
+    assert_eq!(first(&["v1beta1", "v1"]), Some(Version::V1beta1));
+    assert_eq!(first(&["v2"]), None);
+    assert_eq!(first(&[]), None);
 }
