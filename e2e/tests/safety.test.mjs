@@ -2,9 +2,11 @@
 // and strings from the cluster render as text, never as HTML.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, kubectl, launchBrowser, until, ports } from '../lib.mjs';
+import { withApp, cleanUp, kubectl, launchBrowser, until, ports, startProxy } from '../lib.mjs';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
+import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -145,6 +147,66 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
   } finally {
     await b.close();
     try { kubectl('-n', 'demo-shop', 'delete', 'secret', secret, '--ignore-not-found'); } catch { /* best effort */ }
+  }
+});
+
+/** The files under `dir` (every depth) whose bytes hold any of `needles`. */
+function filesHolding(dir, needles) {
+  const found = [];
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const path = join(e.parentPath ?? e.path, e.name);
+    let bytes;
+    try { bytes = readFileSync(path); } catch { continue; /* a socket or lock gone since */ }
+    if (needles.some((n) => bytes.includes(n))) found.push(path.slice(dir.length));
+  }
+  return found;
+}
+
+test('after Reveal, no byte of the Secret is in the browser profile: not in the HTTP cache, through the launcher or a plain kubectl proxy', async () => {
+  // kube-apiserver answers `Cache-Control: no-cache, private`, which lets
+  // Chromium keep the answer in its disk cache. The launcher answers
+  // `no-store`; the app's fetches ask for `no-store` too, which is all a
+  // plain kubectl proxy has. (A Secret's answer is far below the size the
+  // apiserver compresses, so a cached copy would hold the bytes as sent.)
+  const plain = await startProxy(port(1));
+  try {
+    for (const [via, url] of [['the launcher', app.url], ['a plain kubectl proxy', plain.url]]) {
+      const secret = `cache-probe-${Date.now() % 1000000}`;
+      const value = `s3cr3t-${Math.random().toString(36).slice(2)}-cached`;
+      const b64 = Buffer.from(value).toString('base64');
+      kubectl('-n', 'demo-shop', 'create', 'secret', 'generic', secret, `--from-literal=password=${value}`);
+      // A browser of its own (as launchBrowser starts one), whose profile
+      // outlives it, to be read once it has closed and written its cache.
+      const profile = mkdtempSync(join(tmpdir(), 'kubeglass-e2e-cache-'));
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 800 }, args: [...CHROMIUM_FLAGS],
+      });
+      let closed = false;
+      try {
+        const page = context.pages()[0] ?? await context.newPage();
+        await page.goto(`${url}#/o/secrets/demo-shop/${secret}`);
+        await page.getByTestId('secret-reveal').waitFor({ timeout: 20000 });
+        page.once('dialog', (d) => d.accept());
+        await page.getByTestId('secret-reveal').click();
+        const cell = page.getByTestId('secret-value');
+        await cell.waitFor({ timeout: 10000 });
+        await cell.click();
+        assert.ok(await until(async () => (await cell.innerText()).includes(value), 5000), `${via}: revealed`);
+        await context.close();
+        closed = true;
+        const cache = readdirSync(profile, { recursive: true }).filter((p) => /(^|\/)Cache(\/|$)/.test(p));
+        assert.ok(cache.length > 0, `${via}: the profile has an HTTP cache folder to look in`);
+        const holding = filesHolding(profile, [Buffer.from(value), Buffer.from(b64)]);
+        assert.deepEqual(holding, [], `${via}: the Secret's value is on disk in the profile`);
+      } finally {
+        if (!closed) await context.close();
+        rmSync(profile, { recursive: true, force: true });
+        try { kubectl('-n', 'demo-shop', 'delete', 'secret', secret, '--ignore-not-found'); } catch { /* best effort */ }
+      }
+    }
+  } finally {
+    await plain.stop();
   }
 });
 

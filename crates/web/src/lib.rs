@@ -1,7 +1,8 @@
 //! kubeglass-web: the browser side of kubeglass-client's traits.
 //!
-//! [`FetchTransport`] sends requests with `fetch` and streams watch bodies
-//! through a `ReadableStream` reader; dropping a stream aborts its fetch.
+//! [`FetchTransport`] sends requests with `fetch` (`cache: "no-store"`) and
+//! streams watch bodies through a `ReadableStream` reader; dropping a
+//! stream aborts its fetch.
 //! [`WebClock`] tells time with `Date.now()` and sleeps with `setTimeout`.
 //! This is the only crate that touches web-sys.
 #![warn(missing_docs)]
@@ -19,7 +20,7 @@ use kubeglass_client::transport::{ByteStream, Request, Transport, TransportError
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit};
+use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestCache, RequestInit};
 
 mod frame;
 mod regex;
@@ -251,6 +252,11 @@ impl FetchTransport {
         let init = RequestInit::new();
         init.set_method(request.method().as_str());
         init.set_headers(&headers);
+        // Nothing from the cluster in the HTTP cache: kube-apiserver says
+        // `no-cache, private`, which lets the browser keep an answer on
+        // disk (a revealed Secret, metadata whose last-applied holds one).
+        // `kubectl glass` answers `no-store`; a plain kubectl proxy does not.
+        init.set_cache(RequestCache::NoStore);
         init.set_signal(Some(&controller.signal()));
         if !request.body().is_empty() {
             let body = Uint8Array::from(request.body().as_slice());

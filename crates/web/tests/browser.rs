@@ -22,6 +22,7 @@ use kubeglass_client::rest::RestClient;
 use kubeglass_client::testing::{informer_scenarios, scenarios};
 use kubeglass_client::transport::{Transport, TransportError};
 use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport};
+use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -62,6 +63,38 @@ async fn reads_the_server_version_through_fetch() {
         info.git_version
     );
     assert_ne!(info.git_version, "v0.0.0-master+$Format:%H$");
+}
+
+#[wasm_bindgen_test]
+async fn every_fetch_asks_the_browser_to_store_nothing() {
+    // `window.fetch` wrapped for the length of this test: it records the
+    // cache mode of each call and passes it on.
+    let wrap = js_sys::Function::new_no_args(
+        "const real = window.fetch;
+         const seen = [];
+         window.fetch = function (url, init) { seen.push(String(init && init.cache)); return real.call(this, url, init); };
+         return [seen, () => { window.fetch = real; }];",
+    );
+    let pair: js_sys::Array = wrap.call0(&JsValue::NULL).expect("wrap fetch").into();
+    let seen: js_sys::Array = pair.get(0).into();
+    let restore: js_sys::Function = pair.get(1).into();
+    let t = transport();
+    let version = http::Request::get("/version")
+        .body(Vec::new())
+        .expect("request");
+    let sent = t.send(version).await.map(|r| r.status());
+    let watch = http::Request::get("/api/v1/namespaces?watch=true&timeoutSeconds=1")
+        .body(Vec::new())
+        .expect("request");
+    let streamed = t.stream(watch).await.map(|r| r.status());
+    restore.call0(&JsValue::NULL).expect("restore fetch");
+    assert!(sent.is_ok() && streamed.is_ok(), "{sent:?} {streamed:?}");
+    let modes: Vec<String> = seen.iter().filter_map(|v| v.as_string()).collect();
+    assert_eq!(
+        modes,
+        ["no-store", "no-store"],
+        "a whole answer, then a stream"
+    );
 }
 
 #[wasm_bindgen_test]
