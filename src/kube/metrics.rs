@@ -2,7 +2,9 @@
 
 use std::rc::Rc;
 
-use kubeglass_client::metrics::{ObjectUsage, Point, PollRef, PollState, PollSubscription, Target};
+use kubeglass_client::metrics::{
+    ObjectUsage, Point, PollRef, PollState, PollSubscription, Target, Version,
+};
 use leptos::prelude::*;
 
 use super::Kube;
@@ -26,6 +28,13 @@ impl Metrics {
     pub fn state(&self) -> PollState {
         self.tick.track();
         self.poll.state()
+    }
+
+    /// The version of metrics.k8s.io read (kubectl's choice; None until
+    /// discovery named one).
+    pub fn version(&self) -> Option<Version> {
+        self.tick.track();
+        self.poll.version()
     }
 
     /// The last good sample (kept through later failures).

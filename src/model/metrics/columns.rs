@@ -1,16 +1,16 @@
-//! CPU and memory columns for the pod and node tables: usage from the latest sample, and usage as a share of a pod's requests and limits or of a node's allocatable, as number cells appended to kubectl's own so they sort numerically with the rest.
+//! CPU and memory columns for the pod and node tables: usage from the latest sample, and usage as a share of a pod's requests and limits or of a node's allocatable, as number cells appended to kubectl's own so they sort numerically with the rest, and read as `kubectl top` prints them.
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use kubeglass_client::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_client::metrics::Usage;
-use kubeglass_client::metrics::quantity::{bytes_words, cpu_words};
+use kubeglass_client::metrics::Quantities;
+use kubeglass_client::metrics::quantity::{Quantity, top_cpu, top_memory, top_percent};
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
 use serde_json::Value;
 
-use super::Capacity;
+use super::{By, Capacity, share_of};
 
 /// A column format this app adds: millicores.
 pub const CPU_FORMAT: &str = "kubeglass-cpu-millis";
@@ -98,31 +98,41 @@ impl UsageOf {
 
     /// The cells of one row, in [`UsageOf::columns`]' order: numbers, or
     /// null where there is no figure (no sample for it yet, or nothing to
-    /// measure against), which sorts last.
-    pub fn cells(self, usage: Option<&Usage>, against: Option<&Against>) -> Vec<Value> {
-        let share = |used: Option<f64>, of: Option<f64>| match (used, of) {
-            (Some(u), Some(o)) if o > 0.0 => Value::from(u / o * 100.0),
+    /// measure against), which sorts last. The figures are the ones
+    /// `kubectl top` prints (whole millicores rounded up, whole bytes
+    /// rounded up), and the shares its shares, not yet cut to a whole
+    /// number (see [`share_of`]); a pod's share of a zero request is null.
+    pub fn cells(self, usage: Option<&Quantities>, against: Option<&Against>) -> Vec<Value> {
+        // A node's zero allocatable is 0% (kubectl's); a pod's zero
+        // request is no base for a share (the app's own columns).
+        let nodes = self == UsageOf::Nodes;
+        let share = |used: Option<Quantity>, of: Option<f64>, by: By| match (used, of) {
+            (Some(u), Some(o)) if nodes || o > 0.0 => Value::from(share_of(u, o, by)),
             _ => Value::Null,
         };
-        let cpu = usage.map(|u| u.cpu_millis);
-        let mem = usage.map(|u| u.memory_bytes);
-        let num = |v: Option<f64>| v.map_or(Value::Null, Value::from);
+        let cpu = usage.map(|u| u.cpu);
+        let mem = usage.map(|u| u.memory);
+        let num = |v: Option<i128>| v.map_or(Value::Null, |v| Value::from(v as f64));
         let first = against.map(|a| a.first).unwrap_or_default();
         let second = against.map(|a| a.second).unwrap_or_default();
+        let (cpu_figure, mem_figure) = (
+            num(cpu.map(Quantity::milli_value)),
+            num(mem.map(Quantity::value)),
+        );
         match self {
             UsageOf::Pods => vec![
-                num(cpu),
-                share(cpu, first.cpu_millis),
-                share(cpu, second.cpu_millis),
-                num(mem),
-                share(mem, first.memory_bytes),
-                share(mem, second.memory_bytes),
+                cpu_figure,
+                share(cpu, first.cpu_millis, By::Cpu),
+                share(cpu, second.cpu_millis, By::Cpu),
+                mem_figure,
+                share(mem, first.memory_bytes, By::Memory),
+                share(mem, second.memory_bytes, By::Memory),
             ],
             UsageOf::Nodes => vec![
-                num(cpu),
-                share(cpu, first.cpu_millis),
-                num(mem),
-                share(mem, first.memory_bytes),
+                cpu_figure,
+                share(cpu, first.cpu_millis, By::Cpu),
+                mem_figure,
+                share(mem, first.memory_bytes, By::Memory),
             ],
         }
     }
@@ -136,8 +146,9 @@ pub fn is_usage_column(c: &TableColumn) -> bool {
     )
 }
 
-/// How a usage cell reads: `180m`, `320Mi`, `18%`; empty without a figure.
-/// None for the server's own columns.
+/// How a usage cell reads, as `kubectl top` prints it: `180m`, `320Mi`
+/// (never `Gi`), `18%` (cut, not rounded); empty without a figure. None
+/// for the server's own columns.
 pub fn usage_text(column: &TableColumn, cell: Option<&Value>) -> Option<String> {
     if !is_usage_column(column) {
         return None;
@@ -145,10 +156,12 @@ pub fn usage_text(column: &TableColumn, cell: Option<&Value>) -> Option<String> 
     let Some(v) = cell.and_then(Value::as_f64) else {
         return Some(String::new());
     };
+    // A figure cell holds a whole number (see `UsageOf::cells`).
+    let whole = |scale: i128| Quantity::from_nanos(v.max(0.0).ceil() as i128 * scale);
     Some(match column.format.as_str() {
-        CPU_FORMAT => cpu_words(v),
-        MEMORY_FORMAT => bytes_words(v),
-        _ => format!("{}%", v.round()),
+        CPU_FORMAT => top_cpu(whole(1_000_000)),
+        MEMORY_FORMAT => top_memory(whole(1_000_000_000)),
+        _ => top_percent(v),
     })
 }
 
@@ -161,7 +174,7 @@ pub struct UsageCells {
     pub of: Option<UsageOf>,
     /// Whether the person wants the columns (the toggle).
     pub on: bool,
-    pub usage: HashMap<String, Usage>,
+    pub usage: HashMap<String, Quantities>,
     pub against: HashMap<String, Against>,
     /// Whether there is anything to show: a sample has arrived.
     pub sampled: bool,
@@ -275,199 +288,4 @@ pub fn resources_only(mut o: DynamicObject) -> DynamicObject {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::table::{Sort, TableModel};
-    use kubeglass_client::rest::table::TableRow;
-
-    fn row(ns: &str, name: &str) -> Rc<TableRowObject> {
-        let mut r = TableRowObject {
-            metadata: Default::default(),
-            row: TableRow {
-                cells: vec![Value::from(name), Value::from("Running")],
-                object: None,
-            },
-        };
-        r.metadata.namespace = Some(ns.into());
-        r.metadata.name = Some(name.into());
-        Rc::new(r)
-    }
-
-    fn server_columns() -> Vec<TableColumn> {
-        ["Name", "Status"]
-            .iter()
-            .map(|n| TableColumn {
-                name: (*n).into(),
-                type_: "string".into(),
-                format: if *n == "Name" {
-                    "name".into()
-                } else {
-                    String::new()
-                },
-                description: String::new(),
-                priority: 0,
-            })
-            .collect()
-    }
-
-    fn usage(cpu: f64, mem: f64) -> Usage {
-        Usage {
-            cpu_millis: cpu,
-            memory_bytes: mem,
-        }
-    }
-
-    fn pod_against(req_cpu: f64, lim_cpu: Option<f64>) -> Against {
-        Against {
-            first: Capacity {
-                cpu_millis: Some(req_cpu),
-                memory_bytes: Some(512.0 * 1024.0 * 1024.0),
-            },
-            second: Capacity {
-                cpu_millis: lim_cpu,
-                memory_bytes: None,
-            },
-        }
-    }
-
-    #[test]
-    fn a_pods_cells_are_usage_and_its_share_of_requests_and_limits() {
-        let cells = UsageOf::Pods.cells(
-            Some(&usage(180.0, 256.0 * 1024.0 * 1024.0)),
-            Some(&pod_against(1000.0, Some(2000.0))),
-        );
-        let n = |v: &Value| v.as_f64();
-        assert_eq!(n(&cells[0]), Some(180.0));
-        assert_eq!(n(&cells[1]), Some(18.0));
-        assert_eq!(n(&cells[2]), Some(9.0));
-        assert_eq!(n(&cells[3]), Some(256.0 * 1024.0 * 1024.0));
-        assert_eq!(n(&cells[4]), Some(50.0));
-        // No memory limit: no share of it.
-        assert_eq!(cells[5], Value::Null);
-        assert_eq!(cells.len(), UsageOf::Pods.columns().len());
-    }
-
-    #[test]
-    fn no_sample_or_nothing_to_measure_against_is_null_not_zero() {
-        let cells = UsageOf::Nodes.cells(None, None);
-        assert!(cells.iter().all(Value::is_null), "{cells:?}");
-        assert_eq!(cells.len(), UsageOf::Nodes.columns().len());
-        // A zero request is no base for a share.
-        let cells = UsageOf::Pods.cells(Some(&usage(5.0, 1.0)), Some(&pod_against(0.0, None)));
-        assert_eq!(cells[1], Value::Null);
-    }
-
-    #[test]
-    fn cells_read_like_kubectl_top() {
-        let cols = UsageOf::Pods.columns();
-        let text = |i: usize, v: Value| usage_text(&cols[i], Some(&v)).expect("a usage column");
-        assert_eq!(text(0, Value::from(180.2)), "181m");
-        assert_eq!(text(3, Value::from(335_544_320.0)), "320Mi");
-        assert_eq!(text(1, Value::from(18.4)), "18%");
-        assert_eq!(text(1, Value::Null), "");
-        assert_eq!(
-            usage_text(&server_columns()[1], Some(&Value::from(1))),
-            None
-        );
-    }
-
-    #[test]
-    fn rows_gain_cells_only_with_a_sample_and_keep_their_identity_when_unchanged() {
-        let server = server_columns();
-        let mut cells = UsageCells::new(Some(UsageOf::Pods), true);
-        let r = row("shop", "web-1");
-        // No sample yet: no columns, the row as it came.
-        assert_eq!(cells.columns(&server), server);
-        assert!(Rc::ptr_eq(&cells.row(r.clone(), 2), &r));
-
-        cells.sampled = true;
-        cells.usage.insert("shop/web-1".into(), usage(400.0, 1.0));
-        assert_eq!(cells.columns(&server).len(), 2 + 6);
-        let with = cells.row(r.clone(), 2);
-        assert_eq!(with.row.cells.len(), 8);
-        assert_eq!(with.row.cells[2].as_f64(), Some(400.0));
-        // Again with the same figures: the same row, not a copy.
-        assert!(Rc::ptr_eq(&cells.row(with.clone(), 2), &with));
-        // New figures replace the old cells, they are not appended.
-        cells.usage.insert("shop/web-1".into(), usage(500.0, 1.0));
-        let newer = cells.row(with.clone(), 2);
-        assert_eq!(newer.row.cells.len(), 8);
-        assert_eq!(newer.row.cells[2].as_f64(), Some(500.0));
-        // Columns already holding ours are not doubled.
-        assert_eq!(cells.columns(&cells.columns(&server)).len(), 8);
-
-        // Off: the server's cells and columns only.
-        cells.on = false;
-        assert_eq!(cells.row(newer, 2).row.cells.len(), 2);
-        assert_eq!(cells.columns(&cells.columns(&server)), server);
-    }
-
-    #[test]
-    fn a_table_without_usage_columns_is_left_as_the_server_sends_it() {
-        // Even a column that claims one of our formats (a CRD may name any).
-        let mut server = server_columns();
-        server[1].format = CPU_FORMAT.into();
-        let cells = UsageCells::new(None, true);
-        assert_eq!(cells.columns(&server), server);
-        let r = row("shop", "web-1");
-        assert!(Rc::ptr_eq(&cells.row(r.clone(), 1), &r));
-    }
-
-    #[test]
-    fn the_cpu_column_sorts_by_number_not_by_text() {
-        let mut cells = UsageCells::new(Some(UsageOf::Pods), true);
-        cells.sampled = true;
-        for (name, cpu) in [("a", 900.0), ("b", 1200.0), ("c", 95.0)] {
-            cells.usage.insert(format!("shop/{name}"), usage(cpu, 1.0));
-        }
-        let mut model = TableModel::new();
-        model.set_columns(cells.columns(&server_columns()));
-        for name in ["a", "b", "c", "d"] {
-            model.upsert(cells.row(row("shop", name), 2));
-        }
-        model.set_sort(Sort {
-            column: Some(2),
-            descending: true,
-        });
-        // "d" has no sample: last, in either direction.
-        assert_eq!(model.order(), ["shop/b", "shop/a", "shop/c", "shop/d"]);
-        model.set_sort(Sort {
-            column: Some(2),
-            descending: false,
-        });
-        assert_eq!(model.order(), ["shop/c", "shop/a", "shop/b", "shop/d"]);
-    }
-
-    #[test]
-    fn a_poll_rewrites_every_rows_cells_and_their_order_at_once() {
-        let server = server_columns();
-        let mut cells = UsageCells::new(Some(UsageOf::Nodes), true);
-        let mut model = TableModel::new();
-        model.set_columns(cells.columns(&server));
-        for name in ["a", "b"] {
-            model.upsert(cells.row(row("", name), 2));
-        }
-        model.set_sort(Sort {
-            column: Some(2),
-            descending: true,
-        });
-        // Nothing sampled: nothing to rewrite.
-        assert!(!model.rewrite(cells.columns(&server), |r| cells.row(r, 2)));
-
-        cells.sampled = true;
-        cells.usage.insert("a".into(), usage(100.0, 1.0));
-        cells.usage.insert("b".into(), usage(200.0, 1.0));
-        assert!(model.rewrite(cells.columns(&server), |r| cells.row(r, 2)));
-        assert_eq!(model.columns().len(), 6);
-        assert_eq!(model.order(), ["b", "a"]);
-        cells.usage.insert("a".into(), usage(300.0, 1.0));
-        assert!(model.rewrite(cells.columns(&server), |r| cells.row(r, 2)));
-        assert_eq!(model.order(), ["a", "b"]);
-        assert_eq!(
-            model.get("a").expect("row a").row.cells[2].as_f64(),
-            Some(300.0)
-        );
-        // The same figures again: nothing changes.
-        assert!(!model.rewrite(cells.columns(&server), |r| cells.row(r, 2)));
-    }
-}
+mod tests;

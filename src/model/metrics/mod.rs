@@ -1,21 +1,19 @@
-//! The Top page's rules: pods and nodes ranked by CPU or memory from the latest sample, a node's usage as a share of what it can allocate, a poll's state in words, and a usage line over the tab's own history.
-
-use std::collections::BTreeMap;
+//! The Top page's rules: pods and nodes ranked by CPU or memory from the latest sample in `kubectl top`'s words (`top`), a node's usage as a share of what it can allocate, a poll's state in words, and a usage line over the tab's own history.
 
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_client::metrics::quantity::{bytes, bytes_words, cpu_millis, cpu_words};
-use kubeglass_client::metrics::{ObjectUsage, Point, PollState, Usage};
-
-use super::filter::Test;
+use kubeglass_client::metrics::quantity::{bytes, cpu_millis};
+use kubeglass_client::metrics::{Point, PollState, Usage};
 
 mod columns;
 mod graph;
 mod sizing;
+mod top;
 pub use columns::{
     Against, RESOURCES_ONLY, UsageCells, UsageOf, is_usage_column, resources_only, usage_text,
 };
 pub use graph::{graph, part, pod_resources, pods_resources, sum_histories};
 pub use sizing::{Part, PodSizing, Sizing, controller, fit_words, part_words, right_size};
+pub use top::{TopRow, rank, share_of, top_state_words};
 
 #[cfg(test)]
 mod tests;
@@ -63,69 +61,6 @@ impl Capacity {
             memory_bytes: read("memory").as_deref().and_then(bytes),
         }
     }
-}
-
-/// One row of the Top page.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TopRow {
-    /// `namespace/name` for a pod, the name for a node.
-    pub key: String,
-    pub namespace: Option<String>,
-    pub name: String,
-    pub usage: Usage,
-    /// As `kubectl top` says them (`400m`, `320Mi`).
-    pub cpu: String,
-    pub memory: String,
-    /// A node's usage as a percentage of its allocatable, when known.
-    pub cpu_share: Option<f64>,
-    pub memory_share: Option<f64>,
-    /// The ranked value as a fraction of the first row's (for a bar).
-    pub bar: f64,
-}
-
-/// The objects of `sample` that pass `keep` (on their key), largest `by`
-/// first (ties by key), at most `limit`; and how many passed in all.
-/// `capacity` (by node name) gives nodes their shares.
-pub fn rank(
-    sample: &[ObjectUsage],
-    by: By,
-    keep: &Test,
-    limit: usize,
-    capacity: &BTreeMap<String, Capacity>,
-) -> (Vec<TopRow>, usize) {
-    let mut passed: Vec<&ObjectUsage> = sample.iter().filter(|o| keep(&o.key())).collect();
-    passed.sort_by(|a, b| {
-        by.of(&b.usage)
-            .total_cmp(&by.of(&a.usage))
-            .then_with(|| a.key().cmp(&b.key()))
-    });
-    let total = passed.len();
-    let top = passed.first().map_or(0.0, |o| by.of(&o.usage));
-    let rows = passed
-        .into_iter()
-        .take(limit)
-        .map(|o| {
-            let cap = capacity.get(&o.name).filter(|_| o.namespace.is_none());
-            let share =
-                |used: f64, of: Option<f64>| of.filter(|c| *c > 0.0).map(|c| 100.0 * used / c);
-            TopRow {
-                key: o.key(),
-                namespace: o.namespace.clone(),
-                name: o.name.clone(),
-                usage: o.usage,
-                cpu: cpu_words(o.usage.cpu_millis),
-                memory: bytes_words(o.usage.memory_bytes),
-                cpu_share: cap.and_then(|c| share(o.usage.cpu_millis, c.cpu_millis)),
-                memory_share: cap.and_then(|c| share(o.usage.memory_bytes, c.memory_bytes)),
-                bar: if top > 0.0 {
-                    by.of(&o.usage) / top
-                } else {
-                    0.0
-                },
-            }
-        })
-        .collect();
-    (rows, total)
 }
 
 /// What a poll's state says above its rows, when it says something: the

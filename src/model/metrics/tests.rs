@@ -1,112 +1,11 @@
 use std::collections::BTreeMap;
 
-use kubeglass_client::metrics::{ObjectUsage, Point, PollState, Usage};
+use kubeglass_client::metrics::{Point, PollState, Usage};
 
 use super::sizing::Fit;
 use super::*;
-use crate::model::filter::{Filter, literal_compile};
-
-fn pod(ns: &str, name: &str, cpu: f64, mem: f64) -> ObjectUsage {
-    ObjectUsage {
-        namespace: Some(ns.into()),
-        name: name.into(),
-        usage: Usage {
-            cpu_millis: cpu,
-            memory_bytes: mem,
-        },
-        quantities: Default::default(),
-        containers: Vec::new(),
-        timestamp: String::new(),
-        window_secs: 15.0,
-    }
-}
-
-fn node(name: &str, cpu: f64, mem: f64) -> ObjectUsage {
-    ObjectUsage {
-        namespace: None,
-        ..pod("", name, cpu, mem)
-    }
-}
-
-fn all() -> crate::model::filter::Test {
-    Filter::parse("")
-        .test(literal_compile)
-        .unwrap_or_else(|_| Box::new(|_| true))
-}
 
 const MI: f64 = 1024.0 * 1024.0;
-
-#[test]
-fn pods_rank_by_cpu_or_memory_largest_first_and_the_filter_counts() {
-    let sample = vec![
-        pod("shop", "cart-1", 5.0, 24.0 * MI),
-        pod("shop", "frontend-1", 400.0, 320.0 * MI),
-        pod("data", "postgres-0", 150.0, 600.0 * MI),
-        pod("shop", "frontend-2", 400.0, 320.0 * MI),
-    ];
-    let (rows, total) = rank(&sample, By::Cpu, &all(), 10, &BTreeMap::new());
-    let keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
-    assert_eq!(
-        keys,
-        [
-            "shop/frontend-1",
-            "shop/frontend-2",
-            "data/postgres-0",
-            "shop/cart-1"
-        ]
-    );
-    assert_eq!(total, 4);
-    assert_eq!(
-        (rows[0].cpu.as_str(), rows[0].memory.as_str()),
-        ("400m", "320Mi")
-    );
-    assert_eq!(rows[0].bar, 1.0);
-    assert!((rows[3].bar - 5.0 / 400.0).abs() < 1e-9);
-    let (rows, _) = rank(&sample, By::Memory, &all(), 2, &BTreeMap::new());
-    let keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
-    assert_eq!(
-        keys,
-        ["data/postgres-0", "shop/frontend-1"],
-        "memory first, and only the limit"
-    );
-    let front = Filter::parse("FRONT")
-        .test(literal_compile)
-        .unwrap_or_else(|_| Box::new(|_| false));
-    let (rows, total) = rank(&sample, By::Cpu, &front, 1, &BTreeMap::new());
-    assert_eq!(
-        (rows.len(), total),
-        (1, 2),
-        "one shown of the two that pass"
-    );
-}
-
-#[test]
-fn a_node_shows_its_usage_as_a_share_of_allocatable_when_it_reads() {
-    let sample = vec![node("n1", 445.0, 440.0 * MI), node("n2", 10.0, MI)];
-    let mut capacity = BTreeMap::new();
-    capacity.insert(
-        "n1".to_string(),
-        Capacity {
-            cpu_millis: Some(4000.0),
-            memory_bytes: Some(8192.0 * MI),
-        },
-    );
-    capacity.insert(
-        "n2".to_string(),
-        Capacity {
-            cpu_millis: None,
-            memory_bytes: Some(0.0),
-        },
-    );
-    let (rows, _) = rank(&sample, By::Cpu, &all(), 10, &capacity);
-    assert!((rows[0].cpu_share.unwrap_or(0.0) - 11.125).abs() < 1e-9);
-    assert!((rows[0].memory_share.unwrap_or(0.0) - 100.0 * 440.0 / 8192.0).abs() < 1e-9);
-    assert_eq!(
-        (rows[1].cpu_share, rows[1].memory_share),
-        (None, None),
-        "unknown and zero allocatable give no share"
-    );
-}
 
 #[test]
 fn allocatable_reads_from_a_node() {

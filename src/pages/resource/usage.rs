@@ -127,7 +127,7 @@ pub fn UsageFeed(
         let _ = measured_count.get();
         {
             let mut cells = f.usage.borrow_mut();
-            cells.usage = latest.iter().map(|o| (o.key(), o.usage)).collect();
+            cells.usage = latest.iter().map(|o| (o.key(), o.quantities)).collect();
             cells.against =
                 measured.with_untracked(|m| m.iter().map(|(k, v)| (k.clone(), *v)).collect());
             cells.sampled = sampled;
