@@ -1,8 +1,9 @@
 // Top against the real metrics-server (hack/cluster.sh runs it behind the
 // aggregator) and kwok's simulated usage: pods and nodes ranked by CPU or
 // memory, live (a new pod's figures arrive without a reload, and its line
-// grows a point each poll); the pod and node tables' CPU and memory
-// columns against kubectl top; the polls on the X-ray page; and a cluster
+// grows a point each poll); the node rows against kubectl top node, word
+// for word, where both read the same sample; the pod and node tables' CPU
+// and memory columns against kubectl top; the polls on the X-ray page; and a cluster
 // whose metrics-server stops answering says so in one line while the rest of
 // the app works.
 import { test } from 'node:test';
@@ -86,11 +87,62 @@ test('Top ranks pods and nodes by CPU or memory from metrics-server, live, each 
   // Nodes: every demo node, with its share of allocatable.
   const nodes = await rows(page, 'top-nodes');
   assert.ok(nodes.length >= 5, `${nodes.length} nodes`);
-  assert.match(await page.getByTestId('top-nodes').getByTestId('top-row').first().innerText(), /\d+m\s+\d+%\s+\d+(\.\d)?[KMG]i\s+\d+%/);
+  // kubectl top node's words: whole millicores, a whole percent, whole Mi.
+  assert.match(await page.getByTestId('top-nodes').getByTestId('top-row').first().innerText(), /\d+m\s+\d+%\s+\d+Mi\s+\d+%/);
   // Live: the next poll (15 s on) adds a point, and the busy pod's line has
   // two of them.
   assert.ok(await until(async () => (await busyRows())[0]?.line.split(' ').length >= 2, 30000, 500),
     `a line over its history: ${JSON.stringify(await busyRows())}`);
+});
+
+/** metrics-server's sample time of each node, as the API serves it now. */
+const nodeStamps = (version) => Object.fromEntries(
+  JSON.parse(kubectl('get', '--raw', `/apis/metrics.k8s.io/${version}/nodes`)).items.map((i) => [i.metadata.name, i.timestamp]));
+
+test('Top\'s node rows say what kubectl top node says, word for word, where both read the same sample', async () => {
+  const { page } = app;
+  await page.goto(`${app.url}#/top`);
+  const nodes = page.getByTestId('top-nodes');
+  await nodes.getByTestId('top-row').first().waitFor({ timeout: 60000 });
+  // The version kubectl reads (the first of v1, v1beta1 the group lists).
+  const version = await nodes.getAttribute('data-version');
+  const listed = JSON.parse(kubectl('get', '--raw', '/apis/metrics.k8s.io')).versions.map((v) => v.version);
+  assert.equal(version, listed.find((v) => ['v1', 'v1beta1'].includes(v)), `listed: ${listed}`);
+  const appRows = () => nodes.getByTestId('top-row').evaluateAll((trs) => trs.map((tr) => ({
+    words: [...tr.querySelectorAll('td')].slice(0, 5).map((td) => td.innerText.trim()),
+    stamp: tr.dataset.timestamp ?? '',
+  })));
+  // metrics-server takes a new sample every 15 s and the page polls on its
+  // own 15 s, so a node's line is compared only when kubectl's line and the
+  // page's row come from one sample: the API served the same timestamp
+  // before and after kubectl ran, and the page's row carries it. Every
+  // comparison made is exact; the wait is for each node to get one.
+  const compared = new Set();
+  let last = '';
+  await until(async () => {
+    const before = nodeStamps(version);
+    const top = kubectl('top', 'node', '--no-headers').trim().split('\n').map((l) => l.trim().split(/\s+/));
+    const after = nodeStamps(version);
+    const rows = Object.fromEntries((await appRows()).map((r) => [r.words[0], r]));
+    // The shares need the nodes' allocatable, which the page's informer of
+    // the nodes brings (it also lists the nodes without figures).
+    if (Object.values(rows).some((r) => r.words[2] === '')) return false;
+    // Every node kubectl lists (those without figures as <unknown>) is a row.
+    assert.deepEqual(Object.keys(rows).sort(), top.map((l) => l[0]).sort(), 'the same nodes');
+    for (const line of top) {
+      const [name] = line;
+      const row = rows[name];
+      const same = line[1] === '<unknown>'
+        ? !(name in before) && !(name in after) && row.stamp === ''
+        : before[name] !== undefined && before[name] === after[name] && row.stamp === before[name];
+      if (!same) continue;
+      assert.deepEqual(row.words, line, `${name}: the page and kubectl top node, one sample (${before[name] ?? 'none'})`);
+      compared.add(name);
+    }
+    last = `compared ${[...compared]} of ${top.map((l) => l[0])}`;
+    return compared.size === top.length;
+  }, 120000, 1000);
+  assert.ok(compared.size >= 5, last);
 });
 
 test('right-sizing says which workloads use more than they request and which ask for more than they use, and names the pods far from their requests', async () => {
