@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty, Full, combinators::BoxBody};
@@ -19,8 +20,9 @@ use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, UnixStream};
+use tokio::sync::Semaphore;
 
 use crate::assets;
 use crate::gate::{self, Refusal, Route};
@@ -58,11 +60,56 @@ impl Door {
     }
 }
 
-/// Serves `door` on `listener` until the task is dropped.
+/// What the door allows anyone who connects, before any rule is asked:
+/// nobody can hold it up by connecting and saying nothing, by opening
+/// connections until it runs out of files, or by making it spin when it
+/// has.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// A connection that has not sent a whole request head this long
+    /// after it connected (or after its last answer) is closed.
+    pub header_read_timeout: Duration,
+    /// At most this many connections are served at once; the next waits
+    /// in the kernel's queue until one closes. An upgraded connection
+    /// (a watch's WebSocket, which needs the token) no longer counts.
+    pub max_connections: usize,
+    /// After a failed `accept` (`EMFILE`: no file descriptor left), wait
+    /// this long before the next instead of trying again at once.
+    pub accept_pause: Duration,
+}
+
+impl Default for Limits {
+    /// 10 s, 128 connections, 100 ms: a browser sends its head at once and
+    /// keeps a handful of connections per origin.
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 128,
+            accept_pause: Duration::from_millis(100),
+        }
+    }
+}
+
+/// Serves `door` on `listener` with the default [`Limits`] until the task
+/// is dropped.
 pub async fn serve(listener: TcpListener, door: Arc<Door>) {
+    serve_with(listener, door, Limits::default()).await;
+}
+
+/// Serves `door` on `listener` within `limits` until the task is dropped.
+pub async fn serve_with(listener: TcpListener, door: Arc<Door>, limits: Limits) {
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        // A slot first: beyond the cap, connections wait unaccepted.
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                tokio::time::sleep(limits.accept_pause).await;
+                continue;
+            }
         };
         let door = door.clone();
         tokio::spawn(async move {
@@ -71,9 +118,12 @@ pub async fn serve(listener: TcpListener, door: Arc<Door>) {
                 async move { Ok::<_, std::convert::Infallible>(answer(&door, req).await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_read_timeout)
                 .serve_connection(TokioIo::new(stream), service)
                 .with_upgrades()
                 .await;
+            drop(slot);
         });
     }
 }
