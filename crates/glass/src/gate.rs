@@ -16,7 +16,9 @@ pub enum Refusal {
     #[error("not found")]
     NotFound,
     /// A `Host` other than ours (DNS rebinding).
-    #[error("this server answers only to 127.0.0.1:{0} and localhost:{0}")]
+    #[error(
+        "this server answers only to 127.0.0.1:{0}; not localhost, which a browser may send to ::1, where another program may listen"
+    )]
     Host(u16),
     /// Sent by another site's page (`Origin` or `Sec-Fetch-Site`).
     #[error("cross-site request refused")]
@@ -45,15 +47,19 @@ impl Refusal {
     }
 }
 
-/// True when `host` (the `Host` header) names this listener: 127.0.0.1 or
-/// localhost with our port, nothing else. A page on `evil.example` whose
-/// name resolves to 127.0.0.1 sends `Host: evil.example:port`.
+/// True when `host` (the `Host` header) names this listener: 127.0.0.1
+/// with our port, nothing else. A page on `evil.example` whose name
+/// resolves to 127.0.0.1 sends `Host: evil.example:port`. `localhost` is
+/// refused too: the launcher listens on 127.0.0.1 only, and a browser may
+/// send `localhost` to `[::1]` first, where another program may hold the
+/// same port; so a URL with `localhost` must never seem to work, and the
+/// printed URL never uses it.
 pub fn host_is_ours(host: Option<&str>, port: u16) -> bool {
     let Some(host) = host else { return false };
     let Some((name, p)) = host.rsplit_once(':') else {
         return false;
     };
-    p == port.to_string() && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
+    p == port.to_string() && name == "127.0.0.1"
 }
 
 /// Splits `path` into the token segment and the rest, when the first
@@ -70,14 +76,13 @@ pub fn strip_token<'a>(path: &'a str, token: &str) -> Option<&'a str> {
 }
 
 /// True unless the browser says another site sent the request: an
-/// `Origin` other than ours, or `Sec-Fetch-Site` other than `same-origin`
+/// `Origin` other than ours (`http://127.0.0.1:port`, never `localhost`:
+/// see [`host_is_ours`]), or `Sec-Fetch-Site` other than `same-origin`
 /// or `none` (typed or bookmarked). Another port on 127.0.0.1 is
 /// `same-site`, not `same-origin`, and is refused. A request with neither
 /// header comes from a program, not a page (curl, the tests).
 pub fn same_origin(origin: Option<&str>, fetch_site: Option<&str>, port: u16) -> bool {
-    let origin_ok = origin.is_none_or(|o| {
-        o == format!("http://127.0.0.1:{port}") || o == format!("http://localhost:{port}")
-    });
+    let origin_ok = origin.is_none_or(|o| o == format!("http://127.0.0.1:{port}"));
     let site_ok = fetch_site.is_none_or(|s| s == "same-origin" || s == "none");
     origin_ok && site_ok
 }
@@ -285,9 +290,9 @@ mod tests {
     #[test]
     fn only_our_host_and_port_are_answered() {
         assert!(host_is_ours(Some("127.0.0.1:47123"), 47123));
-        assert!(host_is_ours(Some("localhost:47123"), 47123));
-        assert!(host_is_ours(Some("LocalHost:47123"), 47123));
         for bad in [
+            "localhost:47123",
+            "LocalHost:47123",
             "evil.example:47123",
             "127.0.0.1",
             "127.0.0.1:47124",
@@ -322,7 +327,7 @@ mod tests {
             Some("same-origin"),
             47123
         ));
-        assert!(same_origin(Some("http://localhost:47123"), None, 47123));
+        assert!(!same_origin(Some("http://localhost:47123"), None, 47123));
         assert!(same_origin(None, Some("none"), 47123));
         assert!(same_origin(None, None, 47123));
         assert!(!same_origin(Some("http://127.0.0.1:8080"), None, 47123));

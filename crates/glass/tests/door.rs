@@ -143,7 +143,8 @@ struct Answer {
     body: String,
 }
 
-/// Sends `method path` with `headers` (plus our `Host`) to the door.
+/// Sends `method path` with `headers` (plus our `Host`, unless `headers`
+/// names one) to the door.
 async fn ask(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Answer {
     let stream = TcpStream::connect(("127.0.0.1", port))
         .await
@@ -154,10 +155,10 @@ async fn ask(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> A
     tokio::spawn(async move {
         let _ = conn.with_upgrades().await;
     });
-    let mut req = Request::builder()
-        .method(method)
-        .uri(path)
-        .header("host", format!("127.0.0.1:{port}"));
+    let mut req = Request::builder().method(method).uri(path);
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req = req.header("host", format!("127.0.0.1:{port}"));
+    }
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
@@ -254,6 +255,25 @@ async fn an_answer_from_the_cluster_cannot_become_a_page_or_act_on_the_origin() 
     assert_eq!(socket.status, StatusCode::SWITCHING_PROTOCOLS);
     assert_eq!(values(&socket.headers, "set-cookie"), Vec::<String>::new());
     assert_eq!(values(&socket.headers, "upgrade"), ["websocket"]);
+}
+
+#[tokio::test]
+async fn localhost_is_refused_as_host_and_as_origin_so_only_127_0_0_1_works() {
+    // The launcher listens on 127.0.0.1 only; a browser may send
+    // `localhost` to [::1] first, where another program may hold the port.
+    let kubectl = fake_kubectl().await;
+    let port = door(&kubectl, false).await;
+    let path = api("/api/v1/namespaces/demo/secrets/db");
+    let host = format!("localhost:{port}");
+    let a = ask(port, "GET", &path, &[("host", &host)]).await;
+    assert_eq!(a.status, StatusCode::MISDIRECTED_REQUEST, "{}", a.body);
+    assert!(a.body.contains("not localhost"), "{}", a.body);
+    let origin = format!("http://localhost:{port}");
+    let b = ask(port, "GET", &path, &[("origin", &origin)]).await;
+    assert_eq!(b.status, StatusCode::FORBIDDEN, "{}", b.body);
+    assert!(kubectl.seen().is_empty(), "{:?}", kubectl.seen());
+    let ours = ask(port, "GET", &path, &[]).await;
+    assert_eq!(ours.status, StatusCode::OK);
 }
 
 #[tokio::test]
