@@ -4,7 +4,7 @@
 // one), real kubectl.
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, after } from 'node:test';
@@ -82,22 +82,43 @@ export const REJECT_PATHS = readFileSync(new URL('../hack/reject-paths', import.
 export const newToken = () => randomBytes(16).toString('hex');
 
 /**
+ * A kuberc preferences file that gives `kubectl proxy` the prefixes
+ * `/<token>/` (API) and `/<token>/ui/` (app), mode 0600 in a fresh folder
+ * only we can enter: kubectl takes them from flags or from such a file, and
+ * a command line is readable by every local user (`ps`). `remove()` deletes
+ * the folder.
+ */
+function proxyKuberc(token) {
+  const folder = mkdtempSync(join(tmpdir(), 'kubeglass-proxy-')); // mode 0700
+  const file = join(folder, 'kuberc');
+  writeFileSync(file, ['apiVersion: kubectl.config.k8s.io/v1beta1', 'kind: Preference', 'defaults:',
+    '- command: proxy', '  options:', '  - name: api-prefix', `    default: "/${token}/"`,
+  '  - name: www-prefix', `    default: "/${token}/ui/"`, ''].join('\n'), { mode: 0o600, flag: 'wx' });
+  return { file, remove: () => rmSync(folder, { recursive: true, force: true }) };
+}
+
+/**
  * Starts a plain `kubectl proxy` serving the built app, as the by-hand recipe
  * in the README does: the API and the app under a capability token
  * (`/<token>/`, `/<token>/ui/`; a given one, to come back after a stop), the
  * hardened reject-paths, 127.0.0.1 only. For the tests about kubectl proxy
  * itself, its outages and its flags; the rest use `startApp`. Resolves once
- * it answers; `url` is the app, `api` the API's base.
+ * it answers; `url` is the app, `api` the API's base. The token is not on
+ * kubectl's command line: the prefixes come from a kuberc file
+ * (`proxyKuberc`; `--kuberc` fails closed, kubectl exits rather than serve
+ * without them), and this checks kubectl's /proc/<pid>/cmdline.
  */
 export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newToken(), extra = [], plain = false } = {}) {
   // `plain`: no token at all, as a person might run it by hand
   // (`kubectl proxy --www=dist --www-prefix=/ui/`).
+  const kuberc = plain ? null : proxyKuberc(token);
   const prefixes = plain
     ? ['--www', env('DIST'), '--www-prefix=/ui/']
-    : [`--api-prefix=/${token}/`, '--www', env('DIST'), `--www-prefix=/${token}/ui/`];
+    : [`--kuberc=${kuberc.file}`, '--www', env('DIST')];
   const child = spawn(KUBECTL(), ['--kubeconfig', kubeconfig, 'proxy', '--address', '127.0.0.1',
     '--port', String(port), ...prefixes,
     `--reject-paths=${REJECT_PATHS}`, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.once('exit', () => kuberc?.remove());
   let output = '';
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });
@@ -111,6 +132,11 @@ export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newT
     if (child.exitCode !== null) throw new Error(`kubectl proxy exited: ${output}`);
     if (Date.now() > deadline) throw new Error(`kubectl proxy did not start: ${output}`);
     await sleep(100);
+  }
+  kuberc?.remove(); // read at start; a restart writes a new one
+  if (!plain && readFileSync(`/proc/${child.pid}/cmdline`, 'latin1').includes(token)) {
+    child.kill('SIGKILL');
+    throw new Error('the token is on kubectl proxy\'s command line');
   }
   return {
     url: `${api}/ui/`,

@@ -18,10 +18,13 @@ COUNT_8K="${BENCH_COUNT_8K:-2000}"
 RUNS="${BENCH_RUNS:-5}"
 
 children=()
+# The proxy's kuberc file (its token), in a folder only we can enter.
+secrets=$(mktemp -d "${TMPDIR:-/tmp}/kubeglass-bench.XXXXXX")
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   for pid in "${children[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$secrets"
   bash "$HACK_DIR/cluster.sh" down >/dev/null 2>&1 || true
   exit $rc
 }
@@ -36,32 +39,34 @@ cargo build --quiet --release -p kubeglass-bench --bin informer
 bash "$HACK_DIR/cluster.sh" reset >/dev/null
 bash "$HACK_DIR/cluster.sh" up
 bench_token=$(new_token)
-mapfile -t bench_args < <(proxy_args "$bench_token")
+mapfile -t bench_args < <(proxy_args "$bench_token" "$secrets/bench.kuberc")
 "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy --port "$BENCH_PROXY_PORT" "${bench_args[@]}" \
   >"$CLUSTER_DIR/logs/bench-proxy.log" 2>&1 &
 children+=($!)
 SERVER="http://127.0.0.1:$BENCH_PROXY_PORT/$bench_token"
-wait_for "kubectl proxy" 30 curl -sf "$SERVER/version"
+wait_for "kubectl proxy" 30 http_ok "$SERVER/version"
+# Both programs take the URL (its token) from here, not from their command line.
+export KUBEGLASS_BENCH_SERVER="$SERVER"
 
-"$GO_BENCH" seed -server "$SERVER" -namespace bench-1k -count "$COUNT_1K" -size 1024
-"$GO_BENCH" seed -server "$SERVER" -namespace bench-8k -count "$COUNT_8K" -size 8192
+"$GO_BENCH" seed -namespace bench-1k -count "$COUNT_1K" -size 1024
+"$GO_BENCH" seed -namespace bench-8k -count "$COUNT_8K" -size 8192
 
 out="$CLUSTER_DIR/logs/bench-informer.jsonl"
 : >"$out"
 for ns in bench-1k bench-8k; do
   for mode in list watchlist; do
     log "$ns $mode: client-go"
-    "$GO_BENCH" ingest -server "$SERVER" -namespace "$ns" -mode "$mode" -runs "$RUNS" 2>/dev/null \
+    "$GO_BENCH" ingest -namespace "$ns" -mode "$mode" -runs "$RUNS" 2>/dev/null \
       | sed "s/^/$ns /" | tee -a "$out"
     log "$ns $mode: client-go with protobuf (what kube-controller-manager speaks)"
-    "$GO_BENCH" ingest -server "$SERVER" -namespace "$ns" -mode "$mode" -runs "$RUNS" -protobuf 2>/dev/null \
+    "$GO_BENCH" ingest -namespace "$ns" -mode "$mode" -runs "$RUNS" -protobuf 2>/dev/null \
       | sed "s/^/$ns /" | tee -a "$out"
     log "$ns $mode: kubeglass native"
-    ./target/release/informer --server "$SERVER" --namespace "$ns" --mode "$mode" --runs "$RUNS" \
+    ./target/release/informer --namespace "$ns" --mode "$mode" --runs "$RUNS" \
       | sed "s/^/$ns /" | tee -a "$out"
   done
   log "$ns list: kubeglass native with the DeltaFIFO instead of the in-order queue"
-  ./target/release/informer --server "$SERVER" --namespace "$ns" --mode list --queue delta --runs "$RUNS" \
+  ./target/release/informer --namespace "$ns" --mode list --queue delta --runs "$RUNS" \
     | sed "s/^/$ns /" | tee -a "$out"
 done
 

@@ -54,14 +54,37 @@ REJECT_PATHS=$(paste -sd, "$HACK_DIR/reject-paths")
 # kubectl proxy would not strip as a prefix.
 new_token() { openssl rand -hex 16; }
 
-# proxy_args TOKEN [WWW_DIR]: the flags above for `kubectl proxy`.
+# proxy_args TOKEN KUBERC [WWW_DIR]: the flags above for `kubectl proxy`,
+# the token not among them. A command line is readable by every local user
+# (`ps`, /proc/PID/cmdline), and kubectl takes --api-prefix and --www-prefix
+# from flags or, since 1.33, as defaults from a kuberc preferences file; so
+# this writes the two prefixes into KUBERC (mode 0600; put it in a folder
+# only you can enter, e.g. from `mktemp -d`) and the flags name that file.
+# --kuberc fails closed: with kuberc turned off (KUBERC=off,
+# KUBECTL_KUBERC=false), or the file missing or unreadable, kubectl exits
+# instead of serving without the token.
 proxy_args() {
-  local token=$1 www=${2:-}
-  printf '%s\n' --address=127.0.0.1 "--api-prefix=/$token/" "--reject-paths=$REJECT_PATHS"
+  local token=$1 kuberc=$2 www=${3:-}
+  (
+    umask 077
+    rm -f "$kuberc"
+    {
+      printf '%s\n' 'apiVersion: kubectl.config.k8s.io/v1beta1' 'kind: Preference' 'defaults:' \
+        '- command: proxy' '  options:' '  - name: api-prefix' "    default: \"/$token/\""
+      if [[ -n "$www" ]]; then
+        printf '%s\n' '  - name: www-prefix' "    default: \"/$token/ui/\""
+      fi
+    } >"$kuberc"
+  )
+  printf '%s\n' "--kuberc=$kuberc" --address=127.0.0.1 "--reject-paths=$REJECT_PATHS"
   if [[ -n "$www" ]]; then
-    printf '%s\n' "--www=$www" "--www-prefix=/$token/ui/"
+    printf '%s\n' "--www=$www"
   fi
 }
+
+# http_ok URL: curl's GET of URL succeeds. The URL (a token in its path) goes
+# to curl through its standard input, not its command line.
+http_ok() { curl -sf -o /dev/null -K - <<<"url = \"$1\""; }
 
 log() { printf '\033[1;34m[%s]\033[0m %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }

@@ -10,13 +10,20 @@ in-browser tests reach it because their Chromium runs with web security
 off, see crates/web/webdriver.json.) The proxy it owns runs under its own
 token and the hardened reject-paths; it talks to etcd over client TLS.
 
+No token is on a command line, its own or the proxy's (every local user can
+read those in `ps`): both come in the environment, KUBEGLASS_CONTROL_TOKEN
+(the control's) and KUBEGLASS_FAULT_PROXY_TOKEN (the proxy's), and leave it
+at once; the proxy gets its prefix from a kuberc file (mode 0600, in a
+folder of its own that only we can enter, removed on exit), as hack/lib.sh's
+proxy_args does.
+
   POST /<token>/proxy/stop     kill the proxy; returns once its port refuses connections
   POST /<token>/proxy/start    start it again; returns once it answers /version
   POST /<token>/etcd/compact   compact etcd at its current revision; returns {"revision": N}
   GET  /<token>/healthz        "ok"
 
-Usage: test-control.py --port P --token T --proxy-port Q --proxy-token U
-         --reject-paths R --kubectl K --kubeconfig C
+Usage: KUBEGLASS_CONTROL_TOKEN=T KUBEGLASS_FAULT_PROXY_TOKEN=U \
+       test-control.py --port P --proxy-port Q --reject-paths R --kubectl K --kubeconfig C
          --etcd URL --etcd-ca F --etcd-cert F --etcd-key F
 """
 
@@ -24,11 +31,14 @@ import argparse
 import base64
 import http.server
 import json
+import os
+import shutil
 import signal
 import socket
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -39,11 +49,22 @@ def port_open(port):
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def write_kuberc(path, token):
+    """A kuberc that gives `kubectl proxy` the API prefix /<token>/, mode 0600."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write("apiVersion: kubectl.config.k8s.io/v1beta1\nkind: Preference\ndefaults:\n"
+                "- command: proxy\n  options:\n  - name: api-prefix\n"
+                f'    default: "/{token}/"\n')
+
+
 class Proxy:
-    def __init__(self, kubectl, kubeconfig, port, token, reject_paths, log):
-        self.cmd = [kubectl, "--kubeconfig", kubeconfig, "proxy",
+    def __init__(self, kubectl, kubeconfig, port, token, reject_paths, log, kuberc):
+        # --kuberc fails closed: with kuberc turned off kubectl exits rather
+        # than serve without the prefix.
+        self.cmd = [kubectl, "--kubeconfig", kubeconfig, f"--kuberc={kuberc}", "proxy",
                     "--address", "127.0.0.1", "--port", str(port),
-                    f"--api-prefix=/{token}/", f"--reject-paths={reject_paths}"]
+                    f"--reject-paths={reject_paths}"]
         self.port = port
         self.token = token
         self.log = log
@@ -91,12 +112,18 @@ def compact(etcd):
     return rev
 
 
+def take_env(name):
+    """The value of `name`, removed from the environment (kubectl need not see it)."""
+    value = os.environ.pop(name, "")
+    if not value:
+        sys.exit(f"test-control.py: {name} is not set (the tokens come in the environment, never as arguments)")
+    return value
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--token", required=True)
     ap.add_argument("--proxy-port", type=int, required=True)
-    ap.add_argument("--proxy-token", required=True)
     ap.add_argument("--reject-paths", required=True)
     ap.add_argument("--kubectl", required=True)
     ap.add_argument("--kubeconfig", required=True)
@@ -106,13 +133,32 @@ def main():
     ap.add_argument("--etcd-key", required=True)
     ap.add_argument("--log", default="/dev/null")
     args = ap.parse_args()
+    token = take_env("KUBEGLASS_CONTROL_TOKEN")
+    proxy_token = take_env("KUBEGLASS_FAULT_PROXY_TOKEN")
     log = open(args.log, "ab")
     tls = ssl.create_default_context(cafile=args.etcd_ca)
     tls.load_cert_chain(args.etcd_cert, args.etcd_key)
     etcd = (args.etcd, tls)
-    prefix = f"/{args.token}"
-    proxy = Proxy(args.kubectl, args.kubeconfig, args.proxy_port, args.proxy_token,
-                  args.reject_paths, log)
+    prefix = f"/{token}"
+    private = tempfile.mkdtemp(prefix="kubeglass-control.")  # mode 0700
+    # Stop the proxy and remove the folder when stopped with SIGTERM (make
+    # test's cleanup) too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        kuberc = os.path.join(private, "fault-proxy.kuberc")
+        write_kuberc(kuberc, proxy_token)
+        proxy = Proxy(args.kubectl, args.kubeconfig, args.proxy_port, proxy_token,
+                      args.reject_paths, log, kuberc)
+        try:
+            serve(args.port, token, prefix, proxy, etcd, log)
+        finally:
+            proxy.stop()
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def serve(port, token, prefix, proxy, etcd, log):
+    """Starts the proxy and answers the tests until stopped."""
     proxy.start()
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -160,17 +206,12 @@ def main():
 
         def log_message(self, fmt, *a):
             # The request line holds the token: never in the log.
-            line = (fmt % a).replace(args.token, "<token>")
+            line = (fmt % a).replace(token, "<token>")
             log.write(("control: " + line + "\n").encode())
             log.flush()
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    # Stop the proxy too when stopped with SIGTERM (make test's cleanup).
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        server.serve_forever()
-    finally:
-        proxy.stop()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -17,10 +17,13 @@ CONTROL_PORT=18009
 source "$HACK_DIR/lib.sh"
 
 children=()
+# The proxies' kuberc files (their tokens), in a folder only we can enter.
+secrets=$(mktemp -d "${TMPDIR:-/tmp}/kubeglass-test.XXXXXX")
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   for pid in "${children[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$secrets"
   bash "$HACK_DIR/cluster.sh" down || true
   exit $rc
 }
@@ -120,27 +123,37 @@ open_to_others=$(find "$CLUSTER_DIR" -perm /077 -printf '%m %p\n' | head -5)
 [[ -z "$open_to_others" ]] || die "the cluster folder has files others may read: $open_to_others"
 
 step "kubectl proxy for the integration tests: admin on :$TEST_PROXY_PORT, restricted on :$RESTRICTED_PROXY_PORT (capability URLs)"
-# Each proxy, and the test control, answers only under a token of its own.
+# Each proxy, and the test control, answers only under a token of its own,
+# and no token is on a command line (every local user can read those): each
+# proxy's is in a kuberc file of its own (hack/lib.sh, proxy_args), the test
+# control's two are in its environment.
 admin_token=$(new_token) restricted_token=$(new_token) fault_token=$(new_token) control_token=$(new_token)
-mapfile -t admin_args < <(proxy_args "$admin_token")
-mapfile -t restricted_args < <(proxy_args "$restricted_token")
+mapfile -t admin_args < <(proxy_args "$admin_token" "$secrets/admin.kuberc")
+mapfile -t restricted_args < <(proxy_args "$restricted_token" "$secrets/restricted.kuberc")
 "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy --port "$TEST_PROXY_PORT" "${admin_args[@]}" \
   >"$CLUSTER_DIR/logs/test-proxy.log" 2>&1 &
 children+=($!)
 "$CLUSTER_BIN/kubectl" --kubeconfig "$RESTRICTED_KUBECONFIG" proxy --port "$RESTRICTED_PROXY_PORT" "${restricted_args[@]}" \
   >"$CLUSTER_DIR/logs/test-proxy-restricted.log" 2>&1 &
 children+=($!)
-wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$TEST_PROXY_PORT/$admin_token/version"
-wait_for "the restricted kubectl proxy" 30 curl -sf "http://127.0.0.1:$RESTRICTED_PROXY_PORT/$restricted_token/version"
+wait_for "kubectl proxy" 30 http_ok "http://127.0.0.1:$TEST_PROXY_PORT/$admin_token/version"
+wait_for "the restricted kubectl proxy" 30 http_ok "http://127.0.0.1:$RESTRICTED_PROXY_PORT/$restricted_token/version"
 step "fault control for the informer tests: a proxy on :$FAULT_PROXY_PORT they may kill, etcd compaction (:$CONTROL_PORT)"
-python3 "$HACK_DIR/test-control.py" --port "$CONTROL_PORT" --token "$control_token" \
-  --proxy-port "$FAULT_PROXY_PORT" --proxy-token "$fault_token" --reject-paths "$REJECT_PATHS" \
+KUBEGLASS_CONTROL_TOKEN="$control_token" KUBEGLASS_FAULT_PROXY_TOKEN="$fault_token" \
+python3 "$HACK_DIR/test-control.py" --port "$CONTROL_PORT" \
+  --proxy-port "$FAULT_PROXY_PORT" --reject-paths "$REJECT_PATHS" \
   --kubectl "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" \
   --etcd "https://127.0.0.1:$ETCD_PORT" --etcd-ca "$CLUSTER_DIR/pki/ca.crt" \
   --etcd-cert "$CLUSTER_DIR/pki/etcd-client.crt" --etcd-key "$CLUSTER_DIR/pki/etcd-client.key" \
   --log "$CLUSTER_DIR/logs/test-control.log" &
 children+=($!)
-wait_for "the test control" 30 curl -sf "http://127.0.0.1:$CONTROL_PORT/$control_token/healthz"
+wait_for "the test control" 30 http_ok "http://127.0.0.1:$CONTROL_PORT/$control_token/healthz"
+# The tokens as a pattern file for grep, so grep's own command line holds none.
+# (Its status is 2 when a process ends while it reads, match or not: judge
+# by what it printed.)
+token_patterns() { printf '%s\n' "$admin_token" "$restricted_token" "$fault_token" "$control_token"; }
+on_argv=$(grep -lFf <(token_patterns) /proc/[0-9]*/cmdline 2>/dev/null || true)
+[[ -z "$on_argv" ]] || die "a capability token is on the command line of: $(echo $on_argv)"
 export KUBEGLASS_TEST_FAULT_PROXY="http://127.0.0.1:$FAULT_PROXY_PORT/$fault_token"
 export KUBEGLASS_TEST_CONTROL="http://127.0.0.1:$CONTROL_PORT/$control_token"
 export KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT/$admin_token"
@@ -175,7 +188,7 @@ RELEASE_ARCHIVE="${RELEASE_ARCHIVE:-}"
 )
 
 step "no token in any log of the cluster's folder"
-if grep -rlF -e "$admin_token" -e "$restricted_token" -e "$fault_token" -e "$control_token" "$CLUSTER_DIR/logs"; then
+if grep -rlFf <(token_patterns) "$CLUSTER_DIR/logs"; then
   die "a capability token was written to the logs above"
 fi
 

@@ -4,6 +4,9 @@
 //
 //	informer-go seed   -server URL -namespace NS -count N -size BYTES
 //	informer-go ingest -server URL -namespace NS -mode list|watchlist -runs R
+//
+// -server defaults to $KUBEGLASS_BENCH_SERVER (where a URL with a token
+// belongs: a command line is readable by every local user).
 package main
 
 import (
@@ -73,6 +76,21 @@ func main() {
 	}
 }
 
+const serverHelp = "kube-apiserver URL (kubectl proxy); default $KUBEGLASS_BENCH_SERVER, else http://127.0.0.1:18001"
+
+// benchServer is -server, else $KUBEGLASS_BENCH_SERVER, else the test
+// proxy's usual port. A URL with a capability token belongs in the
+// environment: every local user can read a command line (ps).
+func benchServer(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if v := os.Getenv("KUBEGLASS_BENCH_SERVER"); v != "" {
+		return v
+	}
+	return "http://127.0.0.1:18001"
+}
+
 // restConfig is the client configuration for both subcommands: plain HTTP to
 // the proxy, client-side rate limit high enough not to be the bottleneck.
 func restConfig(server string, protobuf, disableCompression bool) *rest.Config {
@@ -99,7 +117,7 @@ func restConfig(server string, protobuf, disableCompression bool) *rest.Config {
 
 func seedMain(args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ExitOnError)
-	server := fs.String("server", "http://127.0.0.1:18001", "kube-apiserver URL (kubectl proxy)")
+	server := fs.String("server", "", serverHelp)
 	namespace := fs.String("namespace", "bench", "namespace to fill (created if missing)")
 	count := fs.Int("count", 10000, "number of ConfigMaps to create")
 	size := fs.Int("size", 1024, "approximate size in bytes of each ConfigMap as JSON on the wire")
@@ -107,6 +125,7 @@ func seedMain(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	*server = benchServer(*server)
 	if *count < 0 || *size < 0 || *workers < 1 {
 		return errors.New("-count and -size must be >= 0, -workers >= 1")
 	}
@@ -308,7 +327,7 @@ type result struct {
 
 func ingestMain(args []string) error {
 	fs := flag.NewFlagSet("ingest", flag.ExitOnError)
-	server := fs.String("server", "http://127.0.0.1:18001", "kube-apiserver URL (kubectl proxy)")
+	server := fs.String("server", "", serverHelp)
 	namespace := fs.String("namespace", "bench", "namespace whose ConfigMaps the informer caches")
 	mode := fs.String("mode", "list", `initial state: "list" (classic LIST then WATCH) or "watchlist" (streaming WATCH with sendInitialEvents)`)
 	runs := fs.Int("runs", 5, "number of runs, each with a fresh clientset and informer")
@@ -320,6 +339,7 @@ func ingestMain(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	*server = benchServer(*server)
 
 	var watchList bool
 	switch *mode {

@@ -4,6 +4,9 @@
 //!
 //! Usage: informer --server URL --namespace NS [--mode list|watchlist]
 //! [--queue inorder|delta] [--runs N]
+//!
+//! `--server` defaults to `$KUBEGLASS_BENCH_SERVER`, where a URL with a
+//! capability token belongs (every local user can read a command line).
 
 use std::alloc::System;
 use std::rc::Rc;
@@ -32,7 +35,9 @@ fn arg(args: &[String], name: &str) -> Option<String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let server = arg(&args, "--server").unwrap_or_else(|| "http://127.0.0.1:18001".into());
+    let server = arg(&args, "--server")
+        .or_else(|| std::env::var("KUBEGLASS_BENCH_SERVER").ok())
+        .unwrap_or_else(|| "http://127.0.0.1:18001".into());
     let namespace = arg(&args, "--namespace").unwrap_or_else(|| "bench-1k".into());
     let mode = match arg(&args, "--mode").as_deref() {
         Some("watchlist") => IngestMode::WatchList,
