@@ -41,6 +41,12 @@ wb_version=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $
 [[ -n "$wb_version" ]] || die "could not read the wasm-bindgen version from Cargo.lock"
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $wb_version\$"; then
   log "installing wasm-bindgen-cli $wb_version (the version in Cargo.lock)"
+  # Not --locked, unlike the others: wasm-bindgen-cli 0.2.130's published
+  # Cargo.lock pins webpki-roots 1.0.11 (through ureq), which the registry
+  # these machines reach does not have (1.0.10 is its newest), so --locked
+  # fails to resolve; without it cargo picks 1.0.10. Add --locked with the
+  # next wasm-bindgen whose lock resolves here (`cargo metadata --locked` in
+  # the unpacked crate tells, without building).
   cargo install wasm-bindgen-cli --version "$wb_version" --force
 fi
 
