@@ -19,5 +19,6 @@ pub mod kubeconfig;
 pub mod orphan;
 pub mod port;
 pub mod proxy;
+pub mod say;
 pub mod serve;
 pub mod stdout;

@@ -11,7 +11,7 @@ use clap::Parser;
 use kubectl_glass::kubeconfig::{Context, parse_view, session_for};
 use kubectl_glass::port::{self, Choice};
 use kubectl_glass::serve::{self, Door};
-use kubectl_glass::{assets, proxy, stdout};
+use kubectl_glass::{assets, proxy, say, stdout};
 use tokio::signal::unix::{SignalKind, signal};
 
 /// Kubeglass, the live Kubernetes dashboard, for a kubeconfig context: starts
@@ -50,7 +50,8 @@ struct Running {
     context: Context,
     /// The URL of the app (the token is in it).
     url: String,
-    child: Child,
+    /// kubectl, stopped when this is dropped.
+    child: proxy::Proxy,
     /// The door's task: aborted when the run ends.
     door: tokio::task::JoinHandle<()>,
     /// What the door knows (the redirect file to remove).
@@ -307,10 +308,19 @@ async fn start_one(
     taken.insert(choice.port());
     if let Choice::Fallback { wanted, port } = choice {
         eprintln!(
-            "kubectl-glass: port {wanted} (context {:?}'s own) is taken; using {port}, so this tab's storage starts empty",
-            context.name
+            "kubectl-glass: port {wanted} (context {}'s own) is taken; using {port}, so this tab's storage starts empty",
+            say::quoted(&context.name)
         );
     }
+    // Everything that can fail is done before kubectl starts: from there
+    // on no `?` can return and leave it running (its guard stops it anyway).
+    let token = proxy::new_token()?;
+    let csp = assets::content_security_policy().ok_or(LaunchError::NoApp)?;
+    let port = choice.port();
+    listener
+        .set_nonblocking(true)
+        .map_err(LaunchError::NoPort)?;
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(LaunchError::NoPort)?;
     let spec = proxy::Spec {
         kubectl: args.kubectl.clone(),
         kubeconfig: args.kubeconfig.clone(),
@@ -322,40 +332,17 @@ async fn start_one(
         kubectl: args.kubectl.clone(),
         source,
     })?;
-    let name = &context.name;
-    let problem = match wait_ready(&mut child, &serving, &spec.socket, READY_LIMIT).await {
-        Ok(200) => None,
-        Ok(status) => {
-            eprintln!(
-                "kubectl-glass: context {name:?}: the cluster answered {status} to /version; the app will say more"
-            );
-            None
-        }
-        Err(NotReady::Exited(status)) => Some(format!(
-            "kubectl proxy for context {name:?} exited ({status})"
-        )),
-        Err(NotReady::Timeout(what, t)) => Some(format!(
-            "kubectl proxy for context {name:?} took longer than {t:?} {what}"
-        )),
-    };
-    if let Some(p) = problem {
-        let _ = child.kill();
-        return Ok(Err((p, child.wait().ok())));
+    if let Some(p) = ready_problem(&mut child, &serving, &spec.socket, &context.name).await {
+        return Ok(Err((p, child.stop())));
     }
-    let token = proxy::new_token()?;
-    let port = choice.port();
     let url = format!("http://127.0.0.1:{port}/{token}/ui/");
-    listener
-        .set_nonblocking(true)
-        .map_err(LaunchError::NoPort)?;
-    let listener = tokio::net::TcpListener::from_std(listener).map_err(LaunchError::NoPort)?;
     let door = Arc::new(Door {
         token,
         port,
         read_only: args.read_only,
         socket: spec.socket.clone(),
         session: session_for(context, args.read_only).to_json(),
-        csp: assets::content_security_policy().ok_or(LaunchError::NoApp)?,
+        csp,
         open_file: Mutex::new(None),
         haunted: Default::default(),
     });
@@ -367,6 +354,33 @@ async fn start_one(
         door: task,
         shared: door,
     }))
+}
+
+/// Waits for kubectl to serve (see `wait_ready`); says what went wrong in
+/// words for the terminal, or prints the cluster's odd answer and returns
+/// `None`.
+async fn ready_problem(
+    child: &mut proxy::Proxy,
+    serving: &mpsc::Receiver<()>,
+    socket: &Path,
+    name: &str,
+) -> Option<String> {
+    let name = say::quoted(name);
+    match wait_ready(child, serving, socket, READY_LIMIT).await {
+        Ok(200) => None,
+        Ok(status) => {
+            eprintln!(
+                "kubectl-glass: context {name}: the cluster answered {status} to /version; the app will say more"
+            );
+            None
+        }
+        Err(NotReady::Exited(status)) => Some(format!(
+            "kubectl proxy for context {name} exited ({status})"
+        )),
+        Err(NotReady::Timeout(what, t)) => Some(format!(
+            "kubectl proxy for context {name} took longer than {t:?} {what}"
+        )),
+    }
 }
 
 /// How waiting for a proxy ended badly.
@@ -383,7 +397,7 @@ enum NotReady {
 /// status other than 200 is the cluster's answer (unreachable,
 /// unauthorized): the app shows it.
 async fn wait_ready(
-    child: &mut Child,
+    child: &mut proxy::Proxy,
     serving: &mpsc::Receiver<()>,
     socket: &Path,
     limit: Duration,
@@ -419,25 +433,17 @@ fn announce(
     failed: &[String],
     dir: &Path,
 ) -> Result<(), LaunchError> {
-    let ro = if args.read_only { " (read-only)" } else { "" };
     let mut out = std::io::stdout().lock();
     if args.all_contexts {
-        let width = proxies
+        let ro = if args.read_only { " (read-only)" } else { "" };
+        let started: Vec<(&str, &str)> = proxies
             .0
             .iter()
-            .map(|r| r.context.name.len())
-            .max()
-            .unwrap_or(7)
-            .max(7);
-        let mut text = format!("{:width$}  URL\n", "CONTEXT");
-        for r in &proxies.0 {
-            text += &format!("{:width$}  {}\n", r.context.name, r.url);
-        }
-        for name in failed {
-            text += &format!("{name:width$}  (did not start; see above)\n");
-        }
-        text += &format!(
-            "Kubeglass{ro} for {} contexts. Ctrl-C stops them all.\nPrivate folder: {}\n",
+            .map(|r| (r.context.name.as_str(), r.url.as_str()))
+            .collect();
+        let text = format!(
+            "{}Kubeglass{ro} for {} contexts. Ctrl-C stops them all.\nPrivate folder: {}\n",
+            say::table(&started, failed),
             proxies.0.len(),
             dir.display()
         );
@@ -452,15 +458,17 @@ fn announce(
         .unwrap_or_default();
     let r = &proxies.0[0];
     let url = format!("{}{fragment}", r.url);
-    writeln!(
-        out,
-        "Kubeglass{ro} for context {:?} (cluster {:?}):\n  {url}\nThe URL is the key: anyone with it can use your cluster as you while this runs. Ctrl-C stops.\nPrivate folder: {}",
-        r.context.name,
-        r.context.cluster,
-        dir.display()
-    )
-    .and_then(|()| out.flush())
-    .map_err(LaunchError::Stdout)?;
+    let folder = dir.display().to_string();
+    let heading = say::heading(
+        args.read_only,
+        &r.context.name,
+        &r.context.cluster,
+        &url,
+        &folder,
+    );
+    write!(out, "{heading}")
+        .and_then(|()| out.flush())
+        .map_err(LaunchError::Stdout)?;
     if args.no_open {
         return Ok(());
     }
@@ -517,20 +525,21 @@ async fn wait_until_stopped(stop: &mut Stop, proxies: &mut Proxies) -> ExitCode 
         }
         if let Some(r) = proxies.0.iter().find(|r| r.shared.haunted()) {
             eprintln!(
-                "kubectl-glass: the page of context {:?} found a Service Worker on 127.0.0.1:{}, which \
+                "kubectl-glass: the page of context {} found a Service Worker on 127.0.0.1:{}, which \
                  Kubeglass never registers: a program that held this port before may have seen this \
                  run's token. The page removed it; stopping, so the token ends with this run. Start \
                  kubectl glass again.",
-                r.context.name, r.shared.port
+                say::quoted(&r.context.name),
+                r.shared.port
             );
             return ExitCode::from(3);
         }
         if let Some((name, status)) = proxies.0.iter_mut().find_map(|r| match r.child.try_wait() {
-            Ok(Some(s)) => Some((r.context.name.clone(), s)),
+            Ok(Some(s)) => Some((say::quoted(&r.context.name), s)),
             _ => None,
         }) {
             eprintln!(
-                "kubectl-glass: kubectl proxy for context {name:?} exited ({status}); stopping"
+                "kubectl-glass: kubectl proxy for context {name} exited ({status}); stopping"
             );
             return ExitCode::FAILURE;
         }
@@ -595,8 +604,9 @@ fn has_display() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
 }
 
-/// The proxies started so far. Dropping it kills them, so no early return
-/// leaves a kubectl running with the token after its folder is gone.
+/// The proxies started so far. Dropping it closes their doors, and each
+/// `proxy::Proxy` stops its kubectl as it goes, so no early return leaves a
+/// kubectl running after its folder is gone.
 #[derive(Default)]
 struct Proxies(Vec<Running>);
 
@@ -604,8 +614,6 @@ impl Drop for Proxies {
     fn drop(&mut self) {
         for r in &mut self.0 {
             r.door.abort();
-            let _ = r.child.kill();
-            let _ = r.child.wait();
         }
     }
 }

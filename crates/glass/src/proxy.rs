@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 
 /// kubectl proxy's default reject-paths (exec, attach) plus port-forward and
@@ -68,16 +68,16 @@ impl Spec {
     /// something); its stdout is read for "Starting to serve on", which is
     /// reported once on the returned channel. On Linux kubectl gets SIGTERM
     /// when the launcher dies, however it dies (SIGKILL included).
-    pub fn spawn(&self) -> std::io::Result<(Child, mpsc::Receiver<()>)> {
+    pub fn spawn(&self) -> std::io::Result<(Proxy, mpsc::Receiver<()>)> {
         let mut cmd = Command::new(&self.kubectl);
         cmd.args(self.args())
             .stdin(Stdio::inherit())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
         crate::orphan::die_with_parent(&mut cmd);
-        let mut child = cmd.spawn()?;
+        let mut child = Proxy(cmd.spawn()?);
         let (tx, rx) = mpsc::channel();
-        if let Some(out) = child.stdout.take() {
+        if let Some(out) = child.0.stdout.take() {
             std::thread::spawn(move || {
                 // Read to the end, so kubectl never blocks on a full pipe.
                 for line in BufReader::new(out).lines().map_while(Result::ok) {
@@ -88,6 +88,39 @@ impl Spec {
             });
         }
         Ok((child, rx))
+    }
+}
+
+/// A running kubectl proxy, stopped (killed, and waited for so no zombie
+/// stays) when it is dropped: whichever way the launcher leaves a function
+/// after kubectl has started (an error, a signal, a panic that unwinds),
+/// kubectl goes with it, before the private folder it serves from is
+/// removed.
+#[derive(Debug)]
+pub struct Proxy(Child);
+
+impl Proxy {
+    /// kubectl's process id.
+    pub fn id(&self) -> u32 {
+        self.0.id()
+    }
+
+    /// kubectl's exit status, if it has exited by itself.
+    pub fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        self.0.try_wait()
+    }
+
+    /// Stops kubectl now and returns how it ended.
+    pub fn stop(mut self) -> Option<ExitStatus> {
+        let _ = self.0.kill();
+        self.0.wait().ok()
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
@@ -165,6 +198,47 @@ mod tests {
                 .iter()
                 .any(|x| x == "--reject-methods=(?i)^(POST|PUT|PATCH|DELETE)$")
         );
+    }
+
+    /// True while `pid` is a process that has not been reaped (a zombie
+    /// counts: it was killed but nobody waited for it).
+    fn exists(pid: u32) -> bool {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_proxy_left_by_any_early_return_is_killed_and_reaped() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let kubectl = dir.path().join("kubectl");
+        std::fs::write(&kubectl, "#!/bin/sh\nexec sleep 300\n").expect("write");
+        std::fs::set_permissions(&kubectl, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let spec = Spec {
+            kubectl,
+            socket: socket_in(dir.path()),
+            ..spec(false)
+        };
+        // What start_one does: start kubectl, then a later step fails and
+        // `?` returns early.
+        let started = |pid: &mut u32| -> std::io::Result<()> {
+            // A fork elsewhere in the test process may briefly hold the
+            // new script open for writing (ETXTBSY): try again.
+            let (proxy, _serving) = (0..50)
+                .find_map(|_| {
+                    spec.spawn()
+                        .map_err(|_| std::thread::sleep(std::time::Duration::from_millis(20)))
+                        .ok()
+                })
+                .expect("kubectl started");
+            *pid = proxy.id();
+            assert!(exists(*pid));
+            Err(std::io::Error::other("a later step failed"))?;
+            Ok(())
+        };
+        let mut pid = 0;
+        assert!(started(&mut pid).is_err());
+        assert!(!exists(pid), "kubectl {pid} outlived the early return");
     }
 
     #[test]
