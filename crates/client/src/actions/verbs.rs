@@ -45,7 +45,7 @@ pub(super) async fn execute(
         ActionKind::Cordon(cordon) => self::cordon(&api, &a.name, *cordon).await,
         ActionKind::Edit(patch) => edit(&api, &a.name, patch).await,
         ActionKind::Create(object) => create(&api, a, object).await,
-        ActionKind::RollBack(to) => roll_back(&api, &a.name, to).await,
+        ActionKind::RollBack(to) => roll_back(client, &api, &a.name, to).await,
         ActionKind::Labels(changes) => labels(client, &api, &a.name, changes).await,
     }
 }
@@ -255,6 +255,7 @@ pub fn rolled_back_annotations(
 /// DaemonSet the template as a strategic merge patch that replaces it, as
 /// kubectl sends its ControllerRevision's data.
 async fn roll_back(
+    client: &RestClient,
     api: &Api<DynamicObject>,
     name: &str,
     to: &RollBackTo,
@@ -286,10 +287,20 @@ async fn roll_back(
                 {"op": "replace", "path": "/spec/template", "value": template},
                 {"op": "add", "path": "/metadata/annotations", "value": annotations},
             ]);
-            let ops: json_patch::Patch = serde_json::from_value(ops)
-                .map_err(|e| Error::Request(format!("the roll back's patch: {e}")))?;
-            api.patch(name, &PatchParams::default(), &Patch::<()>::Json(ops))
-                .await?
+            // kube-core builds the request; the body is already RFC 6902
+            // operations, so only the content type differs from a merge
+            // patch (its `Patch::Json` would pull in the json-patch crate's
+            // types for one array).
+            let mut req = kube_core::Request::new(api.path().to_string()).patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(&ops),
+            )?;
+            req.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/json-patch+json"),
+            );
+            client.send_json::<DynamicObject>(req).await?
         }
         None => {
             let mut replace = template;
