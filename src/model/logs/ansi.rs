@@ -190,11 +190,15 @@ pub fn strip_ansi(line: &str) -> (String, Vec<(usize, String)>) {
 /// they are, they can make a line read as something it is not.
 fn is_invisible_format(c: char) -> bool {
     matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+        // Zero-width characters (space, non-joiner, joiner, word joiner,
+        // the invisible operators, the BOM) and the tag characters, which
+        // draw nothing and can hide text inside a line.
+        || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
 }
 
 /// Appends `text` with its control characters drawn visibly, as `cat -v`
 /// draws them: C0 as `^X` (a tab stays a tab), DEL as `^?`, C1 as `M-^X`;
-/// and the bidi and line-breaking format characters as `<U+202E>`.
+/// and the bidi, line-breaking, zero-width and tag characters as `<U+202E>`.
 pub fn push_visible(out: &mut String, text: &str) {
     if !text
         .chars()

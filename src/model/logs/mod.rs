@@ -234,6 +234,9 @@ mod tests {
         assert_eq!(plain, "^Ared");
         assert_eq!(styles, [(2, "ansi-fg-1".to_string())]);
         assert_eq!(pieces(&plain, &styles, &[])[1].text, "red");
+        // Zero-width and tag characters, which draw nothing.
+        let (plain, _) = strip_ansi("ok\u{200b}\u{feff}\u{2060}x\u{e0041}\u{e007f}");
+        assert_eq!(plain, "ok<U+200B><U+FEFF><U+2060>x<U+E0041><U+E007F>");
         // Plain text is untouched.
         assert_eq!(strip_ansi("Grüße → 世界").0, "Grüße → 世界");
     }
