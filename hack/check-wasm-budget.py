@@ -14,7 +14,11 @@ The size is deterministic for a given toolchain, so this is a check, not a
 timed assertion. The limits sit about 2% over the sizes of 2026-12-06 (main
 1,292,571 B raw, 389,093 B brotli, 504,781 B gzip; every part 2,890,822 B
 raw): a change that needs more says so here, with the figures in
-docs/benchmarks.md. Issue #30's goal is 450 KB gzip for the first page; the
+docs/benchmarks.md. Issue #39's round (edit as a patch, lost answers read
+back, rollout undo as kubectl, drift as stored, stale objects, Top in
+kubectl's figures, the hashed discovery scope) took every part to
+2,976,885 B (main 1,310,937 B raw, 395,210 B brotli, 511,721 B gzip, all
+within their limits): the every-part limit is now about 2% over that. Issue #30's goal is 450 KB gzip for the first page; the
 brotli copy, which is what kubectl glass sends, is under it, the gzip copy
 is not.
 
@@ -26,7 +30,7 @@ from pathlib import Path
 
 BUDGET = {"": 1_320_000, ".br": 397_000, ".gz": 515_000}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
-ALL_PARTS_RAW = 2_950_000
+ALL_PARTS_RAW = 3_040_000
 
 
 def main() -> int:
