@@ -38,6 +38,9 @@ pub mod workload;
 mod tests;
 
 pub use host::{Host, Sockets};
+/// The objects an informer keeps as their last good copy (they stopped
+/// decoding), as a view reads them: pages name it through here.
+pub use kubeglass_client::cache::Stale;
 pub use watch::Watch;
 
 /// The app's clock in seconds since the epoch, ticking once a second (ages,

@@ -13,12 +13,12 @@ use super::state::Table;
 use crate::components::keys::{modified, on_keys, typing};
 use crate::components::scroll::ScrollWindow;
 use crate::kube::Now;
+use crate::kube::Stale;
 use crate::model::cells::{cell_class, cell_text};
 use crate::model::live_rows::{LiveRows, RowState};
 use crate::model::metrics::is_usage_column;
 use crate::model::time::Seconds;
 use crate::model::unread::stale_words;
-use kubeglass_client::cache::Stale;
 
 /// Height of one row in pixels (style/main.css `.vrow` agrees).
 const ROW_HEIGHT: f64 = 30.0;

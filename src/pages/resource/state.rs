@@ -4,8 +4,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::kube::Stale;
 use crate::kube::watch::InformerSnapshot;
-use kubeglass_client::cache::Stale;
 use kubeglass_client::rest::table::TableColumn;
 use leptos::prelude::*;
 
