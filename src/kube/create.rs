@@ -1,9 +1,9 @@
 //! Create from YAML's round trips: where each document goes (its resource from discovery, its namespace), and the server's dry run of creating it.
 
+use kubeglass_client::actions::post_params;
 use kubeglass_client::api::Api;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_client::kube_core::params::PostParams;
 use kubeglass_client::names::validate_namespace;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -67,10 +67,9 @@ pub async fn dry_run_create(
     let mut object: DynamicObject = serde_json::from_value(object.clone())
         .map_err(|e| refused(Problem::Invalid(format!("the object: {e}"))))?;
     object.metadata.namespace = namespace.map(str::to_string);
-    let params = PostParams {
-        dry_run: true,
-        field_manager: None,
-    };
+    // The same parameters the create itself sends (fieldManager=kubeglass),
+    // with dryRun=All: the review shows what that write would store.
+    let params = post_params(true);
     let stored =
         Api::<DynamicObject>::dynamic(kube.client.clone(), &info.api_resource(), namespace)
             .create(&params, &object)

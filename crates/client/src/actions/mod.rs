@@ -36,6 +36,8 @@ mod find_out;
 pub mod patch;
 mod verbs;
 
+pub use verbs::post_params;
+
 /// Attempts before an action is given up (the first one included).
 pub const MAX_ATTEMPTS: u32 = 8;
 

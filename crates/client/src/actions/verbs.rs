@@ -266,8 +266,9 @@ async fn roll_back(
     if to.annotations.is_some() && now.data.pointer("/spec/paused") == Some(&Value::Bool(true)) {
         return Err(Error::Request(PAUSED.to_string()));
     }
+    let template = without_hash(&to.template);
     let current = now.data.pointer("/spec/template").map(without_hash);
-    if current.as_ref() == Some(&without_hash(&to.template)) {
+    if current.as_ref() == Some(&template) {
         return Ok(Written {
             unchanged: true,
             ..Written::new(
@@ -276,7 +277,6 @@ async fn roll_back(
             )
         });
     }
-    let template = without_hash(&to.template);
     let o = match &to.annotations {
         Some(from_rs) => {
             let now_annotations = serde_json::to_value(&now.metadata.annotations)
