@@ -15,11 +15,15 @@ pub enum Refusal {
     /// No token, or the wrong one: 404, as if nothing were here.
     #[error("not found")]
     NotFound,
-    /// A `Host` other than ours (DNS rebinding).
+    /// A `Host` other than ours (DNS rebinding, or an address other than
+    /// the printed one).
+    #[error("this server answers only to the address kubectl glass printed")]
+    Host,
+    /// A browser's request to `127.0.0.1:port`, which answers programs only.
     #[error(
-        "this server answers only to 127.0.0.1:{0}; not localhost, which a browser may send to ::1, where another program may listen"
+        "127.0.0.1 answers programs (curl, scripts) only; in a browser, open the URL kubectl glass printed"
     )]
-    Host(u16),
+    BrowserByAddress,
     /// Sent by another site's page (`Origin` or `Sec-Fetch-Site`).
     #[error("cross-site request refused")]
     CrossSite,
@@ -41,25 +45,40 @@ impl Refusal {
     pub fn status(&self) -> u16 {
         match self {
             Self::NotFound => 404,
-            Self::Host(_) => 421,
+            Self::Host | Self::BrowserByAddress => 421,
             Self::CrossSite | Self::Path(_) | Self::ReadOnly(_) | Self::Upgrade(_) => 403,
         }
     }
 }
 
-/// True when `host` (the `Host` header) names this listener: 127.0.0.1
-/// with our port, nothing else. A page on `evil.example` whose name
-/// resolves to 127.0.0.1 sends `Host: evil.example:port`. `localhost` is
-/// refused too: the launcher listens on 127.0.0.1 only, and a browser may
-/// send `localhost` to `[::1]` first, where another program may hold the
-/// same port; so a URL with `localhost` must never seem to work, and the
-/// printed URL never uses it.
-pub fn host_is_ours(host: Option<&str>, port: u16) -> bool {
-    let Some(host) = host else { return false };
-    let Some((name, p)) = host.rsplit_once(':') else {
-        return false;
-    };
-    p == port.to_string() && name == "127.0.0.1"
+/// True when `host` (the `Host` header) is `ours`, this run's
+/// `<name>.localhost:<port>` (ASCII case aside: a browser lowers it). A
+/// page on `evil.example` whose name resolves to 127.0.0.1 sends
+/// `Host: evil.example:port`; `127.0.0.1:port` and `localhost:port` are
+/// origins other pages may have used before this run (and planted a
+/// Service Worker on), so they are refused too.
+pub fn host_is_ours(host: Option<&str>, ours: &str) -> bool {
+    host.is_some_and(|h| h.eq_ignore_ascii_case(ours))
+}
+
+/// True when `host` is `127.0.0.1:port`: how programs (curl, the tests,
+/// the benchmarks) reach the door, since only a browser resolves
+/// `<name>.localhost` by itself. A browser's request there is refused
+/// (see [`from_a_browser`]): a page on that origin may have planted a
+/// worker before this run.
+pub fn host_is_our_address(host: Option<&str>, port: u16) -> bool {
+    host == Some(&*format!("127.0.0.1:{port}"))
+}
+
+/// True when a browser sent the request: it has an `Origin`,
+/// `Sec-Fetch-Site` or `Sec-Fetch-Dest`, which a browser adds (every
+/// navigation and fetch gets the last two) and a page cannot remove.
+/// `Sec-Fetch-Mode` alone is not a browser: Node's `fetch` sends it.
+/// `has` says whether a header (lower-case name) is present.
+pub fn from_a_browser(has: impl Fn(&str) -> bool) -> bool {
+    ["origin", "sec-fetch-site", "sec-fetch-dest"]
+        .iter()
+        .any(|h| has(h))
 }
 
 /// Splits `path` into the token segment and the rest, when the first
@@ -76,13 +95,16 @@ pub fn strip_token<'a>(path: &'a str, token: &str) -> Option<&'a str> {
 }
 
 /// True unless the browser says another site sent the request: an
-/// `Origin` other than ours (`http://127.0.0.1:port`, never `localhost`:
-/// see [`host_is_ours`]), or `Sec-Fetch-Site` other than `same-origin`
-/// or `none` (typed or bookmarked). Another port on 127.0.0.1 is
+/// `Origin` other than ours (`http://` and `ours`, the `Host` of
+/// [`host_is_ours`]), or `Sec-Fetch-Site` other than `same-origin` or
+/// `none` (typed or bookmarked). Another port or name on the loopback is
 /// `same-site`, not `same-origin`, and is refused. A request with neither
 /// header comes from a program, not a page (curl, the tests).
-pub fn same_origin(origin: Option<&str>, fetch_site: Option<&str>, port: u16) -> bool {
-    let origin_ok = origin.is_none_or(|o| o == format!("http://127.0.0.1:{port}"));
+pub fn same_origin(origin: Option<&str>, fetch_site: Option<&str>, ours: &str) -> bool {
+    let origin_ok = origin.is_none_or(|o| {
+        o.strip_prefix("http://")
+            .is_some_and(|h| h.eq_ignore_ascii_case(ours))
+    });
     let site_ok = fetch_site.is_none_or(|s| s == "same-origin" || s == "none");
     origin_ok && site_ok
 }
@@ -110,7 +132,14 @@ pub enum Route {
     /// that Kubeglass never registers, so the token may have been seen;
     /// the launcher stops, and the token dies with it.
     Stop,
+    /// `GET /glass/storage`: the context's whole store (see `store`).
+    Storage,
+    /// `PUT /glass/storage/<key>` (a value) or `DELETE` (none): one key.
+    StorageKey(String),
 }
+
+/// The path of the context's store; one key is `/glass/storage/<key>`.
+pub const STORAGE_PATH: &str = "/glass/storage";
 
 /// The launcher's own path: the page asks it to stop.
 pub const STOP_PATH: &str = "/glass/stop";
@@ -133,6 +162,10 @@ pub fn route(rest: &str, method: &str, read_only: bool) -> Result<Route, Refusal
             "POST" => Ok(Route::Stop),
             _ => Err(Refusal::Path(format!("{STOP_PATH} takes POST only"))),
         };
+    }
+    if let Some(r) = storage_route(path, method) {
+        // In every mode: the store holds the app's preferences, not the cluster's.
+        return r;
     }
     let first = path[1..].split('/').next();
     if !matches!(first, Some("api" | "apis" | "version" | "openapi")) {
@@ -163,6 +196,29 @@ pub fn route(rest: &str, method: &str, read_only: bool) -> Result<Route, Refusal
         }
     }
     Ok(Route::Api)
+}
+
+/// The store's routes: `GET` of the whole, `PUT` or `DELETE` of a key
+/// the store accepts; `None` for a path outside it.
+fn storage_route(path: &str, method: &str) -> Option<Result<Route, Refusal>> {
+    let rest = path.strip_prefix(STORAGE_PATH)?;
+    let refuse = |why: String| Some(Err(Refusal::Path(why)));
+    if rest.is_empty() {
+        return match method {
+            "GET" => Some(Ok(Route::Storage)),
+            _ => refuse(format!("{STORAGE_PATH} takes GET only")),
+        };
+    }
+    let raw = rest.strip_prefix('/')?;
+    // The page encodes the key (the discovery cache's has a space).
+    let key = percent_decode_str(raw).decode_utf8().unwrap_or_default();
+    if !crate::store::key_is_valid(&key) {
+        return refuse(crate::store::StoreError::BadKey.to_string());
+    }
+    match method {
+        "PUT" | "DELETE" => Some(Ok(Route::StorageKey(key.to_string()))),
+        _ => refuse(format!("{STORAGE_PATH}/<key> takes PUT or DELETE")),
+    }
 }
 
 /// Whether a request asking for a connection upgrade (`Upgrade:
@@ -287,23 +343,48 @@ mod tests {
 
     const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
+    const OURS: &str = "k0123456789abcdef.localhost:47123";
+
     #[test]
     fn only_our_host_and_port_are_answered() {
-        assert!(host_is_ours(Some("127.0.0.1:47123"), 47123));
+        assert!(host_is_ours(Some(OURS), OURS));
+        assert!(host_is_ours(
+            Some("K0123456789ABCDEF.LocalHost:47123"),
+            OURS
+        ));
         for bad in [
+            "127.0.0.1:47123",
             "localhost:47123",
-            "LocalHost:47123",
-            "evil.example:47123",
-            "127.0.0.1",
-            "127.0.0.1:47124",
-            "127.0.0.1:047123",
-            "localhost.evil.example:47123",
             "[::1]:47123",
-            "127.0.0.1:47123:47123",
+            "evil.example:47123",
+            "k0123456789abcdef.localhost",
+            "k0123456789abcdef.localhost:47124",
+            "k0123456789abcdef.localhost:047123",
+            "x.k0123456789abcdef.localhost:47123",
+            "k0123456789abcdef.localhost.evil.example:47123",
+            "k0123456789abcdef.localhost:47123:47123",
         ] {
-            assert!(!host_is_ours(Some(bad), 47123), "{bad}");
+            assert!(!host_is_ours(Some(bad), OURS), "{bad}");
         }
-        assert!(!host_is_ours(None, 47123));
+        assert!(!host_is_ours(None, OURS));
+    }
+
+    #[test]
+    fn programs_may_use_the_address_and_browsers_may_not() {
+        assert!(host_is_our_address(Some("127.0.0.1:47123"), 47123));
+        for bad in [
+            "127.0.0.1:47124",
+            "localhost:47123",
+            "[::1]:47123",
+            "127.0.0.1",
+        ] {
+            assert!(!host_is_our_address(Some(bad), 47123), "{bad}");
+        }
+        assert!(!from_a_browser(|_| false));
+        assert!(!from_a_browser(|n| n == "sec-fetch-mode"), "Node's fetch");
+        for h in ["origin", "sec-fetch-site", "sec-fetch-dest"] {
+            assert!(from_a_browser(|n| n == h), "{h}");
+        }
     }
 
     #[test]
@@ -322,19 +403,61 @@ mod tests {
 
     #[test]
     fn another_origin_or_site_is_refused_and_programs_pass() {
-        assert!(same_origin(
-            Some("http://127.0.0.1:47123"),
-            Some("same-origin"),
-            47123
+        let ours = format!("http://{OURS}");
+        assert!(same_origin(Some(&ours), Some("same-origin"), OURS));
+        assert!(!same_origin(Some("http://127.0.0.1:47123"), None, OURS));
+        assert!(!same_origin(Some("http://localhost:47123"), None, OURS));
+        assert!(!same_origin(Some(&format!("https://{OURS}")), None, OURS));
+        assert!(same_origin(None, Some("none"), OURS));
+        assert!(same_origin(None, None, OURS));
+        assert!(!same_origin(Some("http://127.0.0.1:8080"), None, OURS));
+        assert!(!same_origin(Some("null"), None, OURS));
+        assert!(!same_origin(Some("https://evil.example"), None, OURS));
+        assert!(!same_origin(None, Some("same-site"), OURS), "another port");
+        assert!(!same_origin(None, Some("cross-site"), OURS));
+    }
+
+    #[test]
+    fn the_store_takes_a_get_of_the_whole_and_a_put_or_delete_of_a_key_in_every_mode() {
+        for ro in [false, true] {
+            assert_eq!(route("/glass/storage", "GET", ro), Ok(Route::Storage));
+            assert_eq!(
+                route("/glass/storage/kubeglass.theme", "PUT", ro),
+                Ok(Route::StorageKey("kubeglass.theme".into()))
+            );
+            assert_eq!(
+                route("/glass/storage/kubeglass.theme", "DELETE", ro),
+                Ok(Route::StorageKey("kubeglass.theme".into()))
+            );
+        }
+        assert!(matches!(
+            route("/glass/storage", "PUT", false),
+            Err(Refusal::Path(_))
         ));
-        assert!(!same_origin(Some("http://localhost:47123"), None, 47123));
-        assert!(same_origin(None, Some("none"), 47123));
-        assert!(same_origin(None, None, 47123));
-        assert!(!same_origin(Some("http://127.0.0.1:8080"), None, 47123));
-        assert!(!same_origin(Some("null"), None, 47123));
-        assert!(!same_origin(Some("https://evil.example"), None, 47123));
-        assert!(!same_origin(None, Some("same-site"), 47123), "another port");
-        assert!(!same_origin(None, Some("cross-site"), 47123));
+        assert!(matches!(
+            route("/glass/storage/k", "GET", false),
+            Err(Refusal::Path(_))
+        ));
+        assert_eq!(
+            route("/glass/storage/kubeglass.discovery.v2%2001ab", "PUT", false),
+            Ok(Route::StorageKey("kubeglass.discovery.v2 01ab".into()))
+        );
+        for bad in [
+            "/glass/storage/a%2Fb",
+            "/glass/storage/a/b",
+            "/glass/storage/..",
+            "/glass/storage/",
+            "/glass/storage/%FF",
+        ] {
+            assert!(
+                matches!(route(bad, "PUT", false), Err(Refusal::Path(_))),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            route("/glass/storagex", "GET", false),
+            Err(Refusal::NotFound)
+        );
     }
 
     #[test]

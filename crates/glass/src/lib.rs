@@ -22,3 +22,4 @@ pub mod proxy;
 pub mod say;
 pub mod serve;
 pub mod stdout;
+pub mod store;

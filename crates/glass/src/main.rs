@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use kubectl_glass::kubeconfig::{Context, parse_view, session_for};
-use kubectl_glass::port::{self, Choice};
+use kubectl_glass::port;
 use kubectl_glass::serve::{self, Door};
+use kubectl_glass::store::{self, Store};
 use kubectl_glass::{assets, proxy, say, stdout};
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -28,7 +29,7 @@ struct Args {
     /// Open this namespace's pods.
     #[arg(short = 'n', long)]
     namespace: Option<String>,
-    /// Listen on this port (default: one derived from the context name, the same every run).
+    /// Listen on this port, on 127.0.0.1 and [::1] (default: any free one).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     port: Option<u16>,
     /// Print the URL, do not open a browser.
@@ -119,7 +120,7 @@ enum LaunchError {
         source: std::io::Error,
     },
     /// No port could be bound for a context.
-    #[error("cannot listen on 127.0.0.1: {0}")]
+    #[error("cannot listen on 127.0.0.1 and [::1]: {0}")]
     NoPort(std::io::Error),
     /// No randomness for the capability token.
     #[error("{0}")]
@@ -261,10 +262,9 @@ async fn start_all(
     stop: &mut Stop,
 ) -> Result<Started, LaunchError> {
     let mut proxies = Proxies::default();
-    let mut taken = std::collections::BTreeSet::new();
     let mut failed = Vec::new();
     for (i, context) in contexts.iter().enumerate() {
-        match start_one(args, context, &dir.join(format!("app-{i}")), &mut taken).await? {
+        match start_one(args, context, &dir.join(format!("app-{i}"))).await? {
             Ok(running) => proxies.0.push(running),
             Err((problem, status)) => {
                 if !args.all_contexts {
@@ -286,15 +286,15 @@ async fn start_all(
     Ok(Started::Running { proxies, failed })
 }
 
-/// Binds `context`'s port (so it is ours before anything is sent), starts
-/// its kubectl proxy on a socket in `folder`, and opens the door once
-/// kubectl answers; `Ok(Err((why, status)))` when that proxy did not come
-/// up (it has been stopped).
+/// Binds a port on both loopbacks (so it is ours before anything is
+/// sent), opens the context's store, starts its kubectl proxy on a socket
+/// in `folder`, and opens the door once kubectl answers;
+/// `Ok(Err((why, status)))` when that proxy did not come up (it has been
+/// stopped).
 async fn start_one(
     args: &Args,
     context: &Context,
     folder: &Path,
-    taken: &mut std::collections::BTreeSet<u16>,
 ) -> Result<Result<Running, (String, Option<std::process::ExitStatus>)>, LaunchError> {
     std::fs::DirBuilder::new()
         .mode(0o700)
@@ -303,24 +303,24 @@ async fn start_one(
             path: folder.to_path_buf(),
             source,
         })?;
-    let (listener, choice) =
-        port::bind(&context.name, args.port, taken).map_err(LaunchError::NoPort)?;
-    taken.insert(choice.port());
-    if let Choice::Fallback { wanted, port } = choice {
-        eprintln!(
-            "kubectl-glass: port {wanted} (context {}'s own) is taken; using {port}, so this tab's storage starts empty",
-            say::quoted(&context.name)
-        );
-    }
+    let (listeners, port) = port::bind(args.port).map_err(LaunchError::NoPort)?;
+    let store = open_store(&context.name);
     // Everything that can fail is done before kubectl starts: from there
     // on no `?` can return and leave it running (its guard stops it anyway).
     let token = proxy::new_token()?;
+    // A name nobody can have visited: a worker or storage planted on an
+    // earlier origin (127.0.0.1:port, localhost:port, an earlier run's
+    // name) never sees this run. 128 random bits, as the token.
+    let host = format!("{}.localhost:{port}", proxy::new_token()?);
     let csp = assets::content_security_policy().ok_or(LaunchError::NoApp)?;
-    let port = choice.port();
-    listener
-        .set_nonblocking(true)
+    let listeners = listeners
+        .into_iter()
+        .map(|l| {
+            l.set_nonblocking(true)?;
+            tokio::net::TcpListener::from_std(l)
+        })
+        .collect::<std::io::Result<Vec<_>>>()
         .map_err(LaunchError::NoPort)?;
-    let listener = tokio::net::TcpListener::from_std(listener).map_err(LaunchError::NoPort)?;
     let spec = proxy::Spec {
         kubectl: args.kubectl.clone(),
         kubeconfig: args.kubeconfig.clone(),
@@ -335,9 +335,10 @@ async fn start_one(
     if let Some(p) = ready_problem(&mut child, &serving, &spec.socket, &context.name).await {
         return Ok(Err((p, child.stop())));
     }
-    let url = format!("http://127.0.0.1:{port}/{token}/ui/");
+    let url = format!("http://{host}/{token}/ui/");
     let door = Arc::new(Door {
         token,
+        host,
         port,
         read_only: args.read_only,
         socket: spec.socket.clone(),
@@ -345,8 +346,13 @@ async fn start_one(
         csp,
         open_file: Mutex::new(None),
         haunted: Default::default(),
+        store,
     });
-    let task = tokio::spawn(serve::serve(listener, door.clone()));
+    let task = tokio::spawn(serve::serve_with(
+        listeners,
+        door.clone(),
+        serve::Limits::default(),
+    ));
     Ok(Ok(Running {
         context: context.clone(),
         url,
@@ -354,6 +360,32 @@ async fn start_one(
         door: task,
         shared: door,
     }))
+}
+
+/// `context`'s store in the user's state folder; for this run only (and
+/// said so) when there is none or it cannot be made.
+fn open_store(context: &str) -> Store {
+    let Some(state) = store::state_home() else {
+        eprintln!(
+            "kubectl-glass: neither XDG_STATE_HOME nor HOME is set; the app's preferences last this run only"
+        );
+        return Store::in_memory();
+    };
+    match Store::open(&store::folder(&state), context) {
+        Ok((s, note)) => {
+            if let Some(n) = note {
+                eprintln!("kubectl-glass: {n}");
+            }
+            s
+        }
+        Err(e) => {
+            eprintln!(
+                "kubectl-glass: {}: {e}; the app's preferences last this run only",
+                store::folder(&state).display()
+            );
+            Store::in_memory()
+        }
+    }
 }
 
 /// Waits for kubectl to serve (see `wait_ready`); says what went wrong in
@@ -525,12 +557,10 @@ async fn wait_until_stopped(stop: &mut Stop, proxies: &mut Proxies) -> ExitCode 
         }
         if let Some(r) = proxies.0.iter().find(|r| r.shared.haunted()) {
             eprintln!(
-                "kubectl-glass: the page of context {} found a Service Worker on 127.0.0.1:{}, which \
-                 Kubeglass never registers: a program that held this port before may have seen this \
-                 run's token. The page removed it; stopping, so the token ends with this run. Start \
-                 kubectl glass again.",
+                "kubectl-glass: the page of context {} found a Service Worker on its address, which \
+                 Kubeglass never registers: it may have seen this run's token. The page removed it; \
+                 stopping, so the token ends with this run. Start kubectl glass again.",
                 say::quoted(&r.context.name),
-                r.shared.port
             );
             return ExitCode::from(3);
         }

@@ -1,137 +1,102 @@
-//! The port of a context: the same from run to run, so the origin (and with
-//! it the browser's storage for that cluster) stays the same, while
-//! different contexts get different origins.
+//! Where a run listens: one port on both loopback addresses.
+//!
+//! The app's URL names a random `<name>.localhost` (see `main`), an origin
+//! nobody can have visited, so nothing planted on an earlier origin (a
+//! Service Worker, storage) can reach this run. A browser sends such a
+//! name to `[::1]` first and `127.0.0.1` second, so both must be ours:
+//! were `[::1]:port` another program's, the browser would hand it the
+//! URL, token and all. The port itself carries nothing (storage is kept
+//! by the launcher, per context), so any free one does.
 
-use std::net::{Ipv4Addr, TcpListener};
-use std::ops::Range;
+use std::io::ErrorKind;
+use std::net::{Ipv4Addr, Ipv6Addr, TcpListener};
 
-/// Where derived ports fall: 800 ports clear of the project's own scripts
-/// (8001, 1xxxx–4xxxx below 47000) and of well-known services. Linux's
-/// ephemeral range (32768–60999) includes it, so an outgoing connection may
-/// hold one for a while; then [`bind`] falls back to a free port.
-pub const PORT_RANGE: Range<u16> = 47100..47900;
+/// How many free IPv4 ports are tried before giving up when `[::1]` holds
+/// each one already.
+const TRIES: usize = 64;
 
-/// The derived port of `context`: FNV-1a of its name, folded into
-/// [`PORT_RANGE`]. Stable across runs, machines and Rust versions.
-pub fn port_for(context: &str) -> u16 {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in context.bytes() {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    let span = u32::from(PORT_RANGE.end - PORT_RANGE.start);
-    // The remainder is below `span`, which fits a u16.
-    PORT_RANGE.start + u16::try_from(h % span).unwrap_or(0)
-}
-
-/// How a port was chosen, for the message printed at start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Choice {
-    /// `--port` said so.
-    Given(u16),
-    /// The context's own port.
-    Derived(u16),
-    /// The context's port was taken; another free one.
-    Fallback {
-        /// The context's own port, which was taken.
-        wanted: u16,
-        /// The port used instead.
-        port: u16,
-    },
-}
-
-impl Choice {
-    /// The port to listen on.
-    pub fn port(self) -> u16 {
-        match self {
-            Self::Given(p) | Self::Derived(p) | Self::Fallback { port: p, .. } => p,
-        }
-    }
-}
-
-/// Binds the listener for `context` on 127.0.0.1: `given`, else its
-/// derived port when free and not in `taken`, else any free port not in
-/// `taken`. The port is ours from here on: nothing learns the token before.
-pub fn bind(
-    context: &str,
-    given: Option<u16>,
-    taken: &std::collections::BTreeSet<u16>,
-) -> std::io::Result<(TcpListener, Choice)> {
+/// Binds `port` (or, for `None`, a free port) on 127.0.0.1 and on `[::1]`;
+/// returns the listeners and the port. A machine without IPv6 (where
+/// `[::1]` cannot be bound by anyone) gets the IPv4 listener alone. A
+/// given port taken on either address is an error, not a surprise port.
+pub fn bind(given: Option<u16>) -> std::io::Result<(Vec<TcpListener>, u16)> {
     if let Some(p) = given {
-        return Ok((
-            TcpListener::bind((Ipv4Addr::LOCALHOST, p))?,
-            Choice::Given(p),
-        ));
+        let v4 = TcpListener::bind((Ipv4Addr::LOCALHOST, p))?;
+        return Ok((with_v6(v4, p)?, p));
     }
-    let wanted = port_for(context);
-    if !taken.contains(&wanted)
-        && let Ok(l) = TcpListener::bind((Ipv4Addr::LOCALHOST, wanted))
-    {
-        return Ok((l, Choice::Derived(wanted)));
-    }
-    loop {
-        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
-        let port = l.local_addr()?.port();
-        if !taken.contains(&port) {
-            return Ok((l, Choice::Fallback { wanted, port }));
+    let mut last = None;
+    for _ in 0..TRIES {
+        let v4 = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        let port = v4.local_addr()?.port();
+        match with_v6(v4, port) {
+            Ok(both) => return Ok((both, port)),
+            Err(e) => last = Some(e),
         }
     }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no port is free on both loopbacks")))
+}
+
+/// `v4` and a listener on `[::1]:port`; `v4` alone when the machine has
+/// no IPv6 loopback.
+fn with_v6(v4: TcpListener, port: u16) -> std::io::Result<Vec<TcpListener>> {
+    match TcpListener::bind((Ipv6Addr::LOCALHOST, port)) {
+        Ok(v6) => Ok(vec![v4, v6]),
+        Err(e) if no_ipv6(&e) => Ok(vec![v4]),
+        Err(e) => Err(std::io::Error::new(
+            e.kind(),
+            format!("[::1]:{port}: {e} (a browser would send this run's URL there first)"),
+        )),
+    }
+}
+
+/// True when the error says IPv6 is off here, so nobody can listen on `[::1]`.
+fn no_ipv6(e: &std::io::Error) -> bool {
+    e.kind() == ErrorKind::AddrNotAvailable || e.raw_os_error() == Some(libc::EAFNOSUPPORT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_context_keeps_its_port_and_contexts_differ() {
-        // Fixed values: a change here moves every user's origin (and loses
-        // their browser storage), so it must be deliberate.
-        assert_eq!(port_for("kind-kind"), port_for("kind-kind"));
-        assert_eq!(
-            port_for(""),
-            PORT_RANGE.start + (0x811c_9dc5_u32 % 800) as u16
-        );
-        let ports: std::collections::BTreeSet<u16> =
-            ["prod", "staging", "dev", "kind-kind", "minikube"]
-                .iter()
-                .map(|c| port_for(c))
-                .collect();
-        assert_eq!(ports.len(), 5, "{ports:?}");
-        assert!(ports.iter().all(|p| PORT_RANGE.contains(p)));
+    fn v6_works() -> bool {
+        TcpListener::bind((Ipv6Addr::LOCALHOST, 0)).is_ok()
     }
 
     #[test]
-    fn a_taken_port_falls_back_to_a_free_one() {
-        let context = "taken-context";
-        let wanted = port_for(context);
-        let Ok(_hold) = TcpListener::bind((Ipv4Addr::LOCALHOST, wanted)) else {
-            // Something else holds it already: the fallback is exercised anyway.
-            let none = std::collections::BTreeSet::new();
-            assert!(matches!(
-                bind(context, None, &none),
-                Ok((_, Choice::Fallback { .. }))
-            ));
-            return;
-        };
-        let none = std::collections::BTreeSet::new();
-        match bind(context, None, &none).expect("a port").1 {
-            Choice::Fallback { wanted: w, port } => {
-                assert_eq!(w, wanted);
-                assert_ne!(port, wanted);
-            }
-            other => panic!("expected a fallback, got {other:?}"),
+    fn a_run_holds_its_port_on_both_loopbacks() {
+        let (listeners, port) = bind(None).expect("a port");
+        let addrs: Vec<_> = listeners
+            .iter()
+            .map(|l| l.local_addr().expect("addr"))
+            .collect();
+        assert!(addrs.iter().all(|a| a.port() == port), "{addrs:?}");
+        assert!(addrs[0].ip().is_loopback() && addrs[0].is_ipv4());
+        if v6_works() {
+            assert_eq!(addrs.len(), 2, "{addrs:?}");
+            assert!(addrs[1].is_ipv6() && addrs[1].ip().is_loopback());
         }
-        // A given port that is taken is an error, not a surprise port.
-        assert!(bind(context, Some(wanted), &none).is_err());
     }
 
     #[test]
-    fn two_contexts_of_one_run_never_share_a_port() {
-        // --all-contexts: the first context's port is taken for the second,
-        // even though nothing listens on it yet.
-        let wanted = port_for("first");
-        let taken = [wanted].into_iter().collect();
-        let (_l, second) = bind("first", None, &taken).expect("a port");
-        assert_ne!(second.port(), wanted);
+    fn a_port_another_program_holds_on_ipv6_is_never_used() {
+        if !v6_works() {
+            return;
+        }
+        // Another program holds [::1]:p, 127.0.0.1:p is free: a browser
+        // would send the URL to the other program first.
+        let squatter = TcpListener::bind((Ipv6Addr::LOCALHOST, 0)).expect("bind");
+        let p = squatter.local_addr().expect("addr").port();
+        let err = bind(Some(p)).expect_err("refused");
+        assert_eq!(err.kind(), ErrorKind::AddrInUse, "{err}");
+        assert!(err.to_string().contains("[::1]"), "{err}");
+        // The IPv4 half was let go again.
+        assert!(TcpListener::bind((Ipv4Addr::LOCALHOST, p)).is_ok());
+    }
+
+    #[test]
+    fn a_given_port_taken_on_ipv4_is_an_error() {
+        let held = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind");
+        let p = held.local_addr().expect("addr").port();
+        assert!(bind(Some(p)).is_err());
     }
 }

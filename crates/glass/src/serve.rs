@@ -27,6 +27,7 @@ use tokio::sync::Semaphore;
 use crate::assets;
 use crate::gate::{self, Refusal, Route};
 use crate::headers;
+use crate::store::Store;
 
 /// A response body: a file, a refusal, or kubectl's stream.
 pub type Body = BoxBody<Bytes, hyper::Error>;
@@ -35,7 +36,10 @@ pub type Body = BoxBody<Bytes, hyper::Error>;
 pub struct Door {
     /// The capability token, only here and in the printed URL.
     pub token: String,
-    /// The port it listens on, for the `Host` and `Origin` checks.
+    /// The `Host` the page uses, `<name>.localhost:<port>`, for the `Host`
+    /// and `Origin` checks.
+    pub host: String,
+    /// The port, which programs reach as `127.0.0.1:<port>`.
     pub port: u16,
     /// Only reads pass.
     pub read_only: bool,
@@ -51,6 +55,8 @@ pub struct Door {
     /// Set when the page asked to stop (`POST /glass/stop`): it found a
     /// Service Worker on this origin, which may have seen the token.
     pub haunted: AtomicBool,
+    /// The context's store, served under the token.
+    pub store: Store,
 }
 
 impl Door {
@@ -93,19 +99,20 @@ impl Default for Limits {
 /// Serves `door` on `listener` with the default [`Limits`] until the task
 /// is dropped.
 pub async fn serve(listener: TcpListener, door: Arc<Door>) {
-    serve_with(listener, door, Limits::default()).await;
+    serve_with(vec![listener], door, Limits::default()).await;
 }
 
-/// Serves `door` on `listener` within `limits` until the task is dropped.
-pub async fn serve_with(listener: TcpListener, door: Arc<Door>, limits: Limits) {
+/// Serves `door` on every one of `listeners` (127.0.0.1 and `[::1]`), all
+/// within one `limits`, until the task is dropped.
+pub async fn serve_with(listeners: Vec<TcpListener>, door: Arc<Door>, limits: Limits) {
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     loop {
         // A slot first: beyond the cap, connections wait unaccepted.
         let Ok(slot) = slots.clone().acquire_owned().await else {
             return;
         };
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        let stream = match accept_any(&listeners).await {
+            Ok(stream) => stream,
             Err(_) => {
                 tokio::time::sleep(limits.accept_pause).await;
                 continue;
@@ -126,6 +133,19 @@ pub async fn serve_with(listener: TcpListener, door: Arc<Door>, limits: Limits) 
             drop(slot);
         });
     }
+}
+
+/// The next connection on any of `listeners`.
+async fn accept_any(listeners: &[TcpListener]) -> std::io::Result<tokio::net::TcpStream> {
+    std::future::poll_fn(|cx| {
+        for l in listeners {
+            if let std::task::Poll::Ready(r) = l.poll_accept(cx) {
+                return std::task::Poll::Ready(r.map(|(s, _)| s));
+            }
+        }
+        std::task::Poll::Pending
+    })
+    .await
 }
 
 /// One request's answer, with the headers every answer carries. Only the
@@ -150,6 +170,8 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
             door.haunted.store(true, Ordering::SeqCst);
             text(StatusCode::ACCEPTED, "stopping")
         }
+        Ok((Route::Storage, _)) => json(StatusCode::OK, door.store.json()),
+        Ok((Route::StorageKey(key), _)) => store_key(door, req, &key).await,
         Ok((Route::Api, rest)) => match forward(&door.socket, req, &rest).await {
             Ok(r) => r,
             Err(e) => text(
@@ -170,8 +192,13 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
 fn admit(door: &Door, req: &Request<Incoming>) -> Result<(Route, String), Refusal> {
     let h = req.headers();
     let get = |name: header::HeaderName| h.get(name).and_then(|v| v.to_str().ok());
-    if !gate::host_is_ours(get(header::HOST), door.port) {
-        return Err(Refusal::Host(door.port));
+    if !gate::host_is_ours(get(header::HOST), &door.host) {
+        if !gate::host_is_our_address(get(header::HOST), door.port) {
+            return Err(Refusal::Host);
+        }
+        if gate::from_a_browser(|name| h.contains_key(name)) {
+            return Err(Refusal::BrowserByAddress);
+        }
     }
     let rest = gate::strip_token(req.uri().path(), &door.token).ok_or(Refusal::NotFound)?;
     let route = gate::route(rest, req.method().as_str(), door.read_only)?;
@@ -184,7 +211,11 @@ fn admit(door: &Door, req: &Request<Incoming>) -> Result<(Route, String), Refusa
         && get_str(h, "sec-fetch-mode") == Some("navigate")
         && get_str(h, "sec-fetch-dest") == Some("document");
     if !navigation
-        && !gate::same_origin(get(header::ORIGIN), get_str(h, "sec-fetch-site"), door.port)
+        && !gate::same_origin(
+            get(header::ORIGIN),
+            get_str(h, "sec-fetch-site"),
+            &door.host,
+        )
     {
         return Err(Refusal::CrossSite);
     }
@@ -204,6 +235,50 @@ fn admit(door: &Door, req: &Request<Incoming>) -> Result<(Route, String), Refusa
 
 fn get_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// `PUT` (the body is the value) or `DELETE` of one key of the store.
+async fn store_key(door: &Door, req: Request<Incoming>, key: &str) -> Response<Body> {
+    let value = if req.method() == hyper::Method::PUT {
+        let limited = http_body_util::Limited::new(req.into_body(), crate::store::MAX_VALUE);
+        let bytes = match limited.collect().await {
+            Ok(b) => b.to_bytes(),
+            Err(_) => {
+                return text(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &crate::store::StoreError::TooLarge.to_string(),
+                );
+            }
+        };
+        match String::from_utf8(bytes.to_vec()) {
+            Ok(v) => Some(v),
+            Err(_) => return text(StatusCode::BAD_REQUEST, "a stored value is UTF-8 text"),
+        }
+    } else {
+        None
+    };
+    match door.store.set(key, value.as_deref()) {
+        Ok(()) => text(StatusCode::NO_CONTENT, ""),
+        Err(e @ crate::store::StoreError::Io(_)) => {
+            text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
+        }
+        Err(e) => text(StatusCode::PAYLOAD_TOO_LARGE, &e.to_string()),
+    }
+}
+
+/// A JSON answer.
+fn json(status: StatusCode, body: String) -> Response<Body> {
+    let mut r = Response::new(
+        Full::new(Bytes::from(body))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
 }
 
 /// A file of the app.

@@ -71,6 +71,7 @@ fn a_failed_accept_pauses_instead_of_spinning_and_serving_resumes() {
             let port = listener.local_addr().expect("addr").port();
             let door = Arc::new(Door {
                 token: TOKEN.into(),
+                host: format!("127.0.0.1:{port}"),
                 port,
                 read_only: false,
                 socket: PathBuf::from("/nonexistent/proxy.sock"),
@@ -78,9 +79,10 @@ fn a_failed_accept_pauses_instead_of_spinning_and_serving_resumes() {
                 csp: "default-src 'self'".into(),
                 open_file: Mutex::new(None),
                 haunted: Default::default(),
+                store: kubectl_glass::store::Store::in_memory(),
             });
             tx.send(port).expect("send");
-            serve::serve_with(listener, door, Limits::default()).await;
+            serve::serve_with(vec![listener], door, Limits::default()).await;
         });
     });
     let port = rx.recv().expect("port");

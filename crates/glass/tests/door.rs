@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty, Full};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::header::HeaderMap;
 use hyper::service::service_fn;
@@ -19,6 +19,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UnixListener};
 
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+/// The run's host name, as the launcher makes one (random there).
+const NAME: &str = "fedcba9876543210fedcba9876543210.localhost";
 const SECRET: &str = r#"{"kind":"Secret","data":{"password":"czNjcjN0"}}"#;
 
 /// One request as kubectl received it.
@@ -123,6 +125,7 @@ async fn door(kubectl: &FakeKubectl, read_only: bool) -> u16 {
     let port = listener.local_addr().expect("addr").port();
     let door = Arc::new(Door {
         token: TOKEN.into(),
+        host: format!("{NAME}:{port}"),
         port,
         read_only,
         socket: kubectl.socket.clone(),
@@ -130,6 +133,7 @@ async fn door(kubectl: &FakeKubectl, read_only: bool) -> u16 {
         csp: "default-src 'self'".into(),
         open_file: Mutex::new(None),
         haunted: Default::default(),
+        store: kubectl_glass::store::Store::in_memory(),
     });
     tokio::spawn(serve::serve(listener, door));
     port
@@ -146,6 +150,17 @@ struct Answer {
 /// Sends `method path` with `headers` (plus our `Host`, unless `headers`
 /// names one) to the door.
 async fn ask(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Answer {
+    ask_with_body(port, method, path, headers, "").await
+}
+
+/// [`ask`] with a body.
+async fn ask_with_body(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Answer {
     let stream = TcpStream::connect(("127.0.0.1", port))
         .await
         .expect("connect");
@@ -157,12 +172,14 @@ async fn ask(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> A
     });
     let mut req = Request::builder().method(method).uri(path);
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        req = req.header("host", format!("127.0.0.1:{port}"));
+        req = req.header("host", format!("{NAME}:{port}"));
     }
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
-    let req = req.body(Empty::<Bytes>::new()).expect("request");
+    let req = req
+        .body(Full::new(Bytes::from(body.to_string())))
+        .expect("request");
     let mut resp = sender.send_request(req).await.expect("an answer");
     let (status, headers) = (resp.status(), resp.headers().clone());
     let body = if status == StatusCode::SWITCHING_PROTOCOLS {
@@ -258,22 +275,98 @@ async fn an_answer_from_the_cluster_cannot_become_a_page_or_act_on_the_origin() 
 }
 
 #[tokio::test]
-async fn localhost_is_refused_as_host_and_as_origin_so_only_127_0_0_1_works() {
-    // The launcher listens on 127.0.0.1 only; a browser may send
-    // `localhost` to [::1] first, where another program may hold the port.
+async fn earlier_origins_are_refused_so_a_browser_only_ever_uses_the_runs_name() {
+    // 127.0.0.1:port and localhost:port are origins other pages may have
+    // used (and planted a Service Worker on) before this run.
     let kubectl = fake_kubectl().await;
     let port = door(&kubectl, false).await;
     let path = api("/api/v1/namespaces/demo/secrets/db");
-    let host = format!("localhost:{port}");
-    let a = ask(port, "GET", &path, &[("host", &host)]).await;
-    assert_eq!(a.status, StatusCode::MISDIRECTED_REQUEST, "{}", a.body);
-    assert!(a.body.contains("not localhost"), "{}", a.body);
-    let origin = format!("http://localhost:{port}");
-    let b = ask(port, "GET", &path, &[("origin", &origin)]).await;
-    assert_eq!(b.status, StatusCode::FORBIDDEN, "{}", b.body);
+    for earlier in ["localhost", "[::1]"] {
+        let host = format!("{earlier}:{port}");
+        let a = ask(port, "GET", &path, &[("host", &host)]).await;
+        assert_eq!(a.status, StatusCode::MISDIRECTED_REQUEST, "{}", a.body);
+        assert!(
+            a.body.contains("only to the address kubectl glass printed"),
+            "{}",
+            a.body
+        );
+    }
+    let address = format!("127.0.0.1:{port}");
+    for browser in [
+        ("sec-fetch-dest", "document"),
+        ("sec-fetch-site", "none"),
+        ("origin", "null"),
+    ] {
+        let a = ask(port, "GET", &path, &[("host", &address), browser]).await;
+        assert_eq!(
+            a.status,
+            StatusCode::MISDIRECTED_REQUEST,
+            "{browser:?}: {}",
+            a.body
+        );
+        assert!(
+            a.body.contains("open the URL kubectl glass printed"),
+            "{}",
+            a.body
+        );
+    }
+    for earlier in ["127.0.0.1", "localhost"] {
+        let origin = format!("http://{earlier}:{port}");
+        let b = ask(port, "GET", &path, &[("origin", &origin)]).await;
+        assert_eq!(b.status, StatusCode::FORBIDDEN, "{}", b.body);
+    }
     assert!(kubectl.seen().is_empty(), "{:?}", kubectl.seen());
     let ours = ask(port, "GET", &path, &[]).await;
     assert_eq!(ours.status, StatusCode::OK);
+    // A program (no Origin, no Sec-Fetch-Site or -Dest; Node's fetch sends
+    // Sec-Fetch-Mode) may use the address.
+    let program = ask(
+        port,
+        "GET",
+        &path,
+        &[("host", &address), ("sec-fetch-mode", "cors")],
+    )
+    .await;
+    assert_eq!(program.status, StatusCode::OK, "{}", program.body);
+}
+
+#[tokio::test]
+async fn the_store_is_read_whole_and_written_a_key_at_a_time_never_reaching_kubectl() {
+    let kubectl = fake_kubectl().await;
+    let port = door(&kubectl, true).await;
+    let store = |rest: &str| format!("/{TOKEN}/glass/storage{rest}");
+    let origin = format!("http://{NAME}:{port}");
+    let page = [
+        ("origin", origin.as_str()),
+        ("sec-fetch-site", "same-origin"),
+    ];
+    assert_eq!(ask(port, "GET", &store(""), &page).await.body, "{}");
+    let put = ask_with_body(port, "PUT", &store("/kubeglass.theme"), &page, "dark").await;
+    assert_eq!(put.status, StatusCode::NO_CONTENT, "{}", put.body);
+    let whole = ask(port, "GET", &store(""), &page).await;
+    assert_eq!(whole.status, StatusCode::OK);
+    assert_eq!(whole.body, r#"{"kubeglass.theme":"dark"}"#);
+    assert_eq!(values(&whole.headers, "cache-control"), ["no-store"]);
+    // Another origin can neither read nor write it, even with the token.
+    let evil = [
+        ("origin", "http://127.0.0.1:8080"),
+        ("sec-fetch-site", "cross-site"),
+    ];
+    assert_eq!(
+        ask(port, "GET", &store(""), &evil).await.status,
+        StatusCode::FORBIDDEN
+    );
+    let put = ask_with_body(port, "PUT", &store("/kubeglass.theme"), &evil, "light").await;
+    assert_eq!(put.status, StatusCode::FORBIDDEN);
+    // Without the token it is not there at all.
+    let bare = ask(port, "GET", "/glass/storage", &page).await;
+    assert_eq!(bare.status, StatusCode::NOT_FOUND);
+    let gone = ask(port, "DELETE", &store("/kubeglass.theme"), &page).await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT);
+    assert_eq!(ask(port, "GET", &store(""), &page).await.body, "{}");
+    let bad = ask_with_body(port, "PUT", &store("/a%2Fb"), &page, "x").await;
+    assert_eq!(bad.status, StatusCode::FORBIDDEN, "{}", bad.body);
+    assert!(kubectl.seen().is_empty(), "{:?}", kubectl.seen());
 }
 
 #[tokio::test]
@@ -287,7 +380,7 @@ async fn only_allowlisted_request_headers_reach_kubectl() {
         ),
         ("accept-encoding", "gzip"),
         ("user-agent", "Chromium"),
-        ("origin", &*format!("http://127.0.0.1:{port}")),
+        ("origin", &*format!("http://{NAME}:{port}")),
         ("cookie", "a=b"),
         ("authorization", "Bearer someone-else"),
         ("proxy-authorization", "Basic eDp5"),

@@ -23,6 +23,7 @@ async fn door(limits: Limits) -> u16 {
     let port = listener.local_addr().expect("addr").port();
     let door = Arc::new(Door {
         token: TOKEN.into(),
+        host: format!("127.0.0.1:{port}"),
         port,
         read_only: false,
         socket: PathBuf::from("/nonexistent/proxy.sock"),
@@ -30,8 +31,9 @@ async fn door(limits: Limits) -> u16 {
         csp: "default-src 'self'".into(),
         open_file: Mutex::new(None),
         haunted: Default::default(),
+        store: kubectl_glass::store::Store::in_memory(),
     });
-    tokio::spawn(serve::serve_with(listener, door, limits));
+    tokio::spawn(serve::serve_with(vec![listener], door, limits));
     port
 }
 
