@@ -31,12 +31,24 @@ export async function pool(items, concurrency, fn) {
 }
 
 /**
+ * `base` as Node reaches it: kubectl glass prints a `<name>.localhost`
+ * that only a browser resolves by itself, and answers programs on
+ * 127.0.0.1 at the same port. The page keeps using `base`.
+ */
+export function nodeBase(base) {
+  const u = new URL(base);
+  if (!u.hostname.endsWith('.localhost')) return base;
+  u.hostname = '127.0.0.1';
+  return u.href.replace(/\/$/, '');
+}
+
+/**
  * Requests to `base` over keep-alive node:http (fetch costs this two-core
  * machine too much CPU to reach 200 writes/s). `call` resolves to
  * `{ status, text }`; a body is sent as JSON with content type `type`.
  */
 export function keepAliveClient(base) {
-  const target = new URL(base);
+  const target = new URL(nodeBase(base));
   // The API base may carry the capability token as its path: `http://127.0.0.1:8001/<token>`.
   const prefix = target.pathname.replace(/\/$/, '');
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -244,7 +256,7 @@ export async function settled(base, api, ns, resource) {
     const timer = setTimeout(() => ctl.abort(), ms);
     let lines = 0;
     try {
-      const r = await fetch(`${base}/api/v1/namespaces/${ns}/${resource}?watch=1&resourceVersion=${rv}`, { signal: ctl.signal });
+      const r = await fetch(`${nodeBase(base)}/api/v1/namespaces/${ns}/${resource}?watch=1&resourceVersion=${rv}`, { signal: ctl.signal });
       for await (const chunk of r.body) lines += [...chunk].filter((b) => b === 10).length;
     } catch { /* aborted at the end of the window */ }
     clearTimeout(timer);

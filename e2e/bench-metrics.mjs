@@ -12,13 +12,13 @@
 // 200 millicores and 8 to 127 MiB, waits until metrics-server reports them
 // all, measures, and deletes the namespace (BENCH_KEEP=1 keeps it and
 // reuses it when it already holds N pods).
-import { fillNamespace, frameSummary, launchChromium, recordFrames, releaseNamespace, settled, sleep } from './bench-lib.mjs';
+import { fillNamespace, frameSummary, launchChromium, nodeBase, recordFrames, releaseNamespace, settled, sleep } from './bench-lib.mjs';
 
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
 const N = Number(countArg);
 const NS = 'bench-metrics';
 const KEEP = process.env.BENCH_KEEP === '1';
-const api = (path, init = {}) => fetch(`${base}${path}`, {
+const api = (path, init = {}) => fetch(`${nodeBase(base)}${path}`, {
   ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
 });
 const nodes = (await (await api('/api/v1/nodes')).json()).items.map((n) => n.metadata.name)

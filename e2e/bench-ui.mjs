@@ -23,7 +23,7 @@
 // the tab's CPU fourfold (Chromium's DevTools throttling) from the route
 // change on: a slow tab reading the table's large unpaged list (the first
 // list asks resourceVersion=0, which the watch cache answers in one piece).
-import { fillNamespace, frameSummary, keepAliveClient, launchChromium, profiled, recordFrames, releaseNamespace, settled, traced, writeAtRate } from './bench-lib.mjs';
+import { fillNamespace, frameSummary, keepAliveClient, launchChromium, nodeBase, profiled, recordFrames, releaseNamespace, settled, traced, writeAtRate } from './bench-lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
@@ -31,7 +31,7 @@ const N = Number(countArg);
 const RESOURCE = process.env.BENCH_RESOURCE ?? 'pods';
 if (!['pods', 'configmaps'].includes(RESOURCE)) throw new Error(`BENCH_RESOURCE: pods or configmaps, not ${RESOURCE}`);
 const NS = RESOURCE === 'pods' ? 'bench-ui' : 'bench-ui-cm';
-const api = (path, init = {}) => fetch(`${base}${path}`, {
+const api = (path, init = {}) => fetch(`${nodeBase(base)}${path}`, {
   ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
 });
 const nodes = (await (await api('/api/v1/nodes')).json()).items.map((n) => n.metadata.name)
@@ -67,7 +67,7 @@ const total = ALL ? await countAll() : await count();
 // browser's User-Agent gets it (pretty-printed) and compact.
 for (const [label, extra] of [['pretty-printed, as for a browser', ''], ['compact (pretty=false)', '&pretty=false']]) {
   const t0 = performance.now();
-  const r = await fetch(`${base}/api/v1/namespaces/${NS}/${RESOURCE}?resourceVersion=0&includeObject=Metadata${extra}`, {
+  const r = await fetch(`${nodeBase(base)}/api/v1/namespaces/${NS}/${RESOURCE}?resourceVersion=0&includeObject=Metadata${extra}`, {
     headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io', 'user-agent': 'Mozilla/5.0' },
   });
   let bytes = 0;

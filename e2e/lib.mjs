@@ -157,19 +157,25 @@ export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newT
  * Starts the app as a person does: `kubectl glass` (the launcher built by
  * `make test`, the app inside) on `port` for `kubeconfig`, kubectl proxy on
  * its private socket, the token in its memory. Resolves once it printed its
- * URL (it prints it only when kubectl answers); `url` is the app, `api`
- * the API's base, as `startProxy` gives them.
+ * URL (it prints it only when kubectl answers); `url` is the app, on the
+ * run's own `<name>.localhost` (which only a browser resolves), `api` the
+ * API's base as a program reaches it (`127.0.0.1:<port>`, no browser
+ * headers), `browserApi` the same as the app's page reaches it.
  */
 export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = false } = {}) {
+  // The app's store (preferences, the discovery cache) in a folder of this
+  // run's, not the user's ~/.local/state, nor shared with another file's run.
+  const state = mkdtempSync(join(tmpdir(), 'kubeglass-state-'));
   const child = spawn(env('GLASS'), ['--kubectl', KUBECTL(), '--kubeconfig', kubeconfig,
     '--port', String(port), '--no-open', ...(readOnly ? ['--read-only'] : [])],
-  { stdio: ['ignore', 'pipe', 'pipe'] });
+  { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_STATE_HOME: state } });
+  child.once('exit', () => rmSync(state, { recursive: true, force: true }));
   let output = '';
   const exited = new Promise((r) => child.once('exit', r));
   const printed = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`kubectl-glass printed no URL within 30 s: ${output}`)), 30000);
     const seen = () => {
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\/([0-9a-f]{32})\/ui\//.exec(output);
+      const m = /http:\/\/[0-9a-f]{32}\.localhost:(\d+)\/([0-9a-f]{32})\/ui\//.exec(output);
       if (m && output.includes('Private folder: ')) {
         clearTimeout(timer);
         resolve(m);
@@ -183,6 +189,7 @@ export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = fal
   return {
     url,
     api: `http://127.0.0.1:${shownPort}/${token}`,
+    browserApi: url.slice(0, url.indexOf('/ui/')),
     token,
     port: Number(shownPort),
     output: () => output,
@@ -218,6 +225,7 @@ export function withApp(port, { setup, teardown, kubeconfig, readOnly = false, o
   return {
     get url() { return app.url; },
     get api() { return app.api; },
+    get browserApi() { return app.browserApi; },
     get token() { return app.token; },
     get page() { return browser.page; },
     get errors() { return browser.errors; },

@@ -35,12 +35,14 @@ out=$(mktemp)
 glass=$!
 trap 'kill "$glass" 2>/dev/null || true; rm -f "$out"' EXIT
 for _ in $(seq 1 100); do
-  grep -q "http://127.0.0.1:$port/" "$out" && break
+  grep -q "\.localhost:$port/" "$out" && break
   kill -0 "$glass" 2>/dev/null || { cat "$out" >&2; die "kubectl-glass stopped"; }
   sleep 0.1
 done
-app=$(grep -o "http://127.0.0.1:$port/[^ ]*/ui/" "$out" | head -1)
+app=$(grep -o "http://[0-9a-f]*\.localhost:$port/[^ ]*/ui/" "$out" | head -1)
 [[ -n "$app" ]] || { cat "$out" >&2; die "kubectl-glass printed no URL"; }
+# (The benches' own requests go to 127.0.0.1, as any program's do: Node
+# does not resolve the run's <name>.localhost; bench-lib's nodeBase.)
 api=${app%ui/}
 api=${api%/}
 

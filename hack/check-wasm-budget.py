@@ -18,7 +18,11 @@ docs/benchmarks.md. Issue #39's round (edit as a patch, lost answers read
 back, rollout undo as kubectl, drift as stored, stale objects, Top in
 kubectl's figures, the hashed discovery scope) took every part to
 2,976,885 B (main 1,310,937 B raw, 395,210 B brotli, 511,721 B gzip, all
-within their limits): the every-part limit is now about 2% over that. Issue #30's goal is 450 KB gzip for the first page; the
+within their limits): the every-part limit is now about 2% over that.
+The launcher's per-context store (issue #39 item 13: `ServedStorage`, which
+every page needs before the first draws) took the main module to 1,320,615 B
+raw, 398,416 B brotli, 515,922 B gzip, over the old limits of 1,320,000 /
+397,000 / 515,000: the main module's limits are now about 2% over that. Issue #30's goal is 450 KB gzip for the first page; the
 brotli copy, which is what kubectl glass sends, is under it, the gzip copy
 is not.
 
@@ -28,7 +32,7 @@ Usage: check-wasm-budget.py [dist]
 import sys
 from pathlib import Path
 
-BUDGET = {"": 1_320_000, ".br": 397_000, ".gz": 515_000}
+BUDGET = {"": 1_347_000, ".br": 406_000, ".gz": 526_000}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
 ALL_PARTS_RAW = 3_040_000
 

@@ -21,7 +21,7 @@ use crate::route::{Route, use_route};
 /// The whole app.
 #[component]
 pub fn App() -> impl IntoView {
-    let started = start();
+    let started = start(prefs::store(), prefs::served());
     let kube = started.kube.clone();
     provide_kube(started.kube);
     let remembered = prefs::get(prefs::NAMESPACE);

@@ -58,7 +58,21 @@ fn main() {
     // Nothing asks the cluster anything until the origin is known clean.
     platform::spawn(async {
         match platform::remove_service_workers().await {
-            0 => leptos::mount::mount_to_body(app::App),
+            0 => {
+                // Preferences come from the launcher's store when it keeps one.
+                let path = window().location().pathname().unwrap_or_default();
+                let unread = platform::storage::choose(&route::api_base_from(&path)).await;
+                if let Err(e) = unread {
+                    // One line above the app, drawn without a component of its own.
+                    platform::alert_line(
+                        "store-unread",
+                        &format!(
+                            "The preferences kubectl glass keeps for this context did not read ({e}); this tab remembers them in the browser instead."
+                        ),
+                    );
+                }
+                leptos::mount::mount_to_body(app::App);
+            }
             found => {
                 let launcher_told = platform::ask_launcher_to_stop();
                 leptos::mount::mount_to_body(move || view! { <Haunted found launcher_told/> });

@@ -1,4 +1,4 @@
-//! Preferences remembered in this browser's localStorage: the theme, kubectl's wide columns, the namespace.
+//! Preferences the app remembers (in the launcher's store for the context, else this browser's localStorage): the theme, kubectl's wide columns, the namespace.
 
 /// localStorage key of the theme (`system`, `light`, `dark`).
 pub const THEME: &str = "kubeglass.theme";
@@ -9,7 +9,7 @@ pub const USAGE: &str = "kubeglass.usage-columns";
 /// localStorage key of the namespace the app works in ("" for all).
 pub const NAMESPACE: &str = "kubeglass.namespace";
 
-pub use crate::platform::storage::{get, set};
+pub use crate::platform::storage::{get, served, set, store};
 
 /// A flag remembered as "1" or "0".
 pub fn flag(key: &str) -> bool {

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { request, createServer } from 'node:http';
+import { lookup } from 'node:dns';
 import { existsSync, mkdtempSync, mkdirSync, copyFileSync, rmSync, statSync, writeFileSync, readFileSync, chmodSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -21,6 +22,7 @@ before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'kubeglass-launcher-'));
   // "Installed": the binary as kubectl-glass in a bin folder of its own.
   pluginDir = join(scratch, 'bin');
+  state = join(scratch, 'state');
   mkdirSync(pluginDir);
   copyFileSync(env('GLASS'), join(pluginDir, 'kubectl-glass'));
   chmodSync(join(pluginDir, 'kubectl-glass'), 0o755);
@@ -43,9 +45,9 @@ function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFI
   const flags = open ? [] : ['--no-open'];
   const child = plugin
     ? spawn(env('KUBECTL'), ['glass', '--kubeconfig', kubeconfig, ...flags, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: `${pluginDir}:${dirname(env('KUBECTL'))}`, HOME: process.env.HOME, ...extraEnv } })
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: `${pluginDir}:${dirname(env('KUBECTL'))}`, HOME: process.env.HOME, XDG_STATE_HOME: state, ...extraEnv } })
     : spawn(env('GLASS'), ['--kubectl', kubectlPath, '--kubeconfig', kubeconfig, ...flags, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extraEnv } });
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_STATE_HOME: state, ...extraEnv } });
   const run = { child, stdout: '', stderr: '', code: undefined };
   child.stdout.on('data', (d) => { run.stdout += d; });
   child.stderr.on('data', (d) => { run.stderr += d; });
@@ -54,7 +56,7 @@ function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFI
   run.started = (async () => {
     assert.ok(await until(async () => run.code !== undefined || /Private folder: /.test(run.stdout), 30000),
       `kubectl-glass neither started nor exited within 30 s: ${run.stdout} ${run.stderr}`);
-    const urls = [...run.stdout.matchAll(/http:\/\/127\.0\.0\.1:(\d+)\/([0-9a-f]{32})\/ui\/\S*/g)].map((m) => m[0]);
+    const urls = [...run.stdout.matchAll(/http:\/\/[0-9a-f]{32}\.localhost:(\d+)\/([0-9a-f]{32})\/ui\/\S*/g)].map((m) => m[0]);
     const dir = /Private folder: (\S+)/.exec(run.stdout)?.[1];
     return { urls, dir };
   })();
@@ -62,6 +64,16 @@ function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFI
 }
 
 const apiOf = (url) => url.slice(0, url.indexOf('/ui/'));
+/** The same URL as a program reaches it: 127.0.0.1 (only a browser resolves `<name>.localhost`). */
+const programOf = (url) => { const u = new URL(url); u.hostname = '127.0.0.1'; return u.href.replace(/\/$/, url.endsWith('/') ? '/' : ''); };
+/** Where the store of the app's preferences goes in these runs (not the user's ~/.local/state). */
+let state;
+
+/** `*.localhost` is the loopback, as a browser has it; Node's resolver does not know the name. */
+function loopback(host, options, callback) {
+  if (!host.endsWith('.localhost')) return lookup(host, options, callback);
+  return options?.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
+}
 
 /** The command lines of every live process on the machine (zombies left out). */
 function commandLines() {
@@ -73,7 +85,7 @@ function commandLines() {
 /** A raw HTTP/1.1 request with exactly these headers (fetch would set Host and Origin itself). */
 function raw(url, { method = 'GET', headers = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, setHost: !('Host' in headers) });
+    const req = request(url, { method, headers, setHost: !('Host' in headers), lookup: loopback });
     req.on('response', (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
@@ -94,7 +106,7 @@ function raw(url, { method = 'GET', headers = {} } = {}) {
  */
 async function frontDoorHolds(url, dir) {
   const token = new URL(url).pathname.split('/')[1];
-  const port = new URL(url).port;
+  const { port, host } = new URL(url);
   const lines = commandLines();
   assert.ok(lines.some((l) => l.includes(' proxy ') && l.includes(`--unix-socket=${dir}/`)),
     `kubectl proxy listens on the private socket: ${lines.filter((l) => l.includes('proxy')).join('\n')}`);
@@ -103,13 +115,17 @@ async function frontDoorHolds(url, dir) {
   assert.equal((await raw(`${api}/version`, { headers: { Host: `evil.example:${port}` } })).status, 421, 'DNS rebinding');
   assert.equal((await raw(`${api}/version`, { headers: { Origin: 'http://127.0.0.1:8080' } })).status, 403, 'another origin');
   assert.equal((await raw(`${api}/version`, { headers: { 'Sec-Fetch-Site': 'same-site' } })).status, 403, 'another port');
-  assert.equal((await raw(`${api}/version`, { headers: { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' } })).status, 200, 'our page');
+  assert.equal((await raw(`${api}/version`, { headers: { Origin: `http://${host}`, 'Sec-Fetch-Site': 'same-origin' } })).status, 200, 'our page');
+  assert.equal((await raw(`${api}/version`, { headers: { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' } })).status, 403, 'the address as an origin');
+  assert.equal((await raw(`${programOf(api)}/version`, { headers: { 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Dest': 'document' } })).status, 421, 'a browser at the address');
+  assert.equal((await raw(`${programOf(api)}/version`)).status, 200, 'a program at the address');
+  assert.equal((await raw(`http://localhost:${port}/${token}/version`, { headers: { Host: `localhost:${port}` } })).status, 421, 'localhost');
   const upgrade = { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' };
   assert.equal((await raw(`http://127.0.0.1:${port}/api/v1/pods?watch=1`, { headers: upgrade })).status, 404, 'an upgrade without the token');
   const wrong = `${token.slice(0, 31)}${token.endsWith('0') ? '1' : '0'}`;
   assert.equal((await raw(`http://127.0.0.1:${port}/${wrong}/api/v1/pods?watch=1`, { headers: upgrade })).status, 404, 'a wrong token');
   // (The API server's WebSocket handler wants an Origin; a browser sends it.)
-  assert.equal((await raw(`${api}/api/v1/pods?watch=1`, { headers: { ...upgrade, Origin: `http://127.0.0.1:${port}` } })).status, 101,
+  assert.equal((await raw(`${api}/api/v1/pods?watch=1`, { headers: { ...upgrade, Origin: `http://${host}` } })).status, 101,
     'an upgrade with it');
   const index = await raw(url, { headers: { 'Accept-Encoding': 'gzip, br' } });
   assert.equal(index.status, 200);
@@ -133,12 +149,12 @@ test('kubectl glass serves the app for the context, names it in the header, and 
   assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
   assert.equal(urls.length, 1, run.stdout);
   const url = urls[0];
-  assert.ok(url.startsWith(`http://127.0.0.1:${PORT}/`), url);
+  assert.match(url, new RegExp(`^http://[0-9a-f]{32}\\.localhost:${PORT}/`), 'an origin of its own, on the given port');
   assert.match(run.stdout, /context "admin@kubeglass-local" \(cluster "kubeglass-local"\)/);
   assert.equal(statSync(dir).mode & 0o777, 0o700, 'the app folder is private');
   // The capability URL: nothing without the token.
   assert.equal((await fetch(`http://127.0.0.1:${PORT}/version`)).status, 404);
-  assert.equal((await fetch(`${apiOf(url)}/version`)).status, 200);
+  assert.equal((await fetch(`${programOf(apiOf(url))}/version`)).status, 200);
   await frontDoorHolds(url, dir);
   const { page } = browser;
   const responses = [];
@@ -172,7 +188,7 @@ test('kubectl glass serves the app for the context, names it in the header, and 
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0, run.stderr);
   assert.ok(!existsSync(dir), 'the app folder is removed');
-  await assert.rejects(fetch(`${apiOf(url)}/version`), 'the proxy is gone');
+  await assert.rejects(fetch(`${programOf(apiOf(url))}/version`), 'the proxy is gone');
 });
 
 test('--read-only: the proxy refuses every write, and the app shows a badge and no actions', async () => {
@@ -183,7 +199,7 @@ test('--read-only: the proxy refuses every write, and the app shows a badge and 
   const run = glass(['--port', String(PORT), '--read-only'], { kubeconfig: named });
   const { urls } = await run.started;
   assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
-  const api = apiOf(urls[0]);
+  const api = programOf(apiOf(urls[0]));
   try {
     const name = `read-only-probe-${Date.now() % 1000000}`;
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'patch']) { // 'patch': fetch normalizes the case of POST, PUT and DELETE, not PATCH
@@ -227,22 +243,22 @@ test('--read-only: the proxy refuses every write, and the app shows a badge and 
   }
 });
 
-test('a context keeps its port from run to run, and -n opens that namespace\'s pods', async () => {
-  const ports = [];
+test('every run has an origin nobody has visited before, and -n opens that namespace\'s pods', async () => {
+  const origins = [];
   for (let i = 0; i < 2; i++) {
     const run = glass(['-n', 'demo-shop']);
     const { urls, dir } = await run.started;
     assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
     assert.match(urls[0], /\/ui\/#\/r\/pods\?ns=demo-shop$/);
-    ports.push(new URL(urls[0]).port);
+    origins.push(new URL(urls[0]).origin);
     assert.ok(dir && existsSync(dir));
     run.child.kill('SIGINT');
     assert.equal(await run.exited, 0);
     assert.ok(!existsSync(dir), 'SIGINT removes the app folder');
-    await assert.rejects(fetch(`${apiOf(urls[0])}/version`), 'and stops the proxy');
+    await assert.rejects(fetch(`${programOf(apiOf(urls[0]))}/version`), 'and stops the proxy');
   }
-  assert.equal(ports[0], ports[1]);
-  assert.ok(Number(ports[0]) >= 47100 && Number(ports[0]) < 47900, ports[0]);
+  assert.notEqual(origins[0], origins[1]);
+  for (const o of origins) assert.match(o, /^http:\/\/[0-9a-f]{32}\.localhost:\d+$/);
 });
 
 test('a bad context or kubeconfig prints a clear message and exits non-zero', async () => {
@@ -289,7 +305,7 @@ test('--all-contexts starts one proxy per context and prints a table', async () 
     assert.match(run.stdout, /^CONTEXT\s+URL$/m);
     assert.equal(urls.length, 2, run.stdout);
     assert.notEqual(new URL(urls[0]).port, new URL(urls[1]).port, 'separate origins');
-    for (const u of urls) assert.equal((await fetch(`${apiOf(u)}/version`)).status, 200);
+    for (const u of urls) assert.equal((await fetch(`${programOf(apiOf(u))}/version`)).status, 200);
     const { page } = browser;
     const shown = [];
     for (const u of urls) {
@@ -303,7 +319,7 @@ test('--all-contexts starts one proxy per context and prints a table', async () 
     run.child.kill('SIGINT');
     await run.exited;
   }
-  for (const u of urls) await assert.rejects(fetch(`${apiOf(u)}/version`));
+  for (const u of urls) await assert.rejects(fetch(`${programOf(apiOf(u))}/version`));
 });
 
 test('a page on another origin cannot read, watch or write through the launcher, even knowing the token', async () => {
@@ -343,9 +359,10 @@ test('a page on another origin cannot read, watch or write through the launcher,
   }
 });
 
-test('a Service Worker planted on the port while Kubeglass was away is removed, and the launcher stops', async () => {
-  // Another program holds the port first and serves a page that registers a
-  // worker: it passes every request through and reports each URL it sees.
+test('a Service Worker planted where Kubeglass ran before never sees a run: every run has an origin of its own', async () => {
+  // Another program held the port first and served a page that registered
+  // a worker on 127.0.0.1:port and on localhost:port: it passes every
+  // request through and reports each URL it sees.
   const squat = port(5);
   const seen = [];
   const spy = createServer((req, res) => { seen.push(decodeURIComponent(req.url.slice(1))); res.end(); });
@@ -368,8 +385,10 @@ self.addEventListener('fetch', (e) => {
   await new Promise((r) => planter.listen(squat, '127.0.0.1', r));
   const { page } = browser;
   try {
-    await page.goto(`http://127.0.0.1:${squat}/`);
-    assert.ok(await until(async () => (await page.title()) === 'planted', 15000), 'the worker is registered');
+    for (const host of ['127.0.0.1', 'localhost']) {
+      await page.goto(`http://${host}:${squat}/`);
+      assert.ok(await until(async () => (await page.title()) === 'planted', 15000), `the worker is registered on ${host}`);
+    }
   } finally {
     // The browser keeps its connection alive: drop it, or close waits for it.
     const closed = new Promise((r) => planter.close(r));
@@ -384,23 +403,69 @@ self.addEventListener('fetch', (e) => {
     assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
     const token = new URL(urls[0]).pathname.split('/')[1];
     await page.goto(urls[0]);
-    // The premise: the worker saw the token.
-    assert.ok(await until(async () => seen.some((u) => u.includes(token)), 15000), `the worker saw the token: ${seen}`);
-    await page.getByTestId('haunted').waitFor({ timeout: 15000 });
-    assert.match(await page.getByTestId('haunted').innerText(), /A Service Worker was registered for this address/);
-    assert.equal(await page.getByTestId('server-version').count(), 0, 'the app did not start');
-    // The launcher stops, so the token ends, and says why.
-    assert.ok(await until(async () => run.code !== undefined, 15000), 'the launcher stopped');
-    assert.equal(run.code, 3);
-    assert.match(run.stderr, /found a Service Worker on 127\.0\.0\.1:\d+/);
-    await assert.rejects(fetch(`${apiOf(urls[0])}/version`));
-    assert.equal(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), 0, 'the worker is gone');
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    assert.equal(await page.getByTestId('haunted').count(), 0);
+    assert.equal(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), 0,
+      'no worker on the run\'s origin');
+    // The worker is alive and reporting: a page of its own origin now
+    // (the launcher answers it, through the worker, that a browser must use the printed URL).
+    await page.goto(`http://127.0.0.1:${squat}/after-the-run`).catch(() => {});
+    assert.ok(await until(async () => seen.some((u) => u.endsWith('/after-the-run')), 15000), `the worker still reports: ${seen}`);
+    assert.match(await page.locator('body').innerText(), /open the URL kubectl glass printed/);
+    // …and it never saw the run: not the token, not one request of the app.
+    assert.deepEqual(seen.filter((u) => u.includes(token) || u.includes('.localhost')), [], 'the worker saw the run');
+    assert.equal(run.code, undefined, 'the launcher runs on');
   } finally {
     spy.close();
     if (run.code === undefined) {
       run.child.kill('SIGTERM');
       await run.exited;
     }
+    await page.goto('about:blank');
+  }
+});
+
+test('the app remembers its preferences per context from run to run, in a file only this user reads, and the browser keeps nothing', async () => {
+  const home = join(scratch, 'state-remembered');
+  const folder = join(home, 'kubeglass', 'contexts');
+  const { page } = browser;
+  const theme = () => page.evaluate(() => document.documentElement.getAttribute('data-theme'));
+  let first;
+  const run = glass(['--port', String(PORT)], { extraEnv: { XDG_STATE_HOME: home } });
+  try {
+    const { urls } = await run.started;
+    assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
+    first = urls[0];
+    await page.goto(first);
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    assert.equal(await theme(), null, 'the system theme to start with');
+    await page.getByTestId('theme-toggle').click();
+    assert.equal(await theme(), 'light');
+    const file = () => readdirSync(folder).filter((f) => f.endsWith('.json')).map((f) => join(folder, f))[0];
+    assert.ok(await until(async () => existsSync(folder) && file() && readFileSync(file(), 'utf8').includes('"kubeglass.theme":"light"'), 10000),
+      'the launcher wrote the store');
+    assert.equal(statSync(file()).mode & 0o777, 0o600);
+    assert.equal(statSync(folder).mode & 0o777, 0o700);
+    const text = readFileSync(file(), 'utf8');
+    assert.ok(!text.includes(new URL(first).pathname.split('/')[1]), 'the token is not in the store');
+    assert.ok(text.includes('kubeglass.discovery.v2 '), 'the discovery cache is kept there too');
+    assert.equal(await page.evaluate(() => localStorage.length), 0, 'the browser keeps nothing');
+  } finally {
+    run.child.kill('SIGTERM');
+    await run.exited;
+  }
+  const again = glass(['--port', String(PORT)], { extraEnv: { XDG_STATE_HOME: home } });
+  try {
+    const { urls } = await again.started;
+    assert.equal(again.code, undefined, `exited early: ${again.stderr}`);
+    assert.notEqual(new URL(urls[0]).origin, new URL(first).origin, 'another origin');
+    await page.goto(urls[0]);
+    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    assert.equal(await theme(), 'light', 'the theme chosen in the first run');
+    assert.equal(await page.getByTestId('theme-toggle').innerText(), '☀ light');
+  } finally {
+    again.child.kill('SIGTERM');
+    await again.exited;
     await page.goto('about:blank');
   }
 });

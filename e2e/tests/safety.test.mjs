@@ -307,15 +307,15 @@ test('an Event about a hostile namespace and name renders as text, and its route
   }
 });
 
-test('a poisoned discovery cache is never read: the old shared key (deployments mapped to core secrets) is removed, a malformed entry of this scope is refetched', async () => {
+test('a poisoned discovery cache is never read: the old shared key (deployments mapped to core secrets) is removed, a malformed entry is refetched, and the browser keeps nothing', async () => {
   const b = await launchBrowser();
   try {
     const { page } = b;
-    const scope = new URL(app.api).origin + new URL(app.api).pathname;
-    // The cache names its scope by a digest of the base URL, which holds
-    // the token (crates/client/src/discovery/cache.rs, scope_id).
-    const scopeId = createHash('sha256').update('kubeglass discovery scope\0').update(scope).digest('hex').slice(0, 32);
-    const token = new URL(app.api).pathname.split('/').filter(Boolean)[0];
+    // Under kubectl glass the cache is in the launcher's store for the
+    // context, whose scope is the same every run (crates/client/src/
+    // discovery/cache.rs, scope_id; src/kube/start.rs).
+    const scopeId = createHash('sha256').update('kubeglass discovery scope\0').update('kubectl glass').digest('hex').slice(0, 32);
+    const token = app.token;
     const poisoned = (entryScope, plural) => JSON.stringify({
       scope: entryScope, fetched_at_ms: Date.now(),
       discovery: {
@@ -326,26 +326,29 @@ test('a poisoned discovery cache is never read: the old shared key (deployments 
         aggregated: true,
       },
     });
-    // Plant them before the app starts: the first version's shared key, and
-    // this scope's key holding a malformed plural.
-    await page.addInitScript(({ scope, shared, mine }) => {
-      if (sessionStorage.getItem('planted')) return;
-      sessionStorage.setItem('planted', '1');
-      localStorage.setItem('kubeglass.discovery.v1', shared);
-      localStorage.setItem(`kubeglass.discovery.v2 ${scope}`, mine);
-    }, { scope: scopeId, shared: poisoned('', 'secrets'), mine: poisoned(scopeId, 'secrets/../configmaps') });
+    // Plant them before the page starts, as a program that had the token
+    // could: the first version's shared key, and this scope's key holding a
+    // malformed plural.
+    const store = `${app.api}/glass/storage`;
+    const mine = `kubeglass.discovery.v2 ${scopeId}`;
+    for (const [key, value] of [['kubeglass.discovery.v1', poisoned('', 'secrets')], [mine, poisoned(scopeId, 'secrets/../configmaps')]]) {
+      assert.equal((await fetch(`${store}/${encodeURIComponent(key)}`, { method: 'PUT', body: value })).status, 204);
+    }
     const net = recordNetwork(page);
     await page.goto(`${app.url}#/r/deploy?ns=demo-shop`); // the poisoned short name
     await page.getByTestId('resource-row').filter({ hasText: 'frontend' }).waitFor({ timeout: 20000 });
     assert.equal(await page.getByTestId('resource-kind').innerText(), 'Deployment');
     assert.deepEqual(net.requests.filter((r) => r.includes('/secrets')), [], 'nothing was asked of secrets');
-    const kept = await page.evaluate((scope) => [localStorage.getItem('kubeglass.discovery.v1'),
-      localStorage.getItem(`kubeglass.discovery.v2 ${scope}`)], scopeId);
-    assert.equal(kept[0], null, 'the shared key is removed');
-    assert.ok(kept[1] && !kept[1].includes('secrets/../') && kept[1].includes('"deployments"'), 'refetched from the server');
-    // The capability token is in no key and no value of the origin's storage.
-    const stored = await page.evaluate(() => Object.entries(localStorage).flat().join('\n'));
-    assert.ok(token.length >= 16 && !stored.includes(token), 'the token was written to localStorage');
+    let kept = {};
+    assert.ok(await until(async () => {
+      kept = await (await fetch(store)).json();
+      return !('kubeglass.discovery.v1' in kept) && kept[mine]?.includes('"deployments"');
+    }, 10000), `the shared key is removed and this scope's refetched: ${Object.keys(kept)}`);
+    assert.ok(!kept[mine].includes('secrets/../'));
+    // The capability token is in no key and no value of the store, and the
+    // browser's own storage for the page's origin holds nothing.
+    assert.ok(token.length >= 16 && !JSON.stringify(kept).includes(token), 'the token was written to the store');
+    assert.equal(await page.evaluate(() => localStorage.length), 0, 'localStorage is empty');
   } finally {
     await b.close();
   }

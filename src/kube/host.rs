@@ -44,7 +44,7 @@ pub struct Host {
     pub spawn: Spawner,
     /// Schedules the next animation frame (views apply changes once per frame).
     pub frames: RequestFrame,
-    /// Where discovery is cached (localStorage in the tab).
+    /// Where discovery is cached (the launcher's store, or localStorage).
     pub storage: Rc<dyn KeyValueStore>,
     /// Whether watches and logs may go over WebSocket now.
     pub sockets: Rc<dyn Sockets>,
@@ -55,13 +55,14 @@ pub struct Host {
 }
 
 impl Host {
-    /// The tab's: `spawn_local`, `requestAnimationFrame`, localStorage, and
-    /// `transport`'s WebSocket switches and counts.
-    pub fn browser(transport: Rc<WebSocketTransport>) -> Self {
+    /// The tab's: `spawn_local`, `requestAnimationFrame`, `storage` (the
+    /// launcher's store or localStorage), and `transport`'s WebSocket
+    /// switches and counts.
+    pub fn browser(transport: Rc<WebSocketTransport>, storage: Rc<dyn KeyValueStore>) -> Self {
         Self {
             spawn: Rc::new(kubeglass_web::spawn),
             frames: kubeglass_web::animation_frames(),
-            storage: Rc::new(kubeglass_web::LocalStorage),
+            storage,
             counts: transport.fetch().counts(),
             sockets: transport,
             read_beside: Rc::new(|file| kubeglass_web::fetch_beside_page(file).boxed_local()),

@@ -4,6 +4,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use kubeglass_client::clock::Clock;
+use kubeglass_client::discovery::KeyValueStore;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
 use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport};
@@ -26,10 +27,16 @@ pub struct Started {
 /// connection); everything else, metadata-only watches included, over
 /// fetch. The API is the parent of the app's `ui/` folder: `/<token>` under
 /// a capability URL, the origin's root under a plain `kubectl proxy --www`.
-pub fn start() -> Started {
+pub fn start(storage: Rc<dyn KeyValueStore>, served: bool) -> Started {
     let location = window().location();
     let base = crate::route::api_base_from(&location.pathname().unwrap_or_default());
-    let scope = format!("{}{base}", location.origin().unwrap_or_default());
+    // The launcher's store is the context's own, the same every run; the
+    // browser's is the origin's, shared by whatever served it before.
+    let scope = if served {
+        "kubectl glass".to_string()
+    } else {
+        format!("{}{base}", location.origin().unwrap_or_default())
+    };
     let protected = !base.is_empty();
     let transport = Rc::new(WebSocketTransport::new(FetchTransport::new(
         base,
@@ -46,7 +53,7 @@ pub fn start() -> Started {
         client,
         clock,
         reconnect.clone(),
-        Host::browser(transport),
+        Host::browser(transport, storage),
         &scope,
         protected,
     );

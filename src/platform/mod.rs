@@ -21,6 +21,21 @@ use wasm_bindgen::JsCast;
 /// An element of the page, as the browser hands it to event handlers.
 pub type Element = web_sys::HtmlElement;
 
+/// Adds one line of `text` (an alert, test id `test_id`) at the top of
+/// the page, outside the app; nothing happens where the browser refuses.
+pub fn alert_line(test_id: &str, text: &str) {
+    let Ok(p) = document().create_element("p") else {
+        return;
+    };
+    let _ = p.set_attribute("role", "alert");
+    let _ = p.set_attribute("class", test_id);
+    let _ = p.set_attribute("data-testid", test_id);
+    p.set_text_content(Some(text));
+    if let Some(body) = document().body() {
+        let _ = body.prepend_with_node_1(&p);
+    }
+}
+
 /// Puts `text` on the clipboard; a browser that refuses (no permission, an
 /// insecure context) leaves the clipboard as it was.
 pub fn copy_text(text: &str) {

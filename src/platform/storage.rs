@@ -1,14 +1,59 @@
-//! This browser's localStorage for the few preferences the app remembers, through the one wrapper the discovery cache uses too (`kubeglass_web::LocalStorage`); off (private mode, a full quota) means nothing is remembered and nothing fails.
+//! Where the app remembers its few preferences and the discovery cache:
+//! under `kubectl glass`, the launcher's per-context store (each run's
+//! page has an origin of its own, so the browser keeps nothing); under a
+//! plain `kubectl proxy`, this browser's localStorage. Chosen once, before
+//! the app mounts; every read and write goes through [`store`]. Off
+//! (private mode, a full quota, a launcher that has stopped) means
+//! nothing more is remembered and nothing fails.
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use kubeglass_client::discovery::KeyValueStore;
-use kubeglass_web::LocalStorage;
+use kubeglass_web::{LocalStorage, ServedStorage};
 
-/// The value remembered under `key`, if any (None when storage is off).
-pub fn get(key: &str) -> Option<String> {
-    LocalStorage.load(key)
+thread_local! {
+    static STORE: RefCell<Option<(Rc<dyn KeyValueStore>, bool)>> = const { RefCell::new(None) };
 }
 
-/// Remembers `value` under `key` (nothing happens when storage is off).
+/// Chooses the store for the API under `base` (`/<token>` under a
+/// capability URL): the launcher's when it serves one, else localStorage.
+/// A store that is there and does not read is an error for the page to
+/// show; the app then runs on localStorage.
+pub async fn choose(base: &str) -> Result<(), String> {
+    let served = if base.is_empty() {
+        Ok(None)
+    } else {
+        ServedStorage::open(base).await
+    };
+    let (store, served, err): (Rc<dyn KeyValueStore>, _, _) = match served {
+        Ok(Some(s)) => (Rc::new(s), true, None),
+        Ok(None) => (Rc::new(LocalStorage), false, None),
+        Err(e) => (Rc::new(LocalStorage), false, Some(e)),
+    };
+    STORE.with(|s| *s.borrow_mut() = Some((store, served)));
+    err.map_or(Ok(()), Err)
+}
+
+/// True when the launcher keeps the store (it is then one per context,
+/// whatever the page's address).
+pub fn served() -> bool {
+    STORE.with(|s| s.borrow().as_ref().is_some_and(|(_, served)| *served))
+}
+
+/// The chosen store (localStorage until [`choose`] has run).
+pub fn store() -> Rc<dyn KeyValueStore> {
+    STORE
+        .with(|s| s.borrow().as_ref().map(|(st, _)| st.clone()))
+        .unwrap_or_else(|| Rc::new(LocalStorage))
+}
+
+/// The value remembered under `key`, if any.
+pub fn get(key: &str) -> Option<String> {
+    store().load(key)
+}
+
+/// Remembers `value` under `key`.
 pub fn set(key: &str, value: &str) {
-    LocalStorage.save(key, value);
+    store().save(key, value);
 }

@@ -29,7 +29,7 @@ mod websocket;
 
 pub use frame::{FrameQueue, FrameQueueStats, RequestFrame, animation_frames, frame_queue_stats};
 pub use regex::js_regexp;
-pub use storage::LocalStorage;
+pub use storage::{LocalStorage, ServedStorage};
 pub use websocket::WebSocketTransport;
 
 /// Runs a future on the browser's event loop.
