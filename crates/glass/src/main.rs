@@ -1,19 +1,22 @@
 //! `kubectl glass`: see the crate docs in lib.rs and the README.
 
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use clap::Parser;
 use kubectl_glass::kubeconfig::{Context, parse_view, session_for};
-use kubectl_glass::port;
+use kubectl_glass::launch_error::LaunchError;
+use kubectl_glass::open::{has_display, write_redirect};
+use kubectl_glass::orphan::watchdog;
+use kubectl_glass::ready::ready_problem;
 use kubectl_glass::serve::{self, Door};
+use kubectl_glass::signals::Stop;
 use kubectl_glass::store::{self, Store};
-use kubectl_glass::{assets, proxy, say, stdout};
-use tokio::signal::unix::{SignalKind, signal};
+use kubectl_glass::{assets, port, proxy, say, stdout};
 
 /// Kubeglass, the live Kubernetes dashboard, for a kubeconfig context: starts
 /// your kubectl proxy under a random token and opens the app.
@@ -70,66 +73,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Why the launcher could not start, in words for the terminal.
-#[derive(Debug, thiserror::Error)]
-enum LaunchError {
-    /// `-n` is not a namespace name.
-    #[error("-n: {0}")]
-    Namespace(#[from] kubeglass_client::names::NameError),
-    /// `--kubeconfig` names no file.
-    #[error("--kubeconfig {}: no such file", .0.display())]
-    NoKubeconfig(PathBuf),
-    /// kubectl could not be run at all.
-    #[error("cannot run {}: {source}", kubectl.display())]
-    Kubectl {
-        /// The kubectl asked for.
-        kubectl: PathBuf,
-        /// Why it did not run.
-        source: std::io::Error,
-    },
-    /// kubectl's view of the kubeconfig did not read.
-    #[error("{0}")]
-    Kubeconfig(String),
-    /// `--all-contexts` with a kubeconfig that has none.
-    #[error("the kubeconfig has no contexts")]
-    NoContexts,
-    /// No `--context` and no current context.
-    #[error("the kubeconfig has no current context: pass --context")]
-    NoCurrentContext,
-    /// Ctrl-C, SIGTERM or SIGHUP cannot be caught, or the async runtime
-    /// did not start, so the proxies could outlive us.
-    #[error("cannot handle signals: {0}")]
-    Signals(std::io::Error),
-    /// This binary has no app inside (built before `make app`).
-    #[error(
-        "this kubectl-glass was built without the app (dist/ was empty): build it with `make install`"
-    )]
-    NoApp,
-    /// Standard output is closed (`kubectl glass | head -0`): a write failed.
-    #[error("standard output is closed; stopping")]
-    Stdout(std::io::Error),
-    /// Standard output's reader has gone since (`kubectl glass | head -1`).
-    #[error("standard output is closed; stopping")]
-    StdoutGone,
-    /// The private folder for the run could not be made or filled.
-    #[error("{}: {source}", path.display())]
-    Folder {
-        /// The folder or file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// No port could be bound for a context.
-    #[error("cannot listen on 127.0.0.1 and [::1]: {0}")]
-    NoPort(std::io::Error),
-    /// No randomness for the capability token.
-    #[error("{0}")]
-    Token(#[from] proxy::NoRandomness),
-    /// Every context failed to start (with `--all-contexts`).
-    #[error("no context could be started")]
-    NoneStarted,
-}
-
 /// Starts a proxy and a door per context, says where the app is, and
 /// waits for Ctrl-C, SIGTERM or SIGHUP (or a proxy that exits by itself);
 /// the proxies and the private folder go when it returns, whichever way.
@@ -184,62 +127,6 @@ fn check_args(args: &Args) -> Result<(), LaunchError> {
         Some(k) if !k.is_file() => Err(LaunchError::NoKubeconfig(k.clone())),
         _ => Ok(()),
     }
-}
-
-/// Ctrl-C, SIGTERM and SIGHUP, caught.
-struct Stop(Vec<tokio::signal::unix::Signal>);
-
-impl Stop {
-    fn new() -> Result<Self, LaunchError> {
-        [
-            SignalKind::interrupt(),
-            SignalKind::terminate(),
-            SignalKind::hangup(),
-        ]
-        .into_iter()
-        .map(|k| signal(k).map_err(LaunchError::Signals))
-        .collect::<Result<_, _>>()
-        .map(Self)
-    }
-
-    /// Resolves when any of them arrives.
-    async fn wait(&mut self) {
-        let [a, b, c] = &mut self.0[..] else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = a.recv() => {}
-            _ = b.recv() => {}
-            _ = c.recv() => {}
-        }
-    }
-
-    /// True when one has arrived already.
-    fn came(&mut self) -> bool {
-        use std::task::{Context, Poll};
-        let waker = std::task::Waker::noop();
-        let mut cx = Context::from_waker(waker);
-        self.0
-            .iter_mut()
-            .any(|s| matches!(s.poll_recv(&mut cx), Poll::Ready(_)))
-    }
-}
-
-/// A process that removes `dir` when the launcher is gone, however it
-/// went (SIGKILL, an abort): it waits for its stdin, a pipe only the
-/// launcher holds, to close. After a normal exit the folder is gone
-/// already and it only ends.
-fn watchdog(dir: &Path) -> Option<(Child, ChildStdin)> {
-    let mut child = Command::new("/bin/sh")
-        .args(["-c", "read _; rm -rf -- \"$1\"", "kubectl-glass-watchdog"])
-        .arg(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let stdin = child.stdin.take()?;
-    Some((child, stdin))
 }
 
 /// What starting the proxies came to.
@@ -388,74 +275,6 @@ fn open_store(context: &str) -> Store {
     }
 }
 
-/// Waits for kubectl to serve (see `wait_ready`); says what went wrong in
-/// words for the terminal, or prints the cluster's odd answer and returns
-/// `None`.
-async fn ready_problem(
-    child: &mut proxy::Proxy,
-    serving: &mpsc::Receiver<()>,
-    socket: &Path,
-    name: &str,
-) -> Option<String> {
-    let name = say::quoted(name);
-    match wait_ready(child, serving, socket, READY_LIMIT).await {
-        Ok(200) => None,
-        Ok(status) => {
-            eprintln!(
-                "kubectl-glass: context {name}: the cluster answered {status} to /version; the app will say more"
-            );
-            None
-        }
-        Err(NotReady::Exited(status)) => Some(format!(
-            "kubectl proxy for context {name} exited ({status})"
-        )),
-        Err(NotReady::Timeout(what, t)) => Some(format!(
-            "kubectl proxy for context {name} took longer than {t:?} {what}"
-        )),
-    }
-}
-
-/// How waiting for a proxy ended badly.
-#[derive(Debug)]
-enum NotReady {
-    /// kubectl exited first, with this status.
-    Exited(std::process::ExitStatus),
-    /// It did not get that far within the time allowed.
-    Timeout(&'static str, Duration),
-}
-
-/// Waits until kubectl says it serves on its socket, then until
-/// `GET /version` gets any HTTP answer through it; returns that status. A
-/// status other than 200 is the cluster's answer (unreachable,
-/// unauthorized): the app shows it.
-async fn wait_ready(
-    child: &mut proxy::Proxy,
-    serving: &mpsc::Receiver<()>,
-    socket: &Path,
-    limit: Duration,
-) -> Result<u16, NotReady> {
-    let start = Instant::now();
-    let mut said = false;
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Err(NotReady::Exited(status));
-        }
-        said = said || serving.try_recv().is_ok();
-        if said && let Ok(status) = serve::version_status(socket).await {
-            return Ok(status);
-        }
-        if start.elapsed() > limit {
-            let what = if said {
-                "to answer"
-            } else {
-                "to start serving"
-            };
-            return Err(NotReady::Timeout(what, limit));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Prints where the app is (a table with `--all-contexts`) and opens the
 /// browser unless told not to, through a redirect file only this user can
 /// read, so the token is in no command line. A closed stdout ends the run.
@@ -525,21 +344,6 @@ fn announce(
         }
     }
     Ok(())
-}
-
-/// A page that sends the browser to `url`, readable by this user only; the
-/// door removes it once the app has been fetched.
-fn write_redirect(file: &Path, url: &str) -> std::io::Result<()> {
-    let href = url.replace('&', "&amp;").replace('"', "&quot;");
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(file)?;
-    writeln!(
-        f,
-        "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\"><meta http-equiv=\"refresh\" content=\"0;url={href}\"><title>Kubeglass</title><a href=\"{href}\">Open Kubeglass</a>"
-    )
 }
 
 /// Waits for a signal, for a kubectl that exits by itself, or for the
@@ -625,15 +429,6 @@ fn exit_code(status: std::process::ExitStatus) -> ExitCode {
         .map_or(ExitCode::FAILURE, ExitCode::from)
 }
 
-fn has_display() -> bool {
-    if cfg!(target_os = "macos") || cfg!(windows) {
-        return true;
-    }
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
-}
-
 /// The proxies started so far. Dropping it closes their doors, and each
 /// `proxy::Proxy` stops its kubectl as it goes, so no early return leaves a
 /// kubectl running after its folder is gone.
@@ -647,7 +442,3 @@ impl Drop for Proxies {
         }
     }
 }
-
-/// How long a proxy may take to start serving, and then to get an answer
-/// from the cluster (a credential plugin may be asking for a login).
-const READY_LIMIT: Duration = Duration::from_secs(120);

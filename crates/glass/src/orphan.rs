@@ -3,7 +3,8 @@
 //! clean up after (SIGKILL, an abort). The launcher's own exits stop it
 //! first, in order, through `Drop`.
 
-use std::process::Command;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
 
 /// Makes `cmd`'s process receive SIGTERM when the launcher dies.
 #[cfg(target_os = "linux")]
@@ -34,3 +35,20 @@ pub fn die_with_parent(cmd: &mut Command) {
 /// Elsewhere the launcher's own exits stop kubectl; a SIGKILL does not.
 #[cfg(not(target_os = "linux"))]
 pub fn die_with_parent(_cmd: &mut Command) {}
+
+/// A process that removes `dir` when the launcher is gone, however it
+/// went (SIGKILL, an abort): it waits for its stdin, a pipe only the
+/// launcher holds, to close. After a normal exit the folder is gone
+/// already and it only ends.
+pub fn watchdog(dir: &Path) -> Option<(Child, ChildStdin)> {
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", "read _; rm -rf -- \"$1\"", "kubectl-glass-watchdog"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdin = child.stdin.take()?;
+    Some((child, stdin))
+}
