@@ -1,6 +1,6 @@
 //! The informer machinery: reflector (list + watch) → queue → indexer → handlers.
 //!
-//! - [`reflector`]: keeps a queue or store in step with the server.
+//! - [`reflector`]: keeps a queue or store in step with the server; [`pager`] reads its lists.
 //! - [`fifo`]: client-go's DeltaFIFO and in-order FIFO between reflector and processor.
 //! - [`indexer`]: the cache with secondary indexes; [`lister`] reads it.
 //! - [`informer`]: shared informers with event handlers; [`factory`] shares them.
@@ -12,6 +12,7 @@ pub mod fifo;
 pub mod indexer;
 pub mod informer;
 pub mod lister;
+pub mod pager;
 pub mod reflector;
 pub mod stale;
 pub mod store;
