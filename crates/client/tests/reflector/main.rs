@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 
 mod failures;
 mod list_and_watch;
+mod steps;
 mod undecodable;
 
 const PATH: &str = "/api/v1/namespaces/ns/configmaps";
