@@ -14,7 +14,8 @@ use crate::kube::{provide_kube, use_kube};
 use crate::model::namespaces::initial_namespace;
 use crate::model::session::SessionLabel;
 use crate::pages::overview::Overview;
-use crate::pages::parts::{self, Part, Parts};
+use crate::pages::parts::Parts;
+use crate::pages::{self, Guard, NAV, NavEntry, Part};
 use crate::prefs;
 use crate::route::{Route, use_route};
 
@@ -72,16 +73,26 @@ fn NavLink(
         let (r, t) = (route.get(), target(None));
         match (&r, &t) {
             (Route::Resource { resource: a, .. }, Route::Resource { resource: b, .. }) => a == b,
+            (Route::Page(a), Route::Page(b)) => a == b,
             _ => std::mem::discriminant(&r) == std::mem::discriminant(&t),
         }
     };
     view! { <a href=href class:active=active data-testid=testid>{label}</a> }
 }
 
-/// The Create link, shown when the person may create something in the
+/// A page's link in the top bar, from its entry in the pages' table.
+#[component]
+fn PageLink(route: ReadSignal<Route>, entry: NavEntry) -> impl IntoView {
+    let active = move || matches!(route.get(), Route::Page(n) if n == entry.name);
+    view! {
+        <a href=Route::page(entry.name).href() class:active=active data-testid=entry.testid>{entry.label}</a>
+    }
+}
+
+/// A page's link shown only when the person may create something in the
 /// namespace (a rules review, asked again when the namespace changes).
 #[component]
-fn CreateLink(cluster: ClusterState, route: ReadSignal<Route>) -> impl IntoView {
+fn CreateLink(cluster: ClusterState, route: ReadSignal<Route>, entry: NavEntry) -> impl IntoView {
     let kube = StoredValue::new_local(crate::kube::use_kube());
     let may = RwSignal::new(None);
     Effect::new(move |_| {
@@ -92,10 +103,7 @@ fn CreateLink(cluster: ClusterState, route: ReadSignal<Route>) -> impl IntoView 
         });
     });
     move || match may.get() {
-        Some(true) => view! {
-            <NavLink cluster route target=|_| Route::Create label="Create" testid="nav-create"/>
-        }
-        .into_any(),
+        Some(true) => view! { <PageLink route entry/> }.into_any(),
         // Asked, and no: a mark a test can wait for.
         Some(false) => view! { <span hidden data-testid="create-denied"></span> }.into_any(),
         None => ().into_any(),
@@ -116,12 +124,10 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
                 <NavLink cluster route target=|ns| Route::resource("pods", ns) label="Pods" testid="nav-pods"/>
                 <NavLink cluster route target=|ns| Route::resource("deployments", ns) label="Deployments" testid="nav-deployments"/>
                 <NavLink cluster route target=|_| Route::resource("nodes", None) label="Nodes" testid="nav-nodes"/>
-                <NavLink cluster route target=|_| Route::Events label="Events" testid="nav-events"/>
-                <NavLink cluster route target=|_| Route::Changes label="Changes" testid="nav-changes"/>
-                <NavLink cluster route target=|_| Route::Top label="Top" testid="nav-top"/>
-                <CreateLink cluster route/>
-                <NavLink cluster route target=|_| Route::Api label="API" testid="nav-api"/>
-                <NavLink cluster route target=|_| Route::Xray label="X-ray" testid="nav-xray"/>
+                {NAV.iter().map(|entry| match entry.guard {
+                    Guard::Always => view! { <PageLink route entry=*entry/> }.into_any(),
+                    Guard::MayCreate => view! { <CreateLink cluster route entry=*entry/> }.into_any(),
+                }).collect_view()}
             </nav>
             <NamespacePicker/>
             <span class="topbar-sub">"type " <kbd>":"</kbd> " to jump · " <kbd>"/"</kbd> " to filter"</span>
@@ -148,7 +154,7 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
 #[component]
 fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
     // The page to draw: a log view's options change it in place.
-    let page = Memo::new(move |_| route.get().page());
+    let page = Memo::new(move |_| route.get().drawn());
     let parts = expect_context::<Parts>();
     Effect::new(move || {
         if let Some(part) = Part::of(&page.get()) {
@@ -175,27 +181,23 @@ fn Page(session: SessionState, route: ReadSignal<Route>) -> impl IntoView {
             view! { <p class="muted" data-testid="session-loading">"Starting…"</p> }.into_any()
         } else { match page.get() {
             Route::Overview => view! { <Overview/> }.into_any(),
-            Route::Resource { resource, namespace, labels, fields } => {
-                parts.show(Part::Resource, || parts::resource(resource, namespace, labels, fields))
-            }
-            Route::Object { resource, namespace, name } => {
-                parts.show(Part::Object, || parts::object(resource, namespace, name))
-            }
-            Route::Logs { namespace, target, .. } => parts.show(Part::Logs, || parts::logs(namespace, target)),
-            Route::Api => parts.show(Part::Api, parts::api),
-            Route::Events => parts.show(Part::Events, parts::events),
-            Route::Changes => parts.show(Part::Changes, parts::changes),
-            Route::Top => parts.show(Part::Top, parts::top),
-            Route::Create => parts.show(Part::Create, parts::create),
-            Route::Xray => parts.show(Part::Xray, parts::xray),
-            Route::Invalid { reason } => view! {
-                <section class="panel">
-                    <p class="error-box" data-testid="route-error" role="alert">
-                        "This link cannot be opened: " {reason} "."
-                    </p>
-                </section>
-            }
-            .into_any(),
+            Route::Invalid { reason } => invalid(&reason),
+            route => pages::show(parts, route.clone()).unwrap_or_else(|| {
+                invalid(&format!("there is no page “{}”; the pages are {}", route.href(), pages::NAMED.join(", ")))
+            }),
         }}}
     }
+}
+
+/// What a link that cannot be opened shows instead of a page.
+fn invalid(reason: &str) -> AnyView {
+    let reason = reason.to_string();
+    view! {
+        <section class="panel">
+            <p class="error-box" data-testid="route-error" role="alert">
+                "This link cannot be opened: " {reason} "."
+            </p>
+        </section>
+    }
+    .into_any()
 }

@@ -54,18 +54,11 @@ pub enum Route {
         /// Container, tail, since, previous, timestamps, wrap, follow, filter.
         options: LogOptions,
     },
-    /// The API discovery tree.
-    Api,
-    /// The event stream.
-    Events,
-    /// The change timeline.
-    Changes,
-    /// CPU and memory by pod and node, from metrics.k8s.io.
-    Top,
-    /// Create from YAML.
-    Create,
-    /// The machinery.
-    Xray,
+    /// A page that takes nothing from the URL (`#/events`, `#/xray`…): its
+    /// name. Which names are pages is `pages::PAGES`' to say (a route is
+    /// below the pages it names), so an unknown one is parsed and then
+    /// shown as "no such page".
+    Page(String),
     /// A link whose namespace or name cannot be part of a request path.
     Invalid {
         /// What is wrong, for a person.
@@ -174,12 +167,7 @@ impl Route {
                     ),
                 };
             }
-            [a] if a == "api" => Route::Api,
-            [e] if e == "events" => Route::Events,
-            [c] if c == "changes" => Route::Changes,
-            [t] if t == "top" => Route::Top,
-            [c] if c == "create" => Route::Create,
-            [x] if x == "xray" => Route::Xray,
+            [page] => Route::Page(page.clone()),
             _ => Route::Overview,
         };
         match route.check() {
@@ -276,14 +264,14 @@ impl Route {
                     format!("{path}?{}", q.join("&"))
                 }
             }
-            Route::Api => "#/api".into(),
-            Route::Events => "#/events".into(),
-            Route::Changes => "#/changes".into(),
-            Route::Top => "#/top".into(),
-            Route::Create => "#/create".into(),
-            Route::Xray => "#/xray".into(),
+            Route::Page(name) => format!("#/{}", encode(name)),
             Route::Invalid { .. } => "#/".into(),
         }
+    }
+
+    /// The page called `name` (`"events"`, `"xray"`…).
+    pub fn page(name: &str) -> Self {
+        Route::Page(name.to_string())
     }
 
     /// A resource table route with no filters.
@@ -325,7 +313,7 @@ pub fn replace(route: &Route) {
 impl Route {
     /// The route with what a page changes in place left out: the page to
     /// draw. A log view's options change the view, not the page.
-    pub fn page(&self) -> Route {
+    pub fn drawn(&self) -> Route {
         match self {
             Route::Logs {
                 namespace, target, ..
@@ -347,12 +335,9 @@ mod tests {
     fn routes_round_trip() {
         for r in [
             Route::Overview,
-            Route::Api,
-            Route::Events,
-            Route::Changes,
-            Route::Top,
-            Route::Create,
-            Route::Xray,
+            Route::page("api"),
+            Route::page("events"),
+            Route::page("x-ray page"),
             Route::resource("pods", Some("demo-shop")),
             Route::Resource {
                 resource: "databases.demo.kubeglass.dev".into(),

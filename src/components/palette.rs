@@ -18,12 +18,12 @@ use crate::route::{Route, navigate};
 /// The route of a built-in page.
 fn route_of(b: Builtin) -> Route {
     match b {
-        Builtin::Events => Route::Events,
-        Builtin::Changes => Route::Changes,
-        Builtin::Top => Route::Top,
-        Builtin::Create => Route::Create,
-        Builtin::Api => Route::Api,
-        Builtin::Xray => Route::Xray,
+        Builtin::Events => Route::page("events"),
+        Builtin::Changes => Route::page("changes"),
+        Builtin::Top => Route::page("top"),
+        Builtin::Create => Route::page("create"),
+        Builtin::Api => Route::page("api"),
+        Builtin::Xray => Route::page("xray"),
         Builtin::Overview => Route::Overview,
         Builtin::Crds => Route::resource("customresourcedefinitions", None),
     }

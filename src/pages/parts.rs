@@ -3,10 +3,10 @@
 //! what every page shares.
 //!
 //! `hack/build-app.sh` links the app with relocations kept, and
-//! `wasm-split` cuts each function marked here (and all the code only it
-//! reaches) into its own `.wasm`, with a small JS module that fetches and
-//! instantiates it against the main module's memory and table. Natively (the
-//! tests) the marked functions are plain calls.
+//! `wasm-split` cuts each split point (one per page, made by the table in
+//! `pages/mod.rs`) and all the code only it reaches into its own `.wasm`,
+//! with a small JS module that fetches and instantiates it against the main
+//! module's memory and table. Natively (the tests) they are plain calls.
 //!
 //! A page of a part is drawn in three steps: its part is asked for
 //! (`Parts::want`: by the route, at start before the session file is in),
@@ -16,89 +16,19 @@
 //! on. Once the first page shows live data, the other parts are fetched one
 //! after another in the background (`Parts::fetch_rest`), so that a page
 //! opened later is drawn at once; none is fetched before.
-// The split macro's loaders are statics built with `unsafe` (its contract is
-// the JS loader's: one callback per call); nothing else here is unsafe.
-#![allow(unsafe_code)]
 
 use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use leptos::prelude::*;
-use leptos::wasm_split::{SplitLoaderError, wasm_split};
+use leptos::wasm_split::SplitLoaderError;
 
-use crate::route::Route;
-
-/// A part of the wasm beside the main one, declared in `ALL`'s order (a
-/// part's discriminant is its index there).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    /// Resource tables (`#/r/…`).
-    Resource,
-    /// Object pages, with the editor, history, drift and rollouts.
-    Object,
-    /// Logs.
-    Logs,
-    /// The API discovery tree.
-    Api,
-    /// The event stream.
-    Events,
-    /// The change timeline.
-    Changes,
-    /// Top and right-sizing.
-    Top,
-    /// Create from YAML.
-    Create,
-    /// X-ray.
-    Xray,
-}
-
-const ALL: [Part; 9] = [
-    Part::Resource,
-    Part::Object,
-    Part::Logs,
-    Part::Api,
-    Part::Events,
-    Part::Changes,
-    Part::Top,
-    Part::Create,
-    Part::Xray,
-];
+use super::{ALL, Part};
 
 impl Part {
-    /// The part a route's page is in, or none for the main module's pages.
-    pub fn of(route: &Route) -> Option<Part> {
-        Some(match route {
-            Route::Overview | Route::Invalid { .. } => return None,
-            Route::Resource { .. } => Part::Resource,
-            Route::Object { .. } => Part::Object,
-            Route::Logs { .. } => Part::Logs,
-            Route::Api => Part::Api,
-            Route::Events => Part::Events,
-            Route::Changes => Part::Changes,
-            Route::Top => Part::Top,
-            Route::Create => Part::Create,
-            Route::Xray => Part::Xray,
-        })
-    }
-
     fn index(self) -> usize {
         self as usize
-    }
-
-    /// Fetches the part's wasm, once; later calls are answered at once.
-    async fn fetch(self) -> Result<(), SplitLoaderError> {
-        match self {
-            Part::Resource => preload_resource().await,
-            Part::Object => preload_object().await,
-            Part::Logs => preload_logs().await,
-            Part::Api => preload_api().await,
-            Part::Events => preload_events().await,
-            Part::Changes => preload_changes().await,
-            Part::Top => preload_top().await,
-            Part::Create => preload_create().await,
-            Part::Xray => preload_xray().await,
-        }
     }
 }
 
@@ -142,7 +72,7 @@ impl Parts {
     /// in the background; a part that fails is left for its page to retry.
     pub fn fetch_rest(self) {
         crate::platform::spawn(async move {
-            for part in ALL {
+            for &part in ALL {
                 if self.states[part.index()].try_get_untracked() == Some(State::Absent)
                     && !self.load(part).await
                 {
@@ -167,7 +97,7 @@ impl Parts {
         }
     }
 
-    /// Draws a page of `part` with `open` (a marked function below) once the
+    /// Draws a page of `part` with `open` (its split point) once the
     /// part is here; until then a line that says it is on its way, or why it
     /// did not come, with a Retry.
     pub fn show<F>(self, part: Part, open: impl FnOnce() -> F) -> AnyView
@@ -222,83 +152,32 @@ fn ready<F: Future>(fut: F) -> Option<F::Output> {
     }
 }
 
-// The marked functions: each is cut, with what only it reaches, into the
-// part of the same name.
-
-#[wasm_split(resource, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_resource))]
-pub fn resource(
-    resource: String,
-    namespace: Option<String>,
-    labels: Option<String>,
-    fields: Option<String>,
-) -> Result<AnyView, SplitLoaderError> {
-    use super::resource::ResourcePage;
-    Ok(view! { <ResourcePage resource namespace labels fields/> }.into_any())
-}
-
-#[wasm_split(object, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_object))]
-pub fn object(
-    resource: String,
-    namespace: Option<String>,
-    name: String,
-) -> Result<AnyView, SplitLoaderError> {
-    use super::object::ObjectPage;
-    Ok(view! { <ObjectPage resource namespace name/> }.into_any())
-}
-
-#[wasm_split(logs, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_logs))]
-pub fn logs(
-    namespace: String,
-    target: crate::route::LogTarget,
-) -> Result<AnyView, SplitLoaderError> {
-    use super::logs::LogsPage;
-    Ok(view! { <LogsPage namespace target/> }.into_any())
-}
-
-#[wasm_split(api, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_api))]
-pub fn api() -> Result<AnyView, SplitLoaderError> {
-    use super::api::ApiTree;
-    Ok(view! { <ApiTree/> }.into_any())
-}
-
-#[wasm_split(events, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_events))]
-pub fn events() -> Result<AnyView, SplitLoaderError> {
-    use super::events::EventsPage;
-    Ok(view! { <EventsPage/> }.into_any())
-}
-
-#[wasm_split(changes, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_changes))]
-pub fn changes() -> Result<AnyView, SplitLoaderError> {
-    use super::changes::ChangesPage;
-    Ok(view! { <ChangesPage/> }.into_any())
-}
-
-#[wasm_split(top, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_top))]
-pub fn top() -> Result<AnyView, SplitLoaderError> {
-    use super::top::TopPage;
-    Ok(view! { <TopPage/> }.into_any())
-}
-
-#[wasm_split(create, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_create))]
-pub fn create() -> Result<AnyView, SplitLoaderError> {
-    use super::create::CreatePage;
-    Ok(view! { <CreatePage/> }.into_any())
-}
-
-#[wasm_split(xray, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_xray))]
-pub fn xray() -> Result<AnyView, SplitLoaderError> {
-    use super::xray::Xray;
-    Ok(view! { <Xray/> }.into_any())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::route::Route;
 
     #[test]
     fn a_part_is_its_place_in_all() {
         for (i, part) in ALL.iter().enumerate() {
             assert_eq!(part.index(), i, "{part:?} is declared out of ALL's order");
         }
+    }
+
+    #[test]
+    fn every_named_page_is_its_own_route_and_part() {
+        assert_eq!(super::super::NAMED.len() + 3, ALL.len());
+        for name in super::super::NAMED {
+            let route = Route::parse(&Route::page(name).href());
+            assert_eq!(route, Route::page(name));
+            let part = Part::of(&route).expect("a part");
+            assert_eq!(
+                ALL.iter().filter(|p| Part::of(&route) == Some(**p)).count(),
+                1,
+                "{part:?}"
+            );
+        }
+        assert_eq!(Part::of(&Route::page("no-such-page")), None);
+        assert_eq!(Part::of(&Route::Overview), None);
     }
 }
