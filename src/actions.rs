@@ -3,12 +3,12 @@
 use std::rc::Rc;
 
 use crate::platform::spawn;
-use kubeglass_client::actions::{Action, ActionKind, ActionQueue, ActionResult};
 use kubeglass_client::clock::Clock;
 use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
 use kubeglass_client::record::EventBroadcaster;
 use kubeglass_client::rest::RestClient;
 use kubeglass_client::workqueue::QueueMetrics;
+use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult};
 use leptos::prelude::*;
 
 use crate::kube::Kube;
@@ -270,10 +270,10 @@ mod workers {
 
     use std::rc::Rc;
 
-    use kubeglass_client::actions::ActionQueue;
     use kubeglass_client::clock::Clock;
     use kubeglass_client::record::{ApiSink, EventBroadcaster};
     use kubeglass_client::rest::RestClient;
+    use kubeglass_kubectl::actions::ActionQueue;
     use leptos::wasm_split::{SplitLoaderError, wasm_split};
 
     use crate::platform::spawn;

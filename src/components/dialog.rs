@@ -20,14 +20,14 @@ pub fn prompt(message: &str, default: &str) -> Option<String> {
 /// does not parse.
 pub fn ask_label_changes(
     target: &str,
-) -> Option<Result<kubeglass_client::actions::ActionKind, String>> {
+) -> Option<Result<kubeglass_kubectl::actions::ActionKind, String>> {
     let text = prompt(
         &format!("Labels for {target} (key=value to set, key- to remove):"),
         "",
     )?;
     Some(
         crate::model::labels::parse_label_changes(&text)
-            .map(kubeglass_client::actions::ActionKind::Labels)
+            .map(kubeglass_kubectl::actions::ActionKind::Labels)
             .map_err(|e| format!("{target}: {e}")),
     )
 }

@@ -1,7 +1,7 @@
 //! What the person may do to one object, asked of the cluster with SelfSubjectAccessReviews; a failure to ask is kept apart from "no".
 
-use kubeglass_client::access::{AccessQuery, can_i};
 use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_kubectl::access::{AccessQuery, can_i};
 
 use crate::kube::Kube;
 use crate::model::objects::KindActions;
@@ -46,7 +46,7 @@ pub async fn may_update(
 /// its link show only then.) False when the cluster could not be asked,
 /// and in a read-only session, whose launcher refuses the review.
 pub async fn may_create(kube: &Kube, namespace: &str) -> bool {
-    kubeglass_client::access::may_create_in(&kube.client, namespace)
+    kubeglass_kubectl::access::may_create_in(&kube.client, namespace)
         .await
         .unwrap_or(false)
 }

@@ -1,10 +1,10 @@
 //! Create from YAML's round trips: where each document goes (its resource from discovery, its namespace), and the server's dry run of creating it.
 
-use kubeglass_client::actions::post_params;
 use kubeglass_client::api::Api;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::names::validate_namespace;
+use kubeglass_kubectl::actions::post_params;
 use leptos::prelude::*;
 use serde_json::Value;
 

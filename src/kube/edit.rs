@@ -1,11 +1,11 @@
 //! An edit's round trips that write nothing: the server's dry run of the edit's patch (what it would store, defaulting and admission applied), and the object as the server holds it now, for a conflict.
 
-use kubeglass_client::actions::FIELD_MANAGER;
 use kubeglass_client::api::Api;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::kube_core::params::{Patch, PatchParams};
 use kubeglass_client::rest::Error;
+use kubeglass_kubectl::actions::FIELD_MANAGER;
 use serde_json::Value;
 
 use crate::kube::Kube;

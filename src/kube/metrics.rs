@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use kubeglass_client::metrics::{
+use kubeglass_kubectl::metrics::{
     ObjectUsage, Point, PollRef, PollState, PollSubscription, Target, Version,
 };
 use leptos::prelude::*;

@@ -8,9 +8,9 @@ use kubeglass_client::cache::InformerFactory;
 use kubeglass_client::cache::factory::Format;
 use kubeglass_client::clock::Clock;
 use kubeglass_client::discovery::{CachedDiscovery, Discovery, DiscoveryClient, ResourceInfo};
-use kubeglass_client::metrics::MetricsPolls;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
+use kubeglass_kubectl::metrics::MetricsPolls;
 use kubeglass_web::ConnectionCounts;
 use leptos::prelude::*;
 

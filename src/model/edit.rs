@@ -3,7 +3,7 @@
 use serde_json::{Map, Number, Value};
 use yaml_rust2::{Yaml, YamlLoader};
 
-use kubeglass_client::actions::patch::merge_patch;
+use kubeglass_kubectl::actions::patch::merge_patch;
 
 use crate::model::history::{FieldChange, diff, get_at, set_at};
 use crate::model::yaml::to_yaml;

@@ -35,8 +35,8 @@ pub struct Revision {
 
 impl Revision {
     /// What a roll back to this revision writes.
-    pub fn roll_back(&self) -> kubeglass_client::actions::RollBackTo {
-        kubeglass_client::actions::RollBackTo {
+    pub fn roll_back(&self) -> kubeglass_kubectl::actions::RollBackTo {
+        kubeglass_kubectl::actions::RollBackTo {
             revision: self.number,
             template: self.template.clone(),
             annotations: self.annotations.clone(),

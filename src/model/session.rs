@@ -8,7 +8,7 @@
 //! as `null`, so under a plain `kubectl proxy --www` or `make serve` (or
 //! with no file at all) nothing extra is shown.
 
-pub use kubeglass_client::session::{SESSION_FILE, Session};
+pub use kubeglass_kubectl::session::{SESSION_FILE, Session};
 
 /// How the header names a session.
 pub trait SessionLabel {

@@ -323,7 +323,7 @@ fn XrayLogStreams(now: RwSignal<Seconds>) -> impl IntoView {
 /// view shows it, beside the informers.
 #[component]
 fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
-    use kubeglass_client::metrics::PollState;
+    use kubeglass_kubectl::metrics::PollState;
     view! {
         <h3>"Metrics polls"</h3>
         {move || {

@@ -8,19 +8,15 @@
 //! gloo or tokio.
 #![warn(missing_docs)]
 
-pub mod access;
-pub mod actions;
 pub mod api;
 pub mod backoff;
 pub mod cache;
 pub mod clock;
 pub mod discovery;
-pub mod metrics;
 pub mod names;
 pub mod reconnect;
 pub mod record;
 pub mod rest;
-pub mod session;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod transport;

@@ -12,7 +12,7 @@ use rust_embed::RustEmbed;
 #[allow_missing = true]
 struct Dist;
 
-pub use kubeglass_client::session::SESSION_FILE;
+pub use kubeglass_kubectl::session::SESSION_FILE;
 
 /// The policy `hack/csp.py` wrote beside index.html (its `<meta>` tag
 /// holds the same), without the directives a `<meta>` cannot carry.

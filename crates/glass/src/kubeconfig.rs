@@ -2,7 +2,7 @@
 //! them: kubectl reads the files (merging `KUBECONFIG`, resolving
 //! `--kubeconfig`), so the launcher never parses a kubeconfig itself.
 
-use kubeglass_client::session::Session;
+use kubeglass_kubectl::session::Session;
 use serde::Deserialize;
 
 /// One context: its name, cluster and namespace.
@@ -64,7 +64,7 @@ pub fn parse_view(json: &str) -> Result<(Vec<Context>, Option<String>), String> 
 }
 
 /// The session file for `context` (the one schema, shared with the app:
-/// [`kubeglass_client::session::Session`]).
+/// [`kubeglass_kubectl::session::Session`]).
 pub fn session_for(context: &Context, read_only: bool) -> Session {
     Session {
         context: context.name.clone(),

@@ -452,9 +452,9 @@ impl Transport for ConflictInjector {
 
 #[wasm_bindgen_test]
 async fn a_scale_action_survives_a_conflict_and_records_an_event() {
-    use kubeglass_client::actions::{Action, ActionKind, ActionQueue, ActionResult};
     use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
     use kubeglass_client::record::{ApiSink, EventBroadcaster};
+    use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult};
     let injector = Rc::new(ConflictInjector {
         inner: transport(),
         injected: std::cell::Cell::new(false),

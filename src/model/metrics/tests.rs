@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use kubeglass_client::metrics::{Point, PollState, Usage};
+use kubeglass_kubectl::metrics::{Point, PollState, Usage};
 
 use super::sizing::Fit;
 use super::*;

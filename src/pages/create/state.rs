@@ -1,6 +1,6 @@
 //! The create page's state: the text, its review (each document's target and the server's dry-run answer), whether to go on past bad documents, and what Create did.
 
-use kubeglass_client::actions::ActionKind;
+use kubeglass_kubectl::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
 use leptos::prelude::*;
 

@@ -1,6 +1,6 @@
 //! An object page's actions: the ones the kind has and the person's RBAC allows, each confirmed and recorded as an Event; Edit opens the editor.
 
-use kubeglass_client::actions::ActionKind;
+use kubeglass_kubectl::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::ApiResource;
 use leptos::prelude::*;

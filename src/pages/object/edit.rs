@@ -1,6 +1,6 @@
 //! Editing an object: its YAML in an editor, Review (the server's dry run of the patch of what the person changed, field by field, the server's own changes marked), Apply of that patch with the resourceVersion the edit started from, and on a conflict the three versions and a rebase.
 
-use kubeglass_client::actions::ActionKind;
+use kubeglass_kubectl::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
 use leptos::prelude::*;
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! Rollout history: a Deployment's revisions from the ReplicaSets it owns, a StatefulSet's or DaemonSet's from its ControllerRevisions (images, change-cause, age), the pod-template diff of any two, and a confirmed, RBAC-checked roll back to one, as `kubectl rollout undo --to-revision` does.
 
-use kubeglass_client::actions::ActionKind;
+use kubeglass_kubectl::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::apps::v1::{ControllerRevision, ReplicaSet};
 use kubeglass_client::kube_core::{ApiResource, DynamicObject};

@@ -1,7 +1,7 @@
 //! CPU and memory over the tab's history, from metrics.k8s.io, with what was asked for and may be used drawn in: a pod's (its requests and limits), a node's (its allocatable), a workload's (its pods summed, through the owner index).
 
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_client::metrics::{Point, Target};
+use kubeglass_kubectl::metrics::{Point, Target};
 use leptos::prelude::*;
 use serde_json::Value;
 

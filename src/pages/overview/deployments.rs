@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use kubeglass_client::actions::ActionKind;
 use kubeglass_client::k8s_openapi::api::apps::v1::Deployment;
+use kubeglass_kubectl::actions::ActionKind;
 use leptos::prelude::*;
 
 use crate::actions::{Actions, deployments};

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::core::v1::{Node, Pod};
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_client::metrics::{PollState, Target};
+use kubeglass_kubectl::metrics::{PollState, Target};
 use leptos::prelude::*;
 
 use super::Feed;

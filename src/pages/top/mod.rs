@@ -6,7 +6,7 @@ mod sizing;
 use std::collections::BTreeMap;
 
 use kubeglass_client::k8s_openapi::api::core::v1::Node;
-use kubeglass_client::metrics::Target;
+use kubeglass_kubectl::metrics::Target;
 use leptos::prelude::*;
 
 use crate::kube::cluster::ClusterState;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_client::metrics::Target;
+use kubeglass_kubectl::metrics::Target;
 use leptos::prelude::*;
 
 use crate::kube::metrics::Metrics;

@@ -22,9 +22,9 @@ use futures::future::{AbortHandle, abortable};
 use super::decode::decode_list;
 use super::history::History;
 use super::{METRICS_GROUP, ObjectUsage, POLL_EVERY, Point, PollState, Target, Version};
-use crate::cache::factory::Spawner;
-use crate::clock::Clock;
-use crate::rest::{Error, RestClient};
+use kubeglass_client::cache::factory::Spawner;
+use kubeglass_client::clock::Clock;
+use kubeglass_client::rest::{Error, RestClient};
 
 /// How often a target that is not served, or not allowed, is asked again:
 /// neither mends in seconds, and a person installing metrics-server or

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::patch::holds;
 use super::verbs::target;
 use super::{Action, ActionKind, FIELD_MANAGER, Step, Written};
-use crate::rest::{ApiError, Error, RestClient};
+use kubeglass_client::rest::{ApiError, Error, RestClient};
 
 /// What the object read back shows of `action`, whose attempt failed with
 /// the ambiguous `error`.

@@ -4,7 +4,7 @@
 //! an aggregated API behind the apiserver. It has no watch: figures are
 //! samples that metrics-server takes every 15 s, so the only way to follow
 //! them is to ask again. [`MetricsPolls`] does that the way
-//! [`crate::cache::InformerFactory`] shares watches: one poll per
+//! [`kubeglass_client::cache::InformerFactory`] shares watches: one poll per
 //! [`Target`] however many views hold a [`PollRef`], started by the first
 //! holder and stopped when the last lets go.
 //!
@@ -26,7 +26,7 @@ mod decode;
 mod history;
 mod poll;
 pub mod quantity;
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod tests;
 
 use std::time::Duration;
@@ -37,7 +37,7 @@ pub use poll::{
     LINGER, MetricsPolls, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription, Read,
 };
 
-use crate::names::{self, NameError};
+use kubeglass_client::names::{self, NameError};
 use quantity::Quantity;
 
 /// How often a target is polled: metrics-server's default resolution

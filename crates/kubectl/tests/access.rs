@@ -5,10 +5,10 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use http::Method;
-use kubeglass_client::access::{Access, AccessQuery, REVIEW_PATH, can_i};
 use kubeglass_client::rest::{Error, RestClient};
 use kubeglass_client::testing::{FakeApiServer, Reply};
 use kubeglass_client::transport::TransportError;
+use kubeglass_kubectl::access::{Access, AccessQuery, REVIEW_PATH, can_i};
 use serde_json::json;
 
 fn scale_query() -> AccessQuery {
@@ -91,7 +91,7 @@ fn a_failure_to_ask_is_an_error_not_a_denial() {
 
 #[test]
 fn may_create_reads_the_rules_review_of_the_namespace() {
-    use kubeglass_client::access::{RULES_PATH, may_create_in};
+    use kubeglass_kubectl::access::{RULES_PATH, may_create_in};
     let server = FakeApiServer::new();
     let client = RestClient::new(Rc::new(server.clone()));
     let spec = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",

@@ -11,10 +11,10 @@ use futures::task::LocalSpawnExt;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::cache::factory::Spawner;
-use crate::rest::RestClient;
-use crate::testing::{FakeApiServer, FakeClock, Reply};
-use crate::transport::TransportError;
+use kubeglass_client::cache::factory::Spawner;
+use kubeglass_client::rest::RestClient;
+use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
+use kubeglass_client::transport::TransportError;
 
 const GROUP: &str = "/apis/metrics.k8s.io";
 const SHOP: &str = "/apis/metrics.k8s.io/v1beta1/namespaces/demo-shop/pods";

@@ -9,11 +9,11 @@ use std::time::Duration;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use http::Method;
-use kubeglass_client::actions::{Action, ActionKind, ActionQueue, ActionResult, RollBackTo};
 use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
 use kubeglass_client::record::{ApiSink, EventBroadcaster};
 use kubeglass_client::rest::{Error, RestClient};
 use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
+use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult, RollBackTo};
 use serde_json::json;
 
 const SCALE: &str = "/apis/apps/v1/namespaces/shop/deployments/web/scale";

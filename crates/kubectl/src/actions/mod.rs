@@ -26,11 +26,11 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube_core::ApiResource;
 
-use crate::clock::Clock;
-use crate::record::{EventRecorder, EventType};
-use crate::rest::{Error, RestClient};
-use crate::transport::TransportError;
-use crate::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+use kubeglass_client::clock::Clock;
+use kubeglass_client::record::{EventRecorder, EventType};
+use kubeglass_client::rest::{Error, RestClient};
+use kubeglass_client::transport::TransportError;
+use kubeglass_client::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 
 mod find_out;
 pub mod patch;

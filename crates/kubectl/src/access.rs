@@ -8,7 +8,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::rest::{Error, RestClient};
+use kubeglass_client::rest::{Error, RestClient};
 
 /// The review's endpoint.
 pub const REVIEW_PATH: &str = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";

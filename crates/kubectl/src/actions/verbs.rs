@@ -8,11 +8,11 @@ use kube_core::params::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 use super::{Action, ActionKind, FIELD_MANAGER, RollBackTo, Written};
-use crate::api::{Api, Scale, with_accept};
-use crate::discovery::DiscoveryClient;
-use crate::names::validate_name;
-use crate::rest::table::METADATA_ACCEPT;
-use crate::rest::{Error, RestClient};
+use kubeglass_client::api::{Api, Scale, with_accept};
+use kubeglass_client::discovery::DiscoveryClient;
+use kubeglass_client::names::validate_name;
+use kubeglass_client::rest::table::METADATA_ACCEPT;
+use kubeglass_client::rest::{Error, RestClient};
 
 /// Performs the action once; `asked_at` is when it was submitted.
 ///
