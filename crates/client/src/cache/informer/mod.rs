@@ -10,7 +10,7 @@
 //!
 //! The processor drains the whole queue in one go before it yields, so nobody
 //! else runs while a relist is half applied: readers never see a half-synced
-//! cache with either queue. With the in-order queue ([`RealFifo`], the
+//! cache with either queue. With the in-order queue ([`RealFifo`](super::RealFifo), the
 //! default) a relist is also one atomic swap of the indexer.
 //!
 //! A relist that names an object it could not decode does not delete it:

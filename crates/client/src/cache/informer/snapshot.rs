@@ -40,7 +40,7 @@ pub struct InformerSnapshot {
     /// Lists after the first.
     pub relists: u64,
     /// The objects held as their last good copy because the server's copy
-    /// no longer decodes ([`SharedInformer::stale`]).
+    /// no longer decodes ([`super::SharedInformer::stale`]).
     pub stale: Stale,
 }
 

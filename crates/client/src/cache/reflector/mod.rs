@@ -16,11 +16,13 @@
 //! hot loop.
 
 //!
-//! It is a state machine ([`Phase`]): [`Reflector::step`] performs exactly
-//! one I/O — one LIST request (through the [`crate::cache::pager`]), one
-//! watch opened, one event read from the watch the phase holds, or one
-//! backoff sleep — and returns the next phase. [`Reflector::run`] is the
-//! thin driver that steps until it is dropped; tests step it one at a time.
+//! It is a state machine ([`Phase`]): [`Reflector::step`] performs one
+//! I/O — one LIST request (through the [`crate::cache::pager`]), one watch
+//! opened, one event read from the watch the phase holds (or its deadline
+//! passing), or one backoff sleep — and returns the next phase. (The one
+//! step without I/O: a watch asked for before any version is known goes
+//! back to listing.) [`Reflector::run`] is the thin driver that steps until
+//! it is dropped; tests step it one at a time.
 
 use std::cell::RefCell;
 use std::rc::Rc;
