@@ -1,9 +1,11 @@
 //! The REST client: sends requests built with kube-core through a [`Transport`] and decodes the answers.
 
 pub mod compact;
+mod error;
 pub mod limiter;
 pub mod list;
 pub mod metrics;
+mod retry;
 pub mod secrets;
 pub mod split;
 pub mod status;
@@ -19,6 +21,7 @@ use futures::stream::LocalBoxStream;
 use kube_core::watch::WatchEvent;
 use serde::de::DeserializeOwned;
 
+pub use error::Error;
 pub use status::ApiError;
 pub use watch::DecodeError;
 
@@ -26,6 +29,7 @@ use crate::clock::Clock;
 use crate::transport::{ByteStream, Request, Transport, TransportError};
 use limiter::TokenBucket;
 use metrics::RequestMetrics;
+use retry::{Attempt, Tried, copy_request, next_attempt};
 
 /// The app's client-side limit: 20 requests a second, bursts of 60.
 ///
@@ -44,10 +48,6 @@ pub const BROWSER_BURST: u32 = 60;
 /// a GET whose connection broke (client-go's `maxRetries`).
 pub const MAX_RETRIES: u32 = 10;
 
-/// The wait before repeating a GET whose connection broke (client-go makes
-/// up a `Retry-After: 1` for a connection reset or an unexpected EOF).
-const RESET_RETRY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
-
 /// How long a list read as it arrives may go without a byte before it is
 /// given up as stalled ([`TransportError::Stalled`]): a list has no
 /// client-side deadline (the apiserver ends it at its own request timeout,
@@ -57,137 +57,6 @@ const RESET_RETRY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// error is not retried here, so the reflector backs off and says so. Needs
 /// the client's clock: a client without one waits as long as it takes.
 pub const LIST_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// What to do with one attempt's outcome.
-enum Attempt {
-    /// Use this outcome.
-    Done,
-    /// Wait, then send the request again.
-    Retry(std::time::Duration),
-}
-
-/// One attempt's outcome, for [`RestClient::with_retries`].
-struct Tried<T> {
-    /// The answer's status code (none when the connection broke).
-    code: Option<u16>,
-    /// The answer's `Retry-After`.
-    retry_after: Option<std::time::Duration>,
-    /// The connection broke, before the answer or in its body.
-    broken: bool,
-    /// What the caller gets if this attempt is the last.
-    outcome: Result<T, Error>,
-}
-
-impl<T> Tried<T> {
-    /// No answer: the transport failed.
-    fn failed(e: TransportError) -> Self {
-        Tried {
-            code: None,
-            retry_after: None,
-            broken: matches!(e, TransportError::Read(_)),
-            outcome: Err(e.into()),
-        }
-    }
-}
-
-/// client-go's retry rules (`rest/with_retry.go`, `checkWait`), for
-/// requests whose body we hold:
-/// - a 429 or 5xx answer with `Retry-After` is repeated after that long, up
-///   to [`MAX_RETRIES`] times. A 429 is repeated for any verb (priority and
-///   fairness refused it before it ran); a 5xx only for GET and HEAD: a
-///   write that timed out (504) may have been applied, and repeating a
-///   POST could create a second object. (client-go repeats writes too.)
-/// - a GET whose connection was reset or ended early (client-go's
-///   `IsConnectionReset`/`IsProbableEOF`, our [`TransportError::Read`]) is
-///   repeated a second later, up to the same limit; a write is not, as in
-///   client-go, since it may have been applied.
-fn next_attempt(
-    method: &http::Method,
-    status: Option<u16>,
-    retry_after: Option<std::time::Duration>,
-    broken: bool,
-    retries: u32,
-) -> Attempt {
-    if retries >= MAX_RETRIES {
-        return Attempt::Done;
-    }
-    let safe = method == http::Method::GET || method == http::Method::HEAD;
-    match (status, retry_after) {
-        (Some(429), Some(wait)) => Attempt::Retry(wait),
-        (Some(code), Some(wait)) if code >= 500 && safe => Attempt::Retry(wait),
-        (None, _) if broken && method == http::Method::GET => Attempt::Retry(RESET_RETRY_WAIT),
-        _ => Attempt::Done,
-    }
-}
-
-/// A copy of `r` to send again (an `http::Request` is not `Clone`; the only
-/// extension the client sets, the Secret guard's `Reveal`, is carried over).
-fn copy_request(r: &Request) -> Request {
-    let mut c = http::Request::new(r.body().clone());
-    *c.method_mut() = r.method().clone();
-    *c.uri_mut() = r.uri().clone();
-    *c.version_mut() = r.version();
-    *c.headers_mut() = r.headers().clone();
-    if let Some(reveal) = r.extensions().get::<secrets::Reveal>() {
-        c.extensions_mut().insert(*reveal);
-    }
-    c
-}
-
-/// Everything a REST call can fail with.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum Error {
-    /// The request never got an answer (retryable).
-    #[error(transparent)]
-    Transport(#[from] TransportError),
-    /// The API server answered with an error status (boxed: a `Status` is large).
-    #[error(transparent)]
-    Api(Box<ApiError>),
-    /// The answer could not be decoded into the expected type.
-    #[error("cannot decode the server's response: {0}")]
-    Decode(String),
-    /// A watch event could not be decoded (the watch should be restarted).
-    #[error(transparent)]
-    WatchDecode(#[from] DecodeError),
-    /// The request could not be built from the given parameters.
-    #[error("cannot build the request: {0}")]
-    Request(String),
-    /// A namespace, name or resource cannot be part of a request path
-    /// (not retryable: the string itself is wrong).
-    #[error(transparent)]
-    InvalidName(#[from] crate::names::NameError),
-    /// The request would have fetched a Secret's data, which is read only
-    /// through [`crate::api::Api::reveal`] when a person asks (not retryable).
-    #[error("refused to fetch Secret data for {0}: it is read only when revealed")]
-    SecretData(String),
-}
-
-impl Error {
-    /// The API error, if the server answered with one.
-    pub fn api(&self) -> Option<&ApiError> {
-        match self {
-            Error::Api(e) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// True when the server could not be reached at all.
-    pub fn is_connect(&self) -> bool {
-        matches!(self, Error::Transport(TransportError::Connect(_)))
-    }
-}
-
-impl From<ApiError> for Error {
-    fn from(e: ApiError) -> Self {
-        Error::Api(Box::new(e))
-    }
-}
-
-impl From<kube_core::request::Error> for Error {
-    fn from(e: kube_core::request::Error) -> Self {
-        Error::Request(e.to_string())
-    }
-}
 
 /// A stream of decoded watch events; ends when the server closes the watch.
 pub type WatchStream<K> = LocalBoxStream<'static, Result<WatchEvent<K>, Error>>;
