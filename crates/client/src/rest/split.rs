@@ -153,117 +153,15 @@ impl Splitter {
                 }
             }
             if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                    i += 1;
-                    continue;
-                }
-                let Some(k) = chunk[i..].iter().position(|&c| c == b'"' || c == b'\\') else {
-                    self.key_bytes(&chunk[i..]);
-                    break;
-                };
-                self.key_bytes(&chunk[i..i + k]);
-                i += k;
-                if chunk[i] == b'\\' {
-                    // An escaped key is never taken for the items key.
-                    self.key_matches = false;
-                    self.escaped = true;
-                    i += 1;
-                    continue;
-                }
-                self.in_string = false;
-                if self.reading_key {
-                    self.reading_key = false;
-                    self.key_is_items = self.key_matches && self.key_len == self.items_key.len();
-                }
-                i += 1;
-                if self.mode == Mode::Item && self.shape == Shape::Text && self.depth == 2 {
-                    out(Piece::Item {
-                        bytes: &chunk[start..i],
-                        done: true,
-                    });
-                    self.mode = Mode::Gap;
-                }
-                continue;
-            }
-            let b = chunk[i];
-            match b {
-                b'"' => {
-                    if self.mode == Mode::Gap {
-                        (self.mode, self.shape, start) = (Mode::Item, Shape::Text, i);
-                    } else if self.mode == Mode::Frame && self.depth == 1 && self.expect_key {
-                        (self.reading_key, self.expect_key) = (true, false);
-                        (self.key_len, self.key_matches) = (0, true);
+                match self.string_bytes(chunk, i, start, out) {
+                    Some(next) => {
+                        i = next;
+                        continue;
                     }
-                    self.value_is_items = false;
-                    self.in_string = true;
-                }
-                b'{' | b'[' => {
-                    if self.mode == Mode::Gap {
-                        (self.mode, self.shape, start) = (Mode::Item, Shape::Container, i);
-                    }
-                    let opens_items = self.mode == Mode::Frame
-                        && self.depth == 1
-                        && self.value_is_items
-                        && b == b'[';
-                    self.value_is_items = false;
-                    self.depth += 1;
-                    if self.depth == 1 {
-                        self.top_object = b == b'{';
-                        self.expect_key = self.top_object;
-                    }
-                    if opens_items {
-                        out(Piece::Frame(&chunk[start..=i]));
-                        self.mode = Mode::Gap;
-                    }
-                }
-                b'}' | b']' => {
-                    if self.mode == Mode::Item && self.shape == Shape::Scalar {
-                        out(Piece::Item {
-                            bytes: &chunk[start..i],
-                            done: true,
-                        });
-                        self.mode = Mode::Gap;
-                    }
-                    if self.mode == Mode::Gap {
-                        // The items array closes: its bracket is the frame's.
-                        (self.mode, start) = (Mode::Frame, i);
-                    }
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.mode == Mode::Item && self.shape == Shape::Container && self.depth == 2
-                    {
-                        out(Piece::Item {
-                            bytes: &chunk[start..=i],
-                            done: true,
-                        });
-                        self.mode = Mode::Gap;
-                    }
-                }
-                b',' | b' ' | b'\n' | b'\r' | b'\t' => {
-                    if self.mode == Mode::Item && self.shape == Shape::Scalar {
-                        out(Piece::Item {
-                            bytes: &chunk[start..i],
-                            done: true,
-                        });
-                        self.mode = Mode::Gap;
-                    }
-                    if b == b',' && self.mode == Mode::Frame && self.depth == 1 {
-                        self.expect_key = self.top_object;
-                    }
-                }
-                b':' => {
-                    if self.mode == Mode::Frame && self.depth == 1 {
-                        self.value_is_items = self.key_is_items;
-                        self.key_is_items = false;
-                    }
-                }
-                _ => {
-                    if self.mode == Mode::Gap {
-                        (self.mode, self.shape, start) = (Mode::Item, Shape::Scalar, i);
-                    }
-                    self.value_is_items = false;
+                    None => break,
                 }
             }
+            self.structural(chunk, i, &mut start, out);
             i += 1;
         }
         match self.mode {
@@ -273,6 +171,149 @@ impl Splitter {
                 done: false,
             }),
             _ => {}
+        }
+    }
+
+    /// Inside a string at `chunk[i]`: reads on to its closing quote or its
+    /// next escape (a string item that ends there is handed out, from
+    /// `start`). Returns where to go on from, or `None` when the chunk ends
+    /// inside the string.
+    #[inline]
+    fn string_bytes(
+        &mut self,
+        chunk: &[u8],
+        mut i: usize,
+        start: usize,
+        out: &mut dyn FnMut(Piece<'_>),
+    ) -> Option<usize> {
+        if self.escaped {
+            self.escaped = false;
+            return Some(i + 1);
+        }
+        let Some(k) = chunk[i..].iter().position(|&c| c == b'"' || c == b'\\') else {
+            self.key_bytes(&chunk[i..]);
+            return None;
+        };
+        self.key_bytes(&chunk[i..i + k]);
+        i += k;
+        if chunk[i] == b'\\' {
+            // An escaped key is never taken for the items key.
+            self.key_matches = false;
+            self.escaped = true;
+            return Some(i + 1);
+        }
+        self.in_string = false;
+        if self.reading_key {
+            self.reading_key = false;
+            self.key_is_items = self.key_matches && self.key_len == self.items_key.len();
+        }
+        i += 1;
+        if self.mode == Mode::Item && self.shape == Shape::Text && self.depth == 2 {
+            out(Piece::Item {
+                bytes: &chunk[start..i],
+                done: true,
+            });
+            self.mode = Mode::Gap;
+        }
+        Some(i)
+    }
+
+    /// Outside any string, the byte `chunk[i]`: a quote, a bracket, a
+    /// separator, a colon or part of a scalar. Moves `start` where a new
+    /// piece begins.
+    #[inline]
+    fn structural(
+        &mut self,
+        chunk: &[u8],
+        i: usize,
+        start: &mut usize,
+        out: &mut dyn FnMut(Piece<'_>),
+    ) {
+        let b = chunk[i];
+        match b {
+            b'"' => {
+                if self.mode == Mode::Gap {
+                    (self.mode, self.shape, *start) = (Mode::Item, Shape::Text, i);
+                } else if self.mode == Mode::Frame && self.depth == 1 && self.expect_key {
+                    (self.reading_key, self.expect_key) = (true, false);
+                    (self.key_len, self.key_matches) = (0, true);
+                }
+                self.value_is_items = false;
+                self.in_string = true;
+            }
+            b'{' | b'[' => self.open(chunk, i, start, out),
+            b'}' | b']' => self.close(chunk, i, start, out),
+            b',' | b' ' | b'\n' | b'\r' | b'\t' => {
+                if self.mode == Mode::Item && self.shape == Shape::Scalar {
+                    out(Piece::Item {
+                        bytes: &chunk[*start..i],
+                        done: true,
+                    });
+                    self.mode = Mode::Gap;
+                }
+                if b == b',' && self.mode == Mode::Frame && self.depth == 1 {
+                    self.expect_key = self.top_object;
+                }
+            }
+            b':' => {
+                if self.mode == Mode::Frame && self.depth == 1 {
+                    self.value_is_items = self.key_is_items;
+                    self.key_is_items = false;
+                }
+            }
+            _ => {
+                if self.mode == Mode::Gap {
+                    (self.mode, self.shape, *start) = (Mode::Item, Shape::Scalar, i);
+                }
+                self.value_is_items = false;
+            }
+        }
+    }
+
+    /// The opening bracket `chunk[i]`: an item begins, or the items array
+    /// (the frame so far, up to its bracket, is handed out).
+    #[inline]
+    fn open(&mut self, chunk: &[u8], i: usize, start: &mut usize, out: &mut dyn FnMut(Piece<'_>)) {
+        let b = chunk[i];
+        if self.mode == Mode::Gap {
+            (self.mode, self.shape, *start) = (Mode::Item, Shape::Container, i);
+        }
+        let opens_items =
+            self.mode == Mode::Frame && self.depth == 1 && self.value_is_items && b == b'[';
+        self.value_is_items = false;
+        self.depth += 1;
+        if self.depth == 1 {
+            self.top_object = b == b'{';
+            self.expect_key = self.top_object;
+        }
+        if opens_items {
+            out(Piece::Frame(&chunk[*start..=i]));
+            self.mode = Mode::Gap;
+        }
+    }
+
+    /// The closing bracket `chunk[i]`: a scalar or container item ends, or
+    /// the items array does (its bracket is the frame's).
+    #[inline]
+    fn close(&mut self, chunk: &[u8], i: usize, start: &mut usize, out: &mut dyn FnMut(Piece<'_>)) {
+        if self.mode == Mode::Item && self.shape == Shape::Scalar {
+            out(Piece::Item {
+                bytes: &chunk[*start..i],
+                done: true,
+            });
+            self.mode = Mode::Gap;
+        }
+        if self.mode == Mode::Gap {
+            // The items array closes: its bracket is the frame's.
+            (self.mode, *start) = (Mode::Frame, i);
+        }
+        self.depth = self.depth.saturating_sub(1);
+        if self.mode == Mode::Item && self.shape == Shape::Container && self.depth == 2 {
+            out(Piece::Item {
+                bytes: &chunk[*start..=i],
+                done: true,
+            });
+            self.mode = Mode::Gap;
         }
     }
 }
