@@ -23,6 +23,7 @@
 //! only gets no new point.
 
 mod decode;
+mod fetch;
 mod history;
 mod poll;
 pub mod quantity;
@@ -32,10 +33,9 @@ mod tests;
 use std::time::Duration;
 
 pub use decode::decode_list;
+pub use fetch::Read;
 pub use history::{KEY_TTL_SECS, MAX_TOTAL_POINTS};
-pub use poll::{
-    LINGER, MetricsPolls, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription, Read,
-};
+pub use poll::{LINGER, MetricsPolls, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription};
 
 use kubeglass_client::names::{self, NameError};
 use quantity::Quantity;
