@@ -56,6 +56,63 @@ fn rv(o: &ConfigMap) -> String {
     o.metadata.resource_version.clone().unwrap_or_default()
 }
 
+/// A handler that replays the notifications onto `replay`, noting in
+/// `phantom` each one that does not fit what it replayed so far.
+fn replaying(
+    replay: Rc<RefCell<View>>,
+    phantom: Rc<RefCell<Vec<String>>>,
+) -> impl Fn(&Notification<ConfigMap>) + 'static {
+    let (r, p) = (replay, phantom);
+    move |n: &Notification<ConfigMap>| match n {
+        Notification::Added { object, .. } => {
+            let key = object_key(object.as_ref());
+            if r.borrow().contains_key(&key) {
+                p.borrow_mut().push(format!("added twice: {key}"));
+            }
+            r.borrow_mut().insert(key, rv(object));
+        }
+        Notification::Updated { new, .. } => {
+            let key = object_key(new.as_ref());
+            if !r.borrow().contains_key(&key) {
+                p.borrow_mut().push(format!("update of unknown {key}"));
+            }
+            r.borrow_mut().insert(key, rv(new));
+        }
+        Notification::Deleted { object, .. } => {
+            let key = object_key(object.as_ref());
+            if r.borrow_mut().remove(&key).is_none() {
+                p.borrow_mut().push(format!("delete of unknown {key}"));
+            }
+        }
+    }
+}
+
+/// What the informer's cache holds, as key → resourceVersion.
+fn cached(informer: &SharedInformer<ConfigMap>) -> View {
+    informer
+        .indexer()
+        .borrow()
+        .list()
+        .iter()
+        .map(|o| (object_key(o.as_ref()), rv(o)))
+        .collect()
+}
+
+/// Does `op` to the simulated server or the clock.
+fn apply(server: &SimServer, clock: &FakeClock, op: &Op) {
+    match *op {
+        Op::Put(n, d) => server.put(&format!("cm-{n}"), &d.to_string()),
+        Op::Delete(n) => server.delete(&format!("cm-{n}")),
+        Op::DropWatches { broken } => server.drop_watches(broken),
+        Op::Expire => server.expire_watches(),
+        Op::Compact => server.compact(),
+        Op::Bookmark => server.bookmark(),
+        Op::Down => server.set_down(true),
+        Op::Up => server.set_down(false),
+        Op::Wait(ms) => clock.advance(Duration::from_millis(u64::from(ms))),
+    }
+}
+
 fn run_model(ops: &[Op], queue: QueueKind, watch_list: bool) -> Result<(), TestCaseError> {
     let server = SimServer::new("ns", watch_list);
     let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
@@ -69,30 +126,8 @@ fn run_model(ops: &[Op], queue: QueueKind, watch_list: bool) -> Result<(), TestC
     );
     let replay: Rc<RefCell<View>> = Rc::default();
     let phantom: Rc<RefCell<Vec<String>>> = Rc::default();
-    let (r, p) = (replay.clone(), phantom.clone());
     informer.add_handler(
-        move |n: &Notification<ConfigMap>| match n {
-            Notification::Added { object, .. } => {
-                let key = object_key(object.as_ref());
-                if r.borrow().contains_key(&key) {
-                    p.borrow_mut().push(format!("added twice: {key}"));
-                }
-                r.borrow_mut().insert(key, rv(object));
-            }
-            Notification::Updated { new, .. } => {
-                let key = object_key(new.as_ref());
-                if !r.borrow().contains_key(&key) {
-                    p.borrow_mut().push(format!("update of unknown {key}"));
-                }
-                r.borrow_mut().insert(key, rv(new));
-            }
-            Notification::Deleted { object, .. } => {
-                let key = object_key(object.as_ref());
-                if r.borrow_mut().remove(&key).is_none() {
-                    p.borrow_mut().push(format!("delete of unknown {key}"));
-                }
-            }
-        },
+        replaying(replay.clone(), phantom.clone()),
         Some(Duration::from_secs(60)),
     );
     let mut pool = LocalPool::new();
@@ -103,26 +138,10 @@ fn run_model(ops: &[Op], queue: QueueKind, watch_list: bool) -> Result<(), TestC
     pool.run_until_stalled();
 
     for op in ops {
-        match *op {
-            Op::Put(n, d) => server.put(&format!("cm-{n}"), &d.to_string()),
-            Op::Delete(n) => server.delete(&format!("cm-{n}")),
-            Op::DropWatches { broken } => server.drop_watches(broken),
-            Op::Expire => server.expire_watches(),
-            Op::Compact => server.compact(),
-            Op::Bookmark => server.bookmark(),
-            Op::Down => server.set_down(true),
-            Op::Up => server.set_down(false),
-            Op::Wait(ms) => clock.advance(Duration::from_millis(u64::from(ms))),
-        }
+        apply(&server, &clock, op);
         pool.run_until_stalled();
         // The cache and the handler's view agree at every quiet moment.
-        let cached: View = informer
-            .indexer()
-            .borrow()
-            .list()
-            .iter()
-            .map(|o| (object_key(o.as_ref()), rv(o)))
-            .collect();
+        let cached = cached(&informer);
         prop_assert_eq!(&cached, &*replay.borrow(), "handler view after {:?}", op);
     }
 
@@ -136,14 +155,7 @@ fn run_model(ops: &[Op], queue: QueueKind, watch_list: bool) -> Result<(), TestC
     let mut converged = false;
     for _ in 0..40 {
         pool.run_until_stalled();
-        let cached: View = informer
-            .indexer()
-            .borrow()
-            .list()
-            .iter()
-            .map(|o| (object_key(o.as_ref()), rv(o)))
-            .collect();
-        if cached == want && informer.has_synced() {
+        if cached(&informer) == want && informer.has_synced() {
             converged = true;
             break;
         }
