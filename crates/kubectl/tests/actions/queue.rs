@@ -1,0 +1,147 @@
+//! The queue: a conflict is retried and recorded, a forbidden action fails at once with a Warning event.
+
+use super::*;
+
+#[test]
+fn a_conflicting_scale_is_retried_and_recorded() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let client = RestClient::new(Rc::new(server.clone()));
+    let broadcaster = EventBroadcaster::new();
+    let recorder = broadcaster.recorder("kubeglass", Rc::new(clock.clone()));
+    let actions = ActionQueue::new(client.clone(), recorder, Rc::new(clock.clone()));
+    let results = Rc::new(RefCell::new(Vec::new()));
+    let r2 = results.clone();
+    actions.on_result(move |_, r| r2.borrow_mut().push(r.clone()));
+
+    expect_apps_discovery(&server);
+    server
+        .expect_get(SCALE)
+        .reply(Reply::json(200, scale_json("5", 3)));
+    server
+        .expect(Method::PUT, SCALE)
+        .body(json!({"kind": "Scale", "apiVersion": "autoscaling/v1",
+            "metadata": {"name": "web", "namespace": "shop", "uid": "uid-web", "resourceVersion": "5"},
+            "spec": {"replicas": 5}}))
+        .reply(Reply::status(409, "Conflict", "the object has been modified"));
+    expect_apps_discovery(&server);
+    server
+        .expect_get(SCALE)
+        .reply(Reply::json(200, scale_json("6", 4)));
+    server
+        .expect(Method::PUT, SCALE)
+        .reply(Reply::json(200, scale_json("7", 5)));
+    server
+        .expect(Method::POST, "/api/v1/namespaces/shop/events")
+        .reply(Reply::json(
+            201,
+            json!({"metadata": {"name": "web.1"}, "involvedObject": {}}),
+        ));
+
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(actions.clone().run())
+        .expect("spawn");
+    pool.spawner()
+        .spawn_local(broadcaster.run(Rc::new(ApiSink::new(client)), Rc::new(clock.clone())))
+        .expect("spawn");
+    actions.submit(Action {
+        resource: deployments(),
+        namespace: Some("shop".into()),
+        name: "web".into(),
+        kind: ActionKind::Scale(5),
+    });
+    pool.run_until_stalled();
+    assert!(
+        results.borrow().is_empty(),
+        "waiting out the conflict backoff"
+    );
+    assert_eq!(
+        clock.advance_to_next_timer(),
+        Some(Duration::from_millis(5))
+    );
+    pool.run_until_stalled();
+    assert!(
+        matches!(
+            *results.borrow().as_slice(),
+            [ActionResult::Done {
+                attempts: 2,
+                answer_lost: false,
+                ..
+            }]
+        ),
+        "{:?}",
+        results.borrow()
+    );
+    assert_eq!(broadcaster.counts(), (1, 0, 0), "one Event written");
+    server.verify();
+}
+
+#[test]
+fn a_forbidden_action_fails_at_once_with_a_warning_event() {
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let client = RestClient::new(Rc::new(server.clone()));
+    let broadcaster = EventBroadcaster::new();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s2 = seen.clone();
+    broadcaster.watch(move |e| s2.borrow_mut().push((e.type_.clone(), e.reason.clone())));
+    let actions = ActionQueue::new(
+        client.clone(),
+        broadcaster.recorder("kubeglass", Rc::new(clock.clone())),
+        Rc::new(clock.clone()),
+    );
+    let results = Rc::new(RefCell::new(Vec::new()));
+    let r2 = results.clone();
+    actions.on_result(move |_, r| r2.borrow_mut().push(r.clone()));
+    expect_apps_discovery(&server);
+    server
+        .expect(
+            Method::DELETE,
+            "/apis/apps/v1/namespaces/shop/deployments/web",
+        )
+        .reply(Reply::status(
+            403,
+            "Forbidden",
+            "deployments.apps \"web\" is forbidden: User \"viewer\" cannot delete resource",
+        ));
+    server
+        .expect(Method::POST, "/api/v1/namespaces/shop/events")
+        .reply(Reply::status(403, "Forbidden", "events is forbidden"));
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(actions.clone().run())
+        .expect("spawn");
+    pool.spawner()
+        .spawn_local(broadcaster.run(Rc::new(ApiSink::new(client)), Rc::new(clock.clone())))
+        .expect("spawn");
+    actions.submit(Action {
+        resource: deployments(),
+        namespace: Some("shop".into()),
+        name: "web".into(),
+        kind: ActionKind::Delete,
+    });
+    pool.run_until_stalled();
+    match &results.borrow()[..] {
+        [ActionResult::Failed { error }] => {
+            // Typed up to the listener: a view can say "forbidden".
+            assert_eq!(error.api().map(|a| a.code), Some(403), "{error}");
+            assert!(
+                error.to_string().contains("cannot delete resource"),
+                "{error}"
+            )
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(
+        *seen.borrow(),
+        [(Some("Warning".into()), Some("ActionFailed".into()))]
+    );
+    assert_eq!(
+        broadcaster.counts(),
+        (0, 0, 1),
+        "writing the Event was forbidden too"
+    );
+    assert_eq!(clock.pending_timers(), 0, "no retry");
+    server.verify();
+}
