@@ -146,7 +146,12 @@ fn a_create_whose_answer_is_lost_is_read_back_and_not_sent_again() {
     }
     server.verify();
 
-    // Not there: the create was not applied, and is sent again.
+    a_lost_create_that_was_not_applied_is_sent_again(object);
+}
+
+/// The third case of a lost create: the object is not there, so the create
+/// was not applied, and it is sent again.
+fn a_lost_create_that_was_not_applied_is_sent_again(object: serde_json::Value) {
     let server = FakeApiServer::new();
     expect_discovery(&server);
     server
