@@ -15,6 +15,17 @@ Names that are not ours (client-go's and apimachinery's, files made at build
 or run time) are listed below with the reason; anything else that does not
 resolve fails the check, with the line it is on.
 
+And the map names every room's modules. The rooms are each crate's `src/`
+(`src/`, `crates/*/src/`) and the app's folders in `APP_ROOMS`; a room's
+modules are the tracked `.rs` files directly in it (but `lib.rs` and
+`mod.rs`, the room itself) and the folders directly in it that hold `.rs`
+files. Each room has a heading that quotes its folder (`crates/client`,
+`src/kube/`), and each of its modules is quoted in that heading's section
+(down to the next heading of the same or a higher level) as a path whose
+first part, after the room's folder or short name, is the module:
+`cache/reflector`, `rest/retry.rs`, `kube/tests`, `table::pages!`, `watch`.
+A module missing from its room's section fails the check, with its path.
+
 Usage: check-docs.py [DOC ...]   (default: docs/ARCHITECTURE.md)
 """
 
@@ -78,6 +89,57 @@ def modules(files):
     return found
 
 
+# The app's rooms besides `src/` itself; each crate's `src/` is a room too.
+APP_ROOMS = ["src/pages", "src/components", "src/kube", "src/model", "src/platform"]
+
+
+def rooms(files):
+    """Each room's folder and the names of its first-level modules."""
+    folders = sorted({"src"} | {"/".join(f.split("/")[:3]) for f in files if re.match(r"crates/[\w-]+/src/", f)})
+    found = {}
+    for room in folders + APP_ROOMS:
+        mods = {}
+        for f in files:
+            if not f.startswith(room + "/") or not f.endswith(".rs"):
+                continue
+            rest = f[len(room) + 1:].split("/")
+            name = rest[0].removesuffix(".rs") if len(rest) == 1 else rest[0]
+            if len(rest) == 1 and name in ("lib", "mod"):
+                continue
+            mods.setdefault(name, f if len(rest) == 1 else f"{room}/{name}/")
+        found[room] = mods
+    return found
+
+
+def unmapped(doc, room_mods):
+    """The modules whose room's section of the map does not name them."""
+    lines = doc.splitlines()
+    headings = [(i, len(m.group(1))) for i, line in enumerate(lines) if (m := re.match(r"(#+)\s", line))]
+
+    def section(key):
+        for n, (i, level) in enumerate(headings):
+            if key in {t.rstrip("/") for t in re.findall(r"`([^`\n]+)`", lines[i])}:
+                end = next((j for j, lv in headings[n + 1:] if lv <= level), len(lines))
+                return "\n".join(lines[i + 1:end])
+        return None
+
+    for room, mods in room_mods.items():
+        key = room.removesuffix("/src") if room.startswith("crates/") else room
+        text = section(key)
+        prefixes = sorted({room + "/", key + "/", room.split("/")[-1] + "/"}, key=len, reverse=True)
+        named = set()
+        for token in re.findall(r"`([^`\n]+)`", text or ""):
+            for prefix in prefixes:
+                if token.startswith(prefix):
+                    token = token[len(prefix):]
+                    break
+            named.add(re.split(r"/|::|\.rs\b|[.(!\s]", token)[0])
+        for name, path in sorted(mods.items()):
+            if name not in named:
+                where = f"under the heading that quotes `{key}`" if text is not None else f"(no heading quotes `{key}`)"
+                yield f"{path}: the module `{name}` is not in the map {where}"
+
+
 def problems(doc, files, names, mods):
     tops = {m.split("/")[0] for m in mods if "/" in m}
 
@@ -110,15 +172,21 @@ def main():
     files = tracked_files()
     names, mods = identifiers(files), modules(files)
     failed = False
+    room_mods = rooms(files)
     for d in docs:
-        for p in problems((ROOT / d).read_text(), files, names, mods):
+        doc = (ROOT / d).read_text()
+        for p in problems(doc, files, names, mods):
             print(f"{d}:{p}", file=sys.stderr)
             failed = True
+        if d == "docs/ARCHITECTURE.md":
+            for p in unmapped(doc, room_mods):
+                print(f"{d}: {p}", file=sys.stderr)
+                failed = True
     if failed:
-        print("fix the document (or, for a name that is not ours, add it to NOT_OURS in hack/check-docs.py)",
-              file=sys.stderr)
+        print("fix the document (or, for a name that is not ours, add it to NOT_OURS in hack/check-docs.py;"
+              " for a new module, name it in its room's section)", file=sys.stderr)
         return 1
-    print(f"{', '.join(docs)}: every path, module and name quoted exists")
+    print(f"{', '.join(docs)}: every path, module and name quoted exists, and every room's modules are in the map")
     return 0
 
 
