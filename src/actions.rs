@@ -1,4 +1,19 @@
 //! The person's actions: the client's rate-limited action queue, each action recorded as a Kubernetes Event by "kubeglass", and its outcome in words.
+//!
+//! # What it does
+//!
+//! The client's rate-limited `ActionQueue`, recorded as
+//! Events by `kubeglass` (events.k8s.io/v1 when served), and the outcome of
+//! the last action: done, a mistake in what was typed, or failed with the
+//! client's typed error sorted into a `Problem` (the queue hands the
+//! `rest::Error` itself to its listeners), so the banner says "You cannot
+//! scale shop/web to 3" for a 403 and "the Kubernetes API cannot be
+//! reached" for no answer, with the server's own message beside it;
+//! provided as context to the overview's panels and every object page.
+//! The queue's worker and the Event sink start with the first action
+//! (`Actions::start_workers`), through the split point `actions::workers`:
+//! their code is a part of the wasm of its own, and a tab that never acts
+//! never loads it or probes the Events API.
 
 use std::rc::Rc;
 

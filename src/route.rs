@@ -2,6 +2,15 @@
 //!
 //! Links can be shared and back and forward work. `kubectl proxy --www`
 //! serves files only, so the path after `/ui/` cannot carry the route.
+//!
+//! # The routes
+//!
+//! Every view is a URL fragment (`#/`, `#/r/<resource>?ns=&l=&f=`,
+//! `#/o/<resource>/<ns>/<name>`, `#/logs/<ns>/<pod>?…`,
+//! `#/logs/<ns>/<resource>/<name>?…`, and `#/<name>` for a page that takes
+//! nothing from the URL, `Route::Page`: `#/api`, `#/events`, `#/xray`), a
+//! signal following `hashchange`, so back and forward work; names from the
+//! cluster that fail the client's checks become `Route::Invalid` or text.
 
 use kubeglass_client::names::{percent_decode, validate_name, validate_namespace};
 use leptos::prelude::*;

@@ -1,4 +1,91 @@
 //! The cluster as every view shares it: the client, the injected clock, the informer factory (one watch per resource however many views use it) and discovery.
+//!
+//! # The cluster side, module by module
+//!
+//! The cluster side. `start` builds the transports under the
+//! page's capability prefix, the rate-limited client and the only clock the
+//! app reads. `Kube` (`mod`) holds the client, clock, `InformerFactory` and
+//! cached discovery, and the `Host` it runs on (`host`): spawning, animation
+//! frames (`Kube::frame_queue`), the discovery cache's storage, the
+//! WebSocket switches (`Sockets`), connection counts and the files beside
+//! the page. `Host::browser` is the tab's; the room's native tests
+//! (`kube/tests`) build one whose executor, frames and storage they step by
+//! hand, and run subscriptions, discovery, the session file and log streams
+//! against the client's scripted fake API server. `resolve` returns a typed `Problem`, and `resolve_for`
+//! judges the answer against the verbs a page needs (`model/resolve`).
+//! `Kube::load` is how a view makes a one-off request of this layer (resolve a
+//! name, ask what the person may do): it returns the signal the answer
+//! lands in, and a view gone by then is left alone. `watch` is **the
+//! one way a view subscribes**, in one line:
+//! `kube.subscribe("pod-counts", &path).table().frames(apply)`. The
+//! `Subscribe` builder picks the informer's options (whole objects or
+//! `table()` rows or `metadata_only()`, managedFields dropped unless
+//! `with_managed_fields()`, or cut by `trimmed(name, f)` as each object is
+//! decoded, e.g. the usage columns' pods to their containers' `resources`),
+//! `fields`/`labels` selectors, `owner_index()`
+//! read with `Watch::owned_by`), so no page builds `InformerOptions` or
+//! imports the client's `cache`; Secret redaction is the informer's own.
+//! `frames` hands the view its changed keys once per animation frame (an
+//! empty batch when it syncs empty) through the room's `watch_frames`;
+//! `rows` keeps a map of rows instead. The returned `Watch` carries the
+//! informer's status as a signal (refreshed each frame and each clock tick)
+//! and, when dropped, removes the handler and releases the informer; a frame
+//! already asked for then applies nothing (the view's signals are gone). Tables,
+//! the overview's panels, the event stream, an object and its events, what
+//! it owns, the log pages and the API page's CRD watch all use it. Whole-object informers (over WebSocket) linger a minute so going
+//! back is instant; Table and metadata informers hold one of the browser's
+//! six HTTP/1.1 connections, so they stop at once. Metrics have no
+//! watch: `metrics` is the one way a view shows them,
+//! `kube.metrics(Target::Pods(ns))`, a handle on the client's shared
+//! `MetricsPolls` poll of that target with a tick that changes after each
+//! poll, so a view that reads `latest`, `state` or `history` redraws then.
+//! `workload` (`kube.workload_pods`) watches a workload's pods together —
+//! the workload by name for its UID, a Deployment's ReplicaSets, the
+//! namespace's pods, both by the owner-UID index — for its merged logs and
+//! its usage. `cluster` is the
+//! app-wide state, owned by the app rather than by whichever page runs
+//! first: the clock's tick (`Now`, defined in `mod` beside the clock, so
+//! `watch` reads it without a circle back to `cluster`), the server version, the connection, the
+//! namespaces (an app-wide informer, so a deep link to `#/r/pods` has the
+//! namespace menu filled) and the namespace the app works in. `access` asks
+//! SelfSubjectAccessReviews per action; a failure to ask is kept apart from
+//! "no". `session` reads the launcher's `kubeglass-context.json` once before
+//! any page is drawn; its schema is one type, `kubeglass_client::session`'s
+//! `Session`, which `kubectl glass` writes (`session_for`) and the app parses,
+//! with unknown fields refused. `history` is the tab's `HistoryStore`: every
+//! version the object page's informer hands over is recorded there, and the
+//! History section reads it. `timeline` is the tab's `TimelineStore`: started
+//! the first time the changes page opens, it subscribes to every object of
+//! each kind in `KINDS` and any the person adds (resolved through discovery;
+//! core Secrets refused) with `subscribe(…).with_managed_fields().each(…)`:
+//! not a view's frames but every notification as it comes (`Kube::watch_each`),
+//! so the objects there at sync, marked `initial`, are the starting point and
+//! not rows, and no version is merged into the next; views hear that rows came
+//! once per animation frame. The Warning events come from the shared events
+//! informer the same way. `edit` makes an edit's round trips that write
+//! nothing: the dry run of the edit's patch (`dryRun=All`) and the object now, for a conflict;
+//! the write itself is the action queue's `ActionKind::Edit`, the same
+//! merge patch (recorded as an Event, a 409 never retried).
+//! `create` finds where a document goes (`target`: its kind through
+//! discovery's mapper, its namespace or the picked one, cluster-scoped kinds
+//! none) and asks for a dry-run create (`dry_run_create`); the write is the
+//! action queue's `ActionKind::Create` (recorded as an Event, AlreadyExists
+//! final). `access::may_create` asks a SelfSubjectRulesReview whether the
+//! person may create anything in the namespace (the reviews every user may
+//! create do not count), for the Create link. `logs` opens one container's log (`Api::logs` read
+//! as a stream): followed logs go over WebSocket with the `binary.k8s.io`
+//! subprotocol, so they hold none of the six connections (a failed log
+//! socket falls back to fetch, for logs only); lines are cut as bytes arrive
+//! and handed to the view once per animation frame through a `FrameQueue`;
+//! dropping the `LogStream` aborts it. It keeps the registry of streams
+//! (open ones and the last ten closed, with transport and line count) that
+//! the X-ray page lists.
+//!
+//! In the app, store changes reach the view through `FrameQueue`s: keys go into
+//! a stingy queue and are applied from the store once per animation frame, so an
+//! object updated 100 times between two frames is rendered once. A
+//! `FrameQueue` is given the app's clock (the one `kube/start` makes), which
+//! times its waits and each frame's apply for the X-ray page.
 
 use std::rc::Rc;
 use std::sync::Arc;

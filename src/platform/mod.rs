@@ -4,6 +4,17 @@
 //! (the kube room reaches the browser through `kubeglass_web`, the client's
 //! browser side). What is here is small on purpose: each function does one
 //! browser call and says what happens when the browser refuses.
+//!
+//! # The glue
+//!
+//! The browser's glue in one room: `spawn`, the clipboard
+//! (`copy_text`), a file download (`download_text`), the local time of day,
+//! the key and scroll targets, the framing check, foreign Service Workers
+//! (`workers`: removed, and the launcher asked to stop), the store (`storage`: the launcher's `ServedStorage` when it serves one, else `LocalStorage`, chosen once before the app mounts and shared with the discovery cache)
+//! and the browser's `RegExp` (`regexp`: a test, or every match as byte
+//! ranges). Nothing else in `src/` names `web_sys`, `js_sys` or
+//! `wasm_bindgen`; the kube room reaches the browser through `kubeglass_web`.
+//! `make test` greps for both rules.
 
 mod regexp;
 pub mod storage;
