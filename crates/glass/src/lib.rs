@@ -10,6 +10,29 @@
 //! exiting or a closed stdout stops everything and removes the folder;
 //! kubectl dies with the launcher however it dies. docs/security.md has
 //! the threat model.
+//!
+//! # The modules
+//!
+//! The `kubectl glass` launcher and front door: the built `dist/` embedded
+//! (rust-embed) and served from memory with real headers and precompressed
+//! copies (`assets`); its own listeners on 127.0.0.1 and `[::1]` at one port
+//! free on both (`port`; `serve`, hyper on a current-thread tokio runtime,
+//! within `serve::Limits`: a 10 s header-read timeout, 128 connections at most,
+//! a pause after a failed accept) admitting only our `Host` (the run's random
+//! `<name>.localhost:port`, an origin nobody has visited; `127.0.0.1:port` for
+//! programs only, never `localhost`), the in-memory token (constant-time) and
+//! our own origin, WebSocket upgrades only for watches and followed logs, and
+//! for `--read-only` an allowlist of reads (`gate`); allowlists of the headers
+//! that cross it each way, and every answer not the app's own `no-store` and
+//! sandboxed (`headers`); the person's `kubectl proxy` on a Unix socket in a
+//! 0700 folder with `hack/reject-paths` (`proxy`, whose `Proxy` guard stops
+//! kubectl on any return), dying with the launcher (`orphan`, whose watchdog
+//! also removes the folder), and with a closed stdout (`stdout`); waiting for
+//! kubectl to serve (`ready`), the browser opened through a 0600 redirect file
+//! (`open`), Ctrl-C, SIGTERM and SIGHUP (`signals`), why a start failed
+//! (`launch_error`); the app's per-context store in a 0600 file, served under
+//! the token (`store`), contexts from `kubectl config view` (`kubeconfig`),
+//! their names escaped before they reach the terminal (`say`).
 #![warn(missing_docs)]
 
 pub mod assets;

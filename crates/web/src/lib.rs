@@ -5,6 +5,20 @@
 //! stream aborts its fetch.
 //! [`WebClock`] tells time with `Date.now()` and sleeps with `setTimeout`.
 //! This is the only crate that touches web-sys.
+//!
+//! # The pieces
+//!
+//! The browser side of the client's traits: `FetchTransport` (fetch +
+//! `ReadableStream`, abort on drop, `cache: "no-store"`; every request to the
+//! API says `pretty=false`, `rest::compact::compact_json`, since the API server
+//! pretty-prints JSON for a browser's User-Agent), `WebSocketTransport`
+//! (watches over WebSocket, fetch fallback), `WebClock` (`Date.now`,
+//! `setTimeout`), `LocalStorage` and `ServedStorage` (the launcher's
+//! per-context store, read whole once, each change sent back in order;
+//! preferences and the discovery cache), `FrameQueue` (a work queue drained
+//! once per `requestAnimationFrame`, or per frame of the `RequestFrame` given
+//! to `with_frames`, timed by the clock it is given), `js_regexp` (the
+//! browser's `RegExp`, a bad pattern an error, not a throw), `spawn`.
 #![warn(missing_docs)]
 
 use std::cell::Cell;
