@@ -8,6 +8,15 @@
 //! discovery cache refuse such strings, so no request can be built with one,
 //! and the app uses the same checks to decide whether a string may become a
 //! link.
+//!
+//! # Where the checks apply
+//!
+//! `names` validates namespaces (DNS-1123 labels), object names (no `/ % #
+//! ? \`, control characters, `.` or `..`) and discovered groups, versions,
+//! plurals and kinds. `Api<K>` built with a bad namespace or resource sends
+//! nothing, every verb checks its name, `ResourceInfo::collection_path`
+//! returns an error; the app's route parser uses the same checks, and a link
+//! built from cluster data that fails them is drawn as text.
 
 /// A path segment or URL component with its `%XX` escapes decoded, as the
 /// apiserver and the browser read it; malformed escapes are kept as written,

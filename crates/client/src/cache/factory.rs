@@ -8,6 +8,14 @@
 //! Unlike client-go, where informers requested after `Start` wait for the
 //! next `Start`, informers requested after [`InformerFactory::start`] start at
 //! once: a dashboard opens new views all the time.
+//!
+//! # The factory
+//!
+//! `InformerFactory`: one informer per (path, label selector,
+//! field selector, format, Rust type, transform); views hold `InformerRef`s and the
+//! informer stops (its watch closes) when the last one drops; `start`,
+//! `wait_for_cache_sync`, `shutdown`, `snapshots`. Informers asked for after
+//! `start` start at once.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};

@@ -5,6 +5,15 @@
 //! → value → set of keys). Objects are shared `Rc<K>` handles that are never
 //! mutated in place, so a reader keeps a consistent snapshot for as long as
 //! it holds one. [`Indexer::replace`] swaps the whole content at once.
+//!
+//! # The indexes
+//!
+//! Objects by key with named indexes (namespace built in,
+//! cluster-scoped objects under `""`; a second index of a used name is an
+//! `IndexConflict` error;
+//! label value, owner UID, pod node name, event involved object, any JSON
+//! pointer for dynamic objects, custom functions); `by_index`, `index_keys`,
+//! `index_values`; empty sets removed; `replace` swaps everything at once.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;

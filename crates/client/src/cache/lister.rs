@@ -3,6 +3,12 @@
 //! The selector grammar is the API server's: comma-separated requirements,
 //! each `key`, `!key`, `key=value`, `key==value`, `key!=value`,
 //! `key in (a,b)` or `key notin (a,b)`. All must hold.
+//!
+//! # Reads
+//!
+//! Get/list by namespace (`""` is every namespace, as
+//! `ListAllByNamespace`) with label selectors (the API server's
+//! grammar: `=`, `==`, `!=`, `in`, `notin`, exists, `!key`).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

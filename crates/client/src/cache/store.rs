@@ -6,6 +6,16 @@
 //! deletes the watch missed), so a listener never loses a delete and never
 //! sees a half-synced store. An object the list named but could not decode
 //! is not deleted: its last good copy stays, marked stale ([`super::stale`]).
+//!
+//! # The store
+//!
+//! `Store<K>` (`cache/store.rs`) is the single-consumer shortcut (the app
+//! uses shared informers only): it keeps `Rc<K>` by `namespace/name`. Objects are never changed in
+//! place, so a reader holding an `Rc` keeps a consistent snapshot. A relist swaps
+//! in the new content first and then reports the difference (adds, updates and
+//! the deletes the watch missed) to listeners, so a listener never loses a delete
+//! and never sees a half-synced store. Reads are as fresh as the last event the
+//! watch delivered.
 
 use std::collections::HashMap;
 use std::rc::Rc;

@@ -8,6 +8,18 @@
 //! `deployments.apps`, `db`, a category such as `all`) to resources.
 //! [`CachedDiscovery`] keeps the result in a key-value store for 10 minutes,
 //! like kubectl's `~/.kube/cache`.
+//!
+//! # What it does
+//!
+//! Discovery asks `/api` and `/apis` for aggregated discovery (v2) and falls
+//! back to the legacy documents. The RESTMapper resolves plural, singular,
+//! short and kind names, `name.group` and `name.version.group`, categories and
+//! kinds, preferring each group's preferred version and the server's group
+//! order. In aggregated discovery the preferred version is the first version
+//! that is not stale, in the server's order, and a stale version is reported
+//! as failed and is not one of its group's versions (client-go's
+//! `convertAPIGroup`). The cache keeps discovery in `localStorage` for 10 minutes and refetches
+//! once when a name is unknown, so a CRD created since shows up without a reload.
 
 mod cache;
 mod documents;

@@ -1,4 +1,27 @@
 //! The REST client: sends requests built with kube-core through a [`Transport`] and decodes the answers.
+//!
+//! # The client
+//!
+//! `RestClient` sends `http::Request`s built by kube-core's `Request` and
+//! decodes the answers. Errors are one enum: `Transport` (no answer: connection
+//! refused, timeout, broken stream — all retryable), `Api` (the server's
+//! `Status` with its code, reason, message, details, causes and `Retry-After`,
+//! plus apimachinery's predicates: not found, conflict (the Conflict reason,
+//! or 409 with a reason it does not know: AlreadyExists is its own predicate),
+//! already exists, gone, too large resource version, forbidden, unauthorized,
+//! too many requests, invalid, timeout),
+//! `Decode`, `WatchDecode`, `Request`, `InvalidName` (a namespace, name or
+//! resource that cannot be part of a path) and `SecretData` (refused by the
+//! Secret guard). `Api<K>` offers every verb on one
+//! resource — get, list (all list options), watch, create, replace, patch
+//! (merge, JSON, strategic, server-side apply), delete and deletecollection with
+//! their options, the status and scale subresources, pod logs (whole or
+//! streamed) — as typed k8s-openapi kinds or as `DynamicObject` for any group
+//! version resource, CRDs included; server-side Tables and metadata-only reads
+//! are negotiated with `Accept`. The client limits itself to 20 requests/s with
+//! bursts of 60 in the browser (`BROWSER_QPS` explains the choice) and counts
+//! every request by verb and code with latency buckets, under client-go's
+//! metric names.
 
 pub mod compact;
 mod error;

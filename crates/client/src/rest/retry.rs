@@ -1,4 +1,29 @@
 //! client-go's retry rules for one request: which outcomes are sent again, after how long.
+//!
+//! # The rules, and where they differ from client-go
+//!
+//! Retries follow client-go's `with_retry.go`: an answer of 429 or 5xx that
+//! carries `Retry-After` is sent again after that long, up to 10 times, and a
+//! GET whose connection was reset or hit EOF while reading is sent again a
+//! second later, up to the same 10 times; writes are not repeated;
+//! each attempt is counted by code, and the retries on their own (the X-ray
+//! page shows them). Deliberate deviations:
+//!
+//! - A 5xx is repeated only for GET and HEAD. client-go repeats writes too,
+//!   but a 504 may come after the write was applied, and a repeated POST could
+//!   create a second object; a 429 is repeated for any verb, since priority
+//!   and fairness refused it before it ran.
+//! - A GET whose connection breaks *in the middle of the body* is asked again
+//!   (a Kubeglass choice). client-go's `IsRetryableError` (connection reset,
+//!   probable EOF) fabricates `Retry-After: 1` only when the request itself
+//!   fails, before an answer; an error reading the body is returned to the
+//!   caller ("unexpected error when reading response body. Please retry").
+//!   Kubeglass reads lists as they arrive, over minutes at 150,000 pods, and
+//!   a proxy that restarts mid-list would otherwise cost the reflector a
+//!   backoff and a whole relist; a GET changes nothing, so asking again is
+//!   safe.
+//! Retries need the client's clock to wait on; a client without one (as in the
+//! scripted tests of other layers) never repeats.
 
 use super::{Error, MAX_RETRIES, secrets};
 use crate::transport::{Request, TransportError};

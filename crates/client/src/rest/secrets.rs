@@ -9,6 +9,24 @@
 //! extension, which only [`crate::api::Api::reveal`] adds: the app calls it
 //! when a person confirms "Reveal" on a Secret's page, and keeps the answer
 //! nowhere but on that page.
+//!
+//! # The guard, end to end
+//!
+//! `rest::secrets` is the Secret guard: `RestClient` refuses, before the
+//! transport, any request to core `secrets` that asks for more than metadata
+//! or a Table without objects, unless it carries the `Reveal` extension that
+//! only `Api::reveal` adds. A Secret's object page watches metadata only and
+//! reveals on a confirmed click; the values live in that page's signal.
+//! Tools keep copies of a Secret, data and all, in its annotations
+//! (`kubectl apply`'s last-applied, kapp's `kapp.k14s.io/original`), so
+//! every annotation value of a Secret is hidden before any cache:
+//! `SharedInformer::new`, where every informer is made, adds
+//! `cache::redact_secret_metadata` after whatever transform the view asked
+//! for when the path is core Secrets (so a view cannot forget it), and the
+//! one-off metadata reads (`Api::get_metadata`, `list_metadata`,
+//! `list_table_rows`) do the same; the page shows the keys, and Reveal
+//! brings the values with the data. `TableRowObject`'s decoder drops the
+//! last-applied annotation from every table row of any kind.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 

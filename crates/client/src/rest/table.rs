@@ -4,6 +4,12 @@
 //! server render the rows exactly as `kubectl get` does, CRD
 //! `additionalPrinterColumns` included, so no per-kind code is needed. A watch
 //! with the same header carries a one-row Table in each event.
+//!
+//! # Table rows
+//!
+//! Table rows (`TableRowObject`) are decoded straight from the response
+//! bytes with `metadata.managedFields` skipped unread and the metadata kept
+//! once; a pod row's managedFields are most of its bytes.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
 use serde::{Deserialize, Serialize};

@@ -2,6 +2,17 @@
 //!
 //! These are fakes, not the real thing: integration tests use the real
 //! apiserver through `kubectl proxy`.
+//!
+//! # The fakes
+//!
+//! The client crate never reads the clock: `Instant::now`, `SystemTime::now` and
+//! `thread::sleep` are forbidden by `crates/client/clippy.toml`. Time comes from an
+//! injected `Clock` (`now` + `sleep`); tests step a `FakeClock` and never sleep.
+//! Transports implement `Transport` (`send` for whole bodies, `stream` for
+//! watches); tests use `FakeApiServer`, a scripted server that asserts each
+//! request and fails on an unexpected or missing one — verified when the test's
+//! handle is dropped, unless the test says `lenient()` and why. Both fakes ship with the
+//! client behind its `testing` feature.
 
 mod clock;
 pub mod informer_scenarios;

@@ -17,6 +17,59 @@
 //! object first and the action ends with what is true ("created; the
 //! server's answer was lost"), or is tried again only when the read shows
 //! it was not applied.
+//!
+//! # Writes, as kubectl would make them
+//!
+//! The person's writes go through `actions::ActionQueue` (rate limited,
+//! recorded as Events), one function per verb in `actions::verbs`:
+//!
+//! - **Edit** sends what the person changed, as `kubectl edit` does:
+//!   `actions::patch::merge_patch` of the object as opened (without `status`
+//!   and managedFields) and the text saved, with `metadata.resourceVersion`
+//!   set to the version the edit began from, so a concurrent change is a 409
+//!   and the conflict screen (`model::edit::edit_patch`). The Review is the
+//!   same patch with `dryRun=All`, compared with the object now, `status`
+//!   included where discovery says the resource has no `status` subresource.
+//!   Fields the person did not touch, `status` above all, are never sent, so
+//!   a custom resource without a status subresource keeps its status.
+//!   Deliberate deviation: kubectl sends a strategic merge patch for built-in
+//!   kinds and a JSON merge patch for custom resources; Kubeglass sends a JSON
+//!   merge patch for every kind. Held to the resourceVersion the edit began
+//!   from, both store the same object: they differ only in how a changed
+//!   list is written (whole, or element by merge key), and the precondition
+//!   rules out a list that changed meanwhile. A strategic patch needs each
+//!   field's merge keys, which only the OpenAPI schema knows.
+//! - **No write is repeated blindly.** After an ambiguous failure (a 5xx, a
+//!   timeout, a connection lost after the request went out; not a refused
+//!   connection, not a 429) a create, delete or edit is not sent again:
+//!   `actions::find_out` reads the object first. A create is done when an
+//!   object of that name exists with `kubeglass` among its field managers
+//!   (every create is sent with `fieldManager=kubeglass`), sent again when
+//!   there is none, and refused otherwise; a delete is done when the object
+//!   is gone or terminating; an edit is done when the object holds every field
+//!   the patch sets, sent again when it is still at the version the edit
+//!   began from, and a conflict otherwise. The outcome says when the answer
+//!   was lost ("Deleted shop/web (the server's answer was lost; reading it
+//!   back shows it was done)"). Scale, cordon, labels and roll back set a
+//!   state from a fresh read and are repeated; a restart's stamp is taken
+//!   once, when it is asked for, so sending it again changes nothing.
+//!
+//! Each write's kind → resource mapping is confirmed against live discovery
+//! (`DiscoveryClient::confirm`) before it is sent.
+//!
+//! # The queue
+//!
+//! `actions` runs what a person asks for (scale, delete, restart rollout,
+//! cordon/uncordon, labels, each behind a confirm or prompt dialog) through a
+//! rate-limited queue. Each write first confirms its kind → resource mapping
+//! against live discovery (one GET of the group version). Scale and cordon
+//! read, change and write back with the resourceVersion; labels merge-patch
+//! with the resourceVersion read from metadata only; so a concurrent change
+//! answers 409 and the action is re-queued (default controller limiter, 8
+//! attempts). Deletes and label edits ask for metadata-only answers, so an
+//! action on a Secret never brings its data back. Each outcome is recorded as
+//! an Event from `kubeglass`, and reaches the queue's listeners as an
+//! `ActionResult` whose failure is the typed `rest::Error`, not a string.
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -20,6 +20,27 @@
 //! Both keep "has synced" the client-go way: the items queued by the first
 //! relist must all have been popped. Both notify a [`Wakeup`] whenever
 //! something is queued, so an async consumer can sleep until there is work.
+//!
+//! # The two queues
+//!
+//! The queue between reflector and processor, one design a file as in client-go (`fifo/delta.rs`, `fifo/real.rs`; the shared deltas, pops and wakeup in `fifo/mod.rs`). `DeltaFifo` is
+//! client-go's DeltaFIFO: per key every delta since the last pop (Added,
+//! Updated, Deleted, Replaced, Sync), consecutive deletes collapsed (the
+//! older kept unless it is a tombstone, `isDeletionDup`), a relist
+//! queueing `Tombstone`s (client-go's `DeletedFinalStateUnknown`) for keys it
+//! no longer lists (a key it named but could not decode gets a `Stale` delta
+//! instead: kept and marked, not deleted; not client-go's), resync
+//! re-queueing known objects unless something is
+//! queued for them. `RealFifo` is client-go's newer in-order queue: one entry
+//! per event in arrival order, a relist kept whole as one entry (with the
+//! keys it could not decode), batch pops;
+//! its resync skips keys that have an event queued (and everything while a
+//! relist is queued). Handlers hear a relist as `processReplacedAllInfo`
+//! tells it: deletes first, then adds and updates in the list's order.
+//! Both report has-synced the client-go way (everything the first relist queued
+//! has been popped). The in-order queue is the default: ingest speed was a wash
+//! in `make bench` (docs/benchmarks.md), it holds a little less per object,
+//! and it applies a relist as one atomic swap.
 
 use std::cell::RefCell;
 use std::rc::Rc;

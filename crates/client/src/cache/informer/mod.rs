@@ -17,6 +17,29 @@
 //! the cache keeps the last good copy and [`SharedInformer::stale`] names
 //! it, with why, until a copy that decodes arrives or the server deletes
 //! it (see [`super::stale`]). Handlers hear nothing of it meanwhile.
+//!
+//! # The shared informer
+//!
+//! `SharedInformer`: reflector, processor and resync timer in
+//! one future. Handlers get `Added {initial}`, `Updated {old, new, resync}` and
+//! `Deleted {final_state_unknown}`, synchronously and after the indexer holds
+//! the change; one added later first receives what is cached; per-handler
+//! resync goes only to the handlers that are due (a period of zero is none,
+//! one under a second is raised to client-go's `minimumResyncPeriod`; each
+//! handler's due time is fixed when it is added, so adding another never
+//! restarts the wait); handlers can be removed; a
+//! watch-error hook; transforms (managedFields dropped by default; another
+//! one is named, `InformerOptions::with_transform`, and the name is part of
+//! the factory's key, so a trimmed cache is never shared with a view that
+//! wants whole objects); the
+//! processor drains the queue in one turn, so no reader ever sees a half-applied
+//! relist. `stale()` names the objects held as their last good copy (the
+//! processor writes it as it applies each change, so it agrees with the
+//! indexer; an `Arc` copied on write, so reading it is one reference
+//! count). `snapshot()` is what the X-ray page shows: state, resourceVersion,
+//! objects, queue depth, events by type, lists and relists, watch restarts,
+//! streaming lists and fallbacks, last error, last event time, slow turns,
+//! the stale objects.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
