@@ -22,6 +22,7 @@
 //!   a proxy that restarts mid-list would otherwise cost the reflector a
 //!   backoff and a whole relist; a GET changes nothing, so asking again is
 //!   safe.
+//!
 //! Retries need the client's clock to wait on; a client without one (as in the
 //! scripted tests of other layers) never repeats.
 
