@@ -213,13 +213,12 @@ impl Expectation {
     /// What in `request` (whose path is `path`) differs from this
     /// expectation, in words; empty when it matches.
     fn mismatches(&self, request: &Request, path: &str) -> Vec<String> {
-        let exp = self;
         let pairs = query_pairs(request.uri().query());
         let mut problems = Vec::new();
-        if exp.method != request.method() || exp.path != path {
-            problems.push(format!("expected {} {}", exp.method, exp.path));
+        if self.method != request.method() || self.path != path {
+            problems.push(format!("expected {} {}", self.method, self.path));
         }
-        for (k, v) in &exp.query {
+        for (k, v) in &self.query {
             let got = pairs.iter().find(|(pk, _)| pk == k).map(|(_, pv)| pv);
             match (v, got) {
                 (Some(want), Some(got)) if want == got => {}
@@ -228,7 +227,7 @@ impl Expectation {
                 (None, Some(got)) => problems.push(format!("expected no {k}, got {got}")),
             }
         }
-        for (name, text) in &exp.headers {
+        for (name, text) in &self.headers {
             let got = request
                 .headers()
                 .get(name.as_str())
@@ -240,7 +239,7 @@ impl Expectation {
                 ));
             }
         }
-        if let Some(want) = &exp.body {
+        if let Some(want) = &self.body {
             match serde_json::from_slice::<serde_json::Value>(request.body()) {
                 Ok(got) if &got == want => {}
                 Ok(got) => problems.push(format!("expected body {want}, got {got}")),
