@@ -1,5 +1,5 @@
 # Kubeglass. The README explains each command.
-.PHONY: demo serve install dist test bench bench-app bootstrap app cluster-up cluster-down cluster-reset
+.PHONY: demo serve install dist test check e2e e2e-down bench bench-app bootstrap app cluster-up cluster-down cluster-reset
 
 demo:          ## build everything, start cluster + demo workload + the launcher, print the URL
 	@bash hack/demo.sh
@@ -15,6 +15,15 @@ dist:          ## a release: release/kubectl-glass-<version>-linux-amd64.tar.gz,
 
 test:          ## every test: lints, unit, in-browser and end-to-end
 	@bash hack/test.sh
+
+e2e:           ## one end-to-end file against a test cluster kept running: make e2e FILE=e2e/tests/edit.test.mjs [NAME=pattern]
+	@bash hack/e2e.sh $(FILE) $(if $(NAME),--test-name-pattern="$(NAME)")
+
+e2e-down:      ## stop the test cluster make e2e keeps running
+	@bash hack/e2e.sh down
+
+check:         ## no cluster, no browser: fmt, clippy, the docs and size checks, the native tests (minutes)
+	@bash hack/check.sh
 
 bench:         ## measurements (printed; docs/benchmarks.md records them)
 	@bash hack/bench.sh

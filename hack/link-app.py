@@ -88,10 +88,10 @@ tags = (
 # server's version (the API is the parent of the page's folder). A
 # same-origin fetch() with no headers of its own, as the app sends both,
 # is answered from these preloads.
-session_rs = (root / "crates/client/src/session.rs").read_text()
+session_rs = (root / "crates/kubectl/src/session.rs").read_text()
 m = re.search(r'pub const SESSION_FILE: &str = "([\w.-]+)";', session_rs)
 if not m:
-    sys.exit("link-app: SESSION_FILE not found in crates/client/src/session.rs")
+    sys.exit("link-app: SESSION_FILE not found in crates/kubectl/src/session.rs")
 tags += (
     f'    <link rel="preload" href="./{m.group(1)}" as="fetch" crossorigin="anonymous">\n'
     '    <link rel="preload" href="../version" as="fetch" crossorigin="anonymous">\n'

@@ -7,14 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-# A cluster of its own, so a running `make demo` is not disturbed.
-export KUBEGLASS_CLUSTER_DIR="${KUBEGLASS_TEST_CLUSTER_DIR:-$KUBEGLASS_CACHE/test-cluster}"
-export ETCD_PORT=33790 ETCD_PEER_PORT=33800 APISERVER_PORT=26443 KWOK_PORT=20247 METRICS_SERVER_PORT=20251
-TEST_PROXY_PORT=18001
-RESTRICTED_PROXY_PORT=18002
-FAULT_PROXY_PORT=18003   # owned by hack/test-control.py, killed and restarted by tests
-CONTROL_PORT=18009
-source "$HACK_DIR/lib.sh"
+source "$HACK_DIR/test-env.sh"
 
 children=()
 # The proxies' kuberc files (their tokens), in a folder only we can enter.
@@ -29,7 +22,17 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-step() { log "── $* ──"; }
+# Each stage's name and start, for the summary at the end (docs/benchmarks.md
+# keeps one run's).
+stages=() stage_starts=()
+step() { stages+=("$*"); stage_starts+=("$SECONDS"); log "── $* ──"; }
+stage_summary() {
+  local i end
+  for i in "${!stages[@]}"; do
+    end=${stage_starts[$((i + 1))]:-$SECONDS}
+    printf '  %5ds  %s\n' "$((end - stage_starts[i]))" "${stages[$i]}"
+  done
+}
 # E2E_ONLY="tests/edit.test.mjs tests/rollout.test.mjs" runs only those
 # end-to-end files, after the build and the cluster: no lints, no unit,
 # integration or in-browser tests, no release. For checking a change; CI
@@ -52,49 +55,8 @@ toolchain_and_control_plane
 cd "$REPO_ROOT"
 
 if full; then
-step "rustfmt"
-cargo fmt --all --check
-
-step "docs/ARCHITECTURE.md names only paths, modules and names that exist"
-python3 "$HACK_DIR/check-docs.py"
-
-step "no room too big: no file in src/ over 500 lines, no function in src/ or the launcher over 80"
-python3 "$HACK_DIR/check-size.py"
-
-step "clippy (native and wasm32, warnings are errors)"
-cargo clippy --workspace --all-targets --quiet -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p kubeglass -p kubeglass-web --all-targets --quiet -- -D warnings
-
-step "pages subscribe through kube/ only, and the browser's glue stays in src/platform/"
-if grep -rnE 'InformerOptions|kubeglass_client::cache|kubeglass_web' src/pages; then
-  die "a page builds informer options or calls the browser crate itself: use kube.subscribe(…) and crate::platform"
-fi
-if grep -rlE 'web_sys|js_sys|wasm_bindgen' src | grep -v '^src/platform/'; then
-  die "only src/platform/ may name web_sys, js_sys or wasm_bindgen"
-fi
-
-step "one list of Chromium flags: crates/web/webdriver.json starts it as e2e/chromium.json says"
-python3 - "$REPO_ROOT" <<'PY' || die "crates/web/webdriver.json and e2e/chromium.json disagree (binary or flags)"
-import json, sys
-root = sys.argv[1]
-spec = json.load(open(f"{root}/e2e/chromium.json"))
-driver = json.load(open(f"{root}/crates/web/webdriver.json"))["goog:chromeOptions"]
-missing = [f for f in spec["flags"] if f not in driver["args"]]
-if driver["binary"] != spec["binary"] or missing:
-    print("webdriver.json lacks", missing or spec["binary"], file=sys.stderr)
-    sys.exit(1)
-PY
-
-step "the client crate depends on no browser or runtime crate"
-if cargo tree -p kubeglass-client -e normal --target wasm32-unknown-unknown --prefix none \
-  | grep -E '^(web-sys|wasm-bindgen|js-sys|gloo[a-z-]*|tokio) v'; then
-  die "kubeglass-client must not depend on the crates listed above"
-fi
-
-step "native unit tests"
-cargo test -p kubeglass-client --quiet
-cargo test -p kubeglass --quiet   # the app's models (src/model/), kube/ on a stepped host, routes, outcomes
-cargo test -p kubectl-glass --quiet
+step "make check: fmt, the docs and size checks, clippy, the house's rules, the native tests"
+bash "$HACK_DIR/check.sh"
 fi
 
 step "build the app, and the kubectl-glass launcher with the app inside"
@@ -114,50 +76,9 @@ glass_version=$(sed -n 's/^version = "\(.*\)"/\1/p' crates/glass/Cargo.toml | he
 RELEASE_ARCHIVE="$REPO_ROOT/release/kubectl-glass-$glass_version-linux-amd64.tar.gz"
 fi
 
-step "local cluster (etcd, kube-apiserver, controller-manager, scheduler, kwok)"
-bash "$HACK_DIR/cluster.sh" reset >/dev/null
-bash "$HACK_DIR/cluster.sh" up
-bash "$HACK_DIR/demo-workload.sh"
-# The cluster's keys, tokens and logs are the person's alone.
-open_to_others=$(find "$CLUSTER_DIR" -perm /077 -printf '%m %p\n' | head -5)
-[[ -z "$open_to_others" ]] || die "the cluster folder has files others may read: $open_to_others"
-
-step "kubectl proxy for the integration tests: admin on :$TEST_PROXY_PORT, restricted on :$RESTRICTED_PROXY_PORT (capability URLs)"
-# Each proxy, and the test control, answers only under a token of its own,
-# and no token is on a command line (every local user can read those): each
-# proxy's is in a kuberc file of its own (hack/lib.sh, proxy_args), the test
-# control's two are in its environment.
-admin_token=$(new_token) restricted_token=$(new_token) fault_token=$(new_token) control_token=$(new_token)
-mapfile -t admin_args < <(proxy_args "$admin_token" "$secrets/admin.kuberc")
-mapfile -t restricted_args < <(proxy_args "$restricted_token" "$secrets/restricted.kuberc")
-"$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" proxy --port "$TEST_PROXY_PORT" "${admin_args[@]}" \
-  >"$CLUSTER_DIR/logs/test-proxy.log" 2>&1 &
-children+=($!)
-"$CLUSTER_BIN/kubectl" --kubeconfig "$RESTRICTED_KUBECONFIG" proxy --port "$RESTRICTED_PROXY_PORT" "${restricted_args[@]}" \
-  >"$CLUSTER_DIR/logs/test-proxy-restricted.log" 2>&1 &
-children+=($!)
-wait_for "kubectl proxy" 30 http_ok "http://127.0.0.1:$TEST_PROXY_PORT/$admin_token/version"
-wait_for "the restricted kubectl proxy" 30 http_ok "http://127.0.0.1:$RESTRICTED_PROXY_PORT/$restricted_token/version"
-step "fault control for the informer tests: a proxy on :$FAULT_PROXY_PORT they may kill, etcd compaction (:$CONTROL_PORT)"
-KUBEGLASS_CONTROL_TOKEN="$control_token" KUBEGLASS_FAULT_PROXY_TOKEN="$fault_token" \
-python3 "$HACK_DIR/test-control.py" --port "$CONTROL_PORT" \
-  --proxy-port "$FAULT_PROXY_PORT" --reject-paths "$REJECT_PATHS" \
-  --kubectl "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" \
-  --etcd "https://127.0.0.1:$ETCD_PORT" --etcd-ca "$CLUSTER_DIR/pki/ca.crt" \
-  --etcd-cert "$CLUSTER_DIR/pki/etcd-client.crt" --etcd-key "$CLUSTER_DIR/pki/etcd-client.key" \
-  --log "$CLUSTER_DIR/logs/test-control.log" &
-children+=($!)
-wait_for "the test control" 30 http_ok "http://127.0.0.1:$CONTROL_PORT/$control_token/healthz"
-# The tokens as a pattern file for grep, so grep's own command line holds none.
-# (Its status is 2 when a process ends while it reads, match or not: judge
-# by what it printed.)
-token_patterns() { printf '%s\n' "$admin_token" "$restricted_token" "$fault_token" "$control_token"; }
-on_argv=$(grep -lFf <(token_patterns) /proc/[0-9]*/cmdline 2>/dev/null || true)
-[[ -z "$on_argv" ]] || die "a capability token is on the command line of: $(echo $on_argv)"
-export KUBEGLASS_TEST_FAULT_PROXY="http://127.0.0.1:$FAULT_PROXY_PORT/$fault_token"
-export KUBEGLASS_TEST_CONTROL="http://127.0.0.1:$CONTROL_PORT/$control_token"
-export KUBEGLASS_TEST_PROXY="http://127.0.0.1:$TEST_PROXY_PORT/$admin_token"
-export KUBEGLASS_TEST_RESTRICTED_PROXY="http://127.0.0.1:$RESTRICTED_PROXY_PORT/$restricted_token"
+# A test cluster `make e2e` kept running holds the same ports: stopped first.
+if [[ -f "$CLUSTER_DIR/e2e-env" ]]; then bash "$HACK_DIR/e2e.sh" down; fi
+start_test_env "$secrets"
 
 if full; then
 step "native integration tests (the client natively against the real apiserver)"
@@ -174,22 +95,12 @@ step "in-browser tests (wasm-bindgen-test, headless Chromium, real apiserver)"
 fi
 
 step "end-to-end tests (real Chromium, real UI, real cluster)"
-RELEASE_ARCHIVE="${RELEASE_ARCHIVE:-}"
-(
-  cd e2e
-  KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" \
-  RESTRICTED_KUBECONFIG="$RESTRICTED_KUBECONFIG" DIST="$REPO_ROOT/dist" \
-  KUBE_VERSION="$KUBE_VERSION" E2E_PROXY_PORT=18101 GLASS="$GLASS" \
-  KREW="$KREW_BIN" KUBEGLASS_RELEASE="$RELEASE_ARCHIVE" KUBEGLASS_MANIFEST="$REPO_ROOT/plugins/glass.yaml" \
-  ETCD_URL="https://127.0.0.1:$ETCD_PORT" ETCD_PKI="$CLUSTER_DIR/pki" \
-  APISERVER_URL="https://127.0.0.1:$APISERVER_PORT" \
-  KWOK_URL="http://127.0.0.1:$KWOK_PORT" CONTROL_URL="http://127.0.0.1:$CONTROL_PORT" \
-    node --test --test-concurrency=1 --test-reporter=spec ${E2E_ONLY:-tests/}
-)
+run_e2e ${E2E_ONLY:-tests/}
 
 step "no token in any log of the cluster's folder"
 if grep -rlFf <(token_patterns) "$CLUSTER_DIR/logs"; then
   die "a capability token was written to the logs above"
 fi
 
-log "all tests passed in $((SECONDS - started))s"
+log "all tests passed in $((SECONDS - started))s; by stage:"
+stage_summary

@@ -50,7 +50,7 @@
 //! namespace menu filled) and the namespace the app works in. `access` asks
 //! SelfSubjectAccessReviews per action; a failure to ask is kept apart from
 //! "no". `session` reads the launcher's `kubeglass-context.json` once before
-//! any page is drawn; its schema is one type, `kubeglass_client::session`'s
+//! any page is drawn; its schema is one type, `kubeglass_kubectl::session`'s
 //! `Session`, which `kubectl glass` writes (`session_for`) and the app parses,
 //! with unknown fields refused. `history` is the tab's `HistoryStore`: every
 //! version the object page's informer hands over is recorded there, and the

@@ -1,4 +1,4 @@
-//! The launcher's session file as the header shows it; the schema itself is the client's (`kubeglass_client::session`), shared with `kubectl glass`.
+//! The launcher's session file as the header shows it; the schema itself is the kubectl crate's (`kubeglass_kubectl::session`), shared with `kubectl glass`.
 //!
 //! `kubectl glass` writes `kubeglass-context.json` next to the app, on the
 //! same origin and under the same capability prefix. The header shows its
