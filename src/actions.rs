@@ -23,7 +23,7 @@ use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
 use kubeglass_client::record::EventBroadcaster;
 use kubeglass_client::rest::RestClient;
 use kubeglass_client::workqueue::QueueMetrics;
-use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult};
+use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult, Submitted};
 use leptos::prelude::*;
 
 use crate::kube::Kube;
@@ -58,23 +58,36 @@ impl Outcome {
     }
 }
 
-/// How the last edit that was written ended, for the editor of that object.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Edited {
-    /// The object: `edit_key` of its resource, namespace and name.
-    pub key: String,
-    /// Written, or why not (a conflict is one).
-    pub result: Result<(), Refused>,
+/// How a write that a page holds ended: written, or why not (a conflict
+/// is one). `None` (the queue went away before it ran) reads as a failure.
+pub fn written(result: Option<ActionResult>) -> Result<(), Refused> {
+    match result {
+        Some(ActionResult::Done { .. }) => Ok(()),
+        Some(ActionResult::Failed { error }) => Err(Refused::from_error(&error)),
+        None => Err(Refused {
+            conflict: false,
+            causes: Vec::new(),
+            problem: Problem::Other("the page's action queue stopped before it ran".into()),
+        }),
+    }
 }
 
-/// The key an edit's result is filed under.
-pub fn edit_key(resource: &ApiResource, namespace: Option<&str>, name: &str) -> String {
-    format!(
-        "{}/{} {}/{name}",
-        resource.group,
-        resource.plural,
-        namespace.unwrap_or("")
-    )
+/// One submitted action's own result, to `.await` (or to drop: the action
+/// runs either way, and the outcome line shows how it ended). `None` when
+/// the queue went away first.
+pub struct Answer(Option<Submitted>);
+
+impl std::future::IntoFuture for Answer {
+    type Output = Option<ActionResult>;
+    type IntoFuture =
+        futures::future::Either<Submitted, futures::future::Ready<Option<ActionResult>>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        match self.0 {
+            Some(s) => futures::future::Either::Left(s),
+            None => futures::future::Either::Right(futures::future::ready(None)),
+        }
+    }
 }
 
 /// The action queue and the last outcome; provided as context.
@@ -82,10 +95,6 @@ pub fn edit_key(resource: &ApiResource, namespace: Option<&str>, name: &str) -> 
 pub struct Actions {
     /// The last action's outcome (or a mistake in what the person typed).
     pub last: RwSignal<Option<Outcome>>,
-    /// The last edit written, for its editor.
-    pub edited: RwSignal<Option<Edited>>,
-    /// Every create that ended, in order, for the create page (keyed as edits are).
-    pub created: RwSignal<Vec<Edited>>,
     queue: StoredValue<Option<ActionQueue>, LocalStorage>,
     /// What the queue's and the recorder's workers need, until the first
     /// action starts them (`workers::start`).
@@ -178,8 +187,6 @@ impl Actions {
     pub fn start(kube: &Kube) -> Self {
         let this = Self {
             last: RwSignal::new(None),
-            edited: RwSignal::new(None),
-            created: RwSignal::new(Vec::new()),
             queue: StoredValue::new_local(None),
             idle: StoredValue::new_local(None),
         };
@@ -198,21 +205,9 @@ impl Actions {
             broadcaster.recorder("kubeglass", clock.clone()),
             clock.clone(),
         );
-        queue.on_result(move |a, r| {
-            this.last.set(Some(outcome_text(a, r)));
-            let ended = || Edited {
-                key: edit_key(&a.resource, a.namespace.as_deref(), &a.name),
-                result: match r {
-                    ActionResult::Done { .. } => Ok(()),
-                    ActionResult::Failed { error } => Err(Refused::from_error(error)),
-                },
-            };
-            match a.kind {
-                ActionKind::Edit(_) => this.edited.set(Some(ended())),
-                ActionKind::Create(_) => this.created.update(|c| c.push(ended())),
-                _ => {}
-            }
-        });
+        // Every outcome in the app-wide line; each page that wants its own
+        // write's answer awaits what `submit` gave it.
+        queue.on_result(move |a, r| this.last.set(Some(outcome_text(a, r))));
         // The workers start with the first action: their code (the queue's
         // retries, the Event sink and its probe) is a part of the wasm of
         // its own, which a tab that never acts does not load.
@@ -228,25 +223,29 @@ impl Actions {
             .with_value(|a| a.as_ref().map(|a| a.queue().queue().metrics()))
     }
 
-    /// Queues `kind` on the object `namespace/name` of `resource`.
+    /// Queues `kind` on the object `namespace/name` of `resource`; returns
+    /// that action's own result, for a page that holds it (a Leptos
+    /// `Action` awaiting it), or to drop (the app-wide outcome line shows
+    /// every result either way).
     pub fn submit(
         &self,
         resource: ApiResource,
         namespace: Option<&str>,
         name: &str,
         kind: ActionKind,
-    ) {
-        self.queue.with_value(|a| {
-            if let Some(a) = a {
+    ) -> Answer {
+        let submitted = self.queue.with_value(|a| {
+            a.as_ref().map(|a| {
                 a.submit(Action {
                     resource,
                     namespace: namespace.map(String::from),
                     name: name.to_string(),
                     kind,
-                });
-            }
+                })
+            })
         });
         self.start_workers();
+        Answer(submitted)
     }
 
     /// Starts the queue's and the recorder's workers, once: the submitted

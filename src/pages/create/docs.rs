@@ -3,12 +3,11 @@
 use leptos::prelude::*;
 
 use super::state::{CreateState, DocReview, Found};
-use crate::actions::Actions;
 use crate::components::diff::ReviewTable;
 
 /// Each document's review, or why the text does not read.
 #[component]
-pub fn DocList(create: CreateState, actions: Actions) -> impl IntoView {
+pub fn DocList(create: CreateState) -> impl IntoView {
     move || {
         create.review.with(|r| match r {
             None => view! { <p class="muted small">"Review shows what each object would be."</p> }.into_any(),
@@ -20,7 +19,7 @@ pub fn DocList(create: CreateState, actions: Actions) -> impl IntoView {
                 let stale = create.text.with(|t| t != text);
                 view! {
                     {stale.then(|| view! { <p class="muted small" data-testid="create-stale">"The text changed since this review: review again to create."</p> })}
-                    <Outcomes create actions/>
+                    <Outcomes create/>
                     <ol class="create-docs">
                         {docs.iter().cloned().map(|d| view! { <DocCard d/> }).collect_view()}
                     </ol>
@@ -59,22 +58,28 @@ fn DocCard(d: DocReview) -> impl IntoView {
     }
 }
 
-/// What Create did with each document sent: created, or why not.
+/// What Create did with each document sent: creating while the page waits
+/// for the answers it holds, then created, or why not.
 #[component]
-fn Outcomes(create: CreateState, actions: Actions) -> impl IntoView {
+fn Outcomes(create: CreateState) -> impl IntoView {
     move || {
         let sent = create.sent.get();
         (!sent.is_empty()).then(|| {
-            let created = actions.created.get();
+            let waiting = create.creating.pending().get();
+            let answers = if waiting { None } else { create.creating.value().get() };
+            let rows: Vec<(&'static str, String)> = match answers {
+                None => sent.iter().map(|label| ("sending", format!("{label}: creating…"))).collect(),
+                Some(answers) => answers
+                    .into_iter()
+                    .map(|(label, answer)| match answer {
+                        Ok(()) => ("created", format!("{label}: created")),
+                        Err(r) => ("failed", format!("{label}: {}", r.problem.explain("create it"))),
+                    })
+                    .collect(),
+            };
             view! {
                 <ul class="create-outcomes">
-                    {sent.into_iter().map(|(key, label)| {
-                        let ended = created.iter().rev().find(|c| c.key == key).map(|c| c.result.clone());
-                        let (state, text) = match ended {
-                            None => ("sending", format!("{label}: creating…")),
-                            Some(Ok(())) => ("created", format!("{label}: created")),
-                            Some(Err(r)) => ("failed", format!("{label}: {}", r.problem.explain("create it"))),
-                        };
+                    {rows.into_iter().map(|(state, text)| {
                         view! { <li data-testid="create-outcome" data-state=state>{text}</li> }
                     }).collect_view()}
                 </ul>

@@ -20,7 +20,7 @@ pub fn CreatePage() -> impl IntoView {
     let kube = StoredValue::new_local(use_kube());
     let cluster = expect_context::<ClusterState>();
     let actions = expect_context::<Actions>();
-    let create = CreateState::new();
+    let create = CreateState::new(actions);
     let default_ns = move || cluster.namespace.get().unwrap_or_else(|| "default".into());
     let dropped = RwSignal::new(None::<String>);
     let on_drop = move |ev: leptos::ev::DragEvent| {
@@ -56,9 +56,9 @@ pub fn CreatePage() -> impl IntoView {
                     " create the good ones even if some fail"
                 </label>
                 <button data-testid="create-apply" disabled=move || !create.ready()
-                    on:click=move |_| create.create(actions)>"Create"</button>
+                    on:click=move |_| create.create()>"Create"</button>
             </div>
-            <DocList create actions/>
+            <DocList create/>
         </section>
     }
 }

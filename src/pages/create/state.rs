@@ -2,9 +2,12 @@
 
 use kubeglass_kubectl::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_client::kube_core::ApiResource;
+use serde_json::Value;
 use leptos::prelude::*;
 
-use crate::actions::{Actions, edit_key};
+use crate::actions::{Actions, written};
+use crate::kube::edit::Refused;
 use crate::kube::Kube;
 use crate::kube::create::{dry_run_create, target};
 use crate::model::create::{Doc, documents, review_create};
@@ -53,17 +56,44 @@ pub struct CreateState {
     pub review: RwSignal<Option<Review>>,
     /// Create the documents that passed even when others did not.
     pub go_on: RwSignal<bool>,
-    /// The keys of what Create sent (as `edit_key`), to read their outcomes.
-    pub sent: RwSignal<Vec<(String, String)>>,
+    /// The labels of what Create sent last (empty once the text is
+    /// reviewed again).
+    pub sent: RwSignal<Vec<String>>,
+    /// Create: the documents that passed, written through the action
+    /// queue; each one's own answer is held here (`value`), in order.
+    pub creating: Action<Vec<Job>, Vec<Created>>,
 }
 
+/// One document's answer: its label, and created or why not.
+pub type Created = (String, Result<(), Refused>);
+
+/// One document Create sends: its label, where it goes, its name and the object.
+pub type Job = (String, ApiResource, Option<String>, String, Value);
+
 impl CreateState {
-    pub fn new() -> Self {
+    pub fn new(actions: Actions) -> Self {
+        let creating = Action::new_unsync_local(move |jobs: &Vec<Job>| {
+            let answers: Vec<_> = jobs
+                .iter()
+                .map(|(label, resource, ns, name, object)| {
+                    let answer = actions.submit(
+                        resource.clone(),
+                        ns.as_deref(),
+                        name,
+                        ActionKind::Create(object.clone()),
+                    );
+                    let label = label.clone();
+                    async move { (label, written(answer.await)) }
+                })
+                .collect();
+            futures::future::join_all(answers)
+        });
         Self {
             text: RwSignal::new(String::new()),
             review: RwSignal::new(None),
             go_on: RwSignal::new(false),
             sent: RwSignal::new(Vec::new()),
+            creating,
         }
     }
 
@@ -122,9 +152,10 @@ impl CreateState {
     }
 
     /// Sends Create for every document the review passed (all must have,
-    /// unless going on past errors); the action queue records each.
-    pub fn create(self, actions: Actions) {
-        let mut sent = Vec::new();
+    /// unless going on past errors); the action queue records each, and
+    /// `creating` holds their answers.
+    pub fn create(self) {
+        let mut jobs: Vec<Job> = Vec::new();
         self.review.with_untracked(|r| {
             let Some((_, Ok(docs))) = r else { return };
             for d in docs {
@@ -137,18 +168,18 @@ impl CreateState {
                     }),
                 ) = (&d.found, &d.send)
                 {
-                    let (resource, ns) = (info.api_resource(), namespace.as_deref());
-                    sent.push((edit_key(&resource, ns, &doc.name), d.label.clone()));
-                    actions.submit(
-                        resource,
-                        ns,
-                        &doc.name,
-                        ActionKind::Create(doc.object.clone()),
-                    );
+                    jobs.push((
+                        d.label.clone(),
+                        info.api_resource(),
+                        namespace.clone(),
+                        doc.name.clone(),
+                        doc.object.clone(),
+                    ));
                 }
             }
         });
-        self.sent.set(sent);
+        self.sent.set(jobs.iter().map(|j| j.0.clone()).collect());
+        self.creating.dispatch_local(jobs);
     }
 
     /// The lines (1-based) the review of the text as it is now names: where

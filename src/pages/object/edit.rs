@@ -2,10 +2,13 @@
 
 use kubeglass_kubectl::actions::ActionKind;
 use kubeglass_client::discovery::ResourceInfo;
+use std::future::IntoFuture;
+
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::actions::{Actions, edit_key};
+use crate::actions::{Actions, written};
+use kubeglass_kubectl::actions::ActionResult;
 use crate::components::diff::ReviewTable;
 use crate::components::editor::CodeEditor;
 use crate::components::problem::ProblemBox;
@@ -49,7 +52,9 @@ enum Trouble {
 /// a handle, so the editor's parts share it by copy.
 #[derive(Clone, Copy)]
 struct EditState {
-    actions: Actions,
+    /// Apply: the patch's write through the action queue, its own answer
+    /// held here (`value`) until the next.
+    write: Action<Value, Option<ActionResult>>,
     kube: StoredValue<Kube, LocalStorage>,
     target: StoredValue<(ResourceInfo, Option<String>, String)>,
     /// The object, live.
@@ -135,14 +140,7 @@ impl EditState {
     /// Apply: write what was reviewed.
     fn apply(self, patch: &Value) {
         self.stage.set(Stage::Writing);
-        self.target.with_value(|(info, ns, name)| {
-            self.actions.submit(
-                info.api_resource(),
-                ns.as_deref(),
-                name,
-                ActionKind::Edit(patch.clone()),
-            )
-        });
+        self.write.dispatch_local(patch.clone());
     }
 
     /// The written edit's answer: close, show the conflict, or say why not.
@@ -189,13 +187,23 @@ pub fn ObjectEditor(
 ) -> impl IntoView {
     let actions = expect_context::<Actions>();
     let kube = StoredValue::new_local(use_kube());
-    let key = edit_key(&info.api_resource(), namespace.as_deref(), &name);
     let target = StoredValue::new((info, namespace, name));
+    let write = Action::new_unsync_local(move |patch: &Value| {
+        let answer = target.with_value(|(info, ns, name)| {
+            actions.submit(
+                info.api_resource(),
+                ns.as_deref(),
+                name,
+                ActionKind::Edit(patch.clone()),
+            )
+        });
+        answer.into_future()
+    });
     // The object the edit started from, and the text.
     let base = StoredValue::new(object.get_untracked().unwrap_or(Value::Null));
     let text = RwSignal::new(base.with_value(editable_yaml));
     let edit = EditState {
-        actions,
+        write,
         kube,
         target,
         object,
@@ -206,15 +214,14 @@ pub fn ObjectEditor(
         trouble: RwSignal::new(None::<Trouble>),
         note: RwSignal::new(None::<String>),
     };
-    // The written edit's answer.
+    // The written edit's own answer.
     Effect::new(move |_| {
-        let Some(done) = actions.edited.get() else {
+        let Some(done) = write.value().get() else {
             return;
         };
-        if done.key != key || edit.stage.get_untracked() != Stage::Writing {
-            return;
+        if edit.stage.get_untracked() == Stage::Writing && !write.pending().get_untracked() {
+            edit.written(written(done));
         }
-        edit.written(done.result);
     });
 
     let body = move || match edit.stage.get() {

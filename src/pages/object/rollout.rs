@@ -196,7 +196,7 @@ fn RevisionRows(
                 let going = r.roll_back();
                 let back = move |_| {
                     if confirm(&format!("Roll {target} back to revision {n}? Its pods are replaced with that revision's.")) {
-                        resource.with_value(|(res, ns, name)| {
+                        let _ = resource.with_value(|(res, ns, name)| {
                             actions.submit(res.clone(), Some(ns), name, ActionKind::RollBack(going.clone()))
                         });
                     }

@@ -62,8 +62,9 @@ pub fn DeploymentsPanel(namespace: Option<String>) -> impl IntoView {
 /// `read_only`) restart, labels and delete, each confirmed.
 #[component]
 fn DeploymentLine(r: DeploymentRow, actions: Actions, read_only: bool) -> impl IntoView {
+    // The outcome line shows how it ended; nothing here awaits it.
     let submit = move |ns: &str, name: &str, kind: ActionKind| {
-        actions.submit(deployments(), Some(ns), name, kind)
+        let _ = actions.submit(deployments(), Some(ns), name, kind);
     };
     let (ns, name, desired) = (r.namespace.clone(), r.name.clone(), r.desired);
     let target = format!("{ns}/{name}");

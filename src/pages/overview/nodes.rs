@@ -51,7 +51,7 @@ pub fn NodesPanel() -> impl IntoView {
                             };
                             let toggle = move |_| {
                                 if confirm(&question) {
-                                    actions.submit(nodes(), None, &name, ActionKind::Cordon(!cordoned));
+                                    let _ = actions.submit(nodes(), None, &name, ActionKind::Cordon(!cordoned));
                                 }
                             };
                             let ready = if n.ready == "True" { "status-ok" } else { "status-warn" };

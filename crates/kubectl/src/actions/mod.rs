@@ -258,6 +258,26 @@ enum Step {
 struct Pending {
     action: Action,
     asked_at: Duration,
+    /// Where this action's own result goes (see [`Submitted`]).
+    reply: futures::channel::oneshot::Sender<ActionResult>,
+}
+
+/// What [`ActionQueue::submit`] gives back: a future of that action's own
+/// result, once the queue is done with it (retries, the read-back after a
+/// lost answer), so the page that asked holds its answer; `None` if the
+/// queue went away first. Dropping it changes nothing: the action still
+/// runs, and the queue's listeners still hear of it.
+pub struct Submitted(futures::channel::oneshot::Receiver<ActionResult>);
+
+impl std::future::Future for Submitted {
+    type Output = Option<ActionResult>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx).map(Result::ok)
+    }
 }
 
 type Listener = Box<dyn FnMut(&Action, &ActionResult)>;
@@ -354,18 +374,26 @@ impl ActionQueue {
         self.listeners.borrow_mut().push(Box::new(listener));
     }
 
-    /// Queues `action`; the time it is asked for is taken now.
-    pub fn submit(&self, action: Action) {
+    /// Queues `action`; the time it is asked for is taken now. Returns its
+    /// own result, to await or drop.
+    pub fn submit(&self, action: Action) -> Submitted {
         let id = {
             let mut n = self.next_id.borrow_mut();
             *n += 1;
             *n
         };
         let asked_at = self.clock.now();
-        self.pending
-            .borrow_mut()
-            .insert(id, Pending { action, asked_at });
+        let (reply, answer) = futures::channel::oneshot::channel();
+        self.pending.borrow_mut().insert(
+            id,
+            Pending {
+                action,
+                asked_at,
+                reply,
+            },
+        );
         self.queue.queue().add(id);
+        Submitted(answer)
     }
 
     /// The queue (metrics for the X-ray page).
@@ -419,7 +447,7 @@ impl ActionQueue {
             ),
         };
         self.queue.forget(&id);
-        self.pending.borrow_mut().remove(&id);
+        let reply = self.pending.borrow_mut().remove(&id).map(|p| p.reply);
         // Nothing written, nothing recorded.
         if let Some((uid, type_, reason, what)) = event {
             self.recorder
@@ -427,6 +455,10 @@ impl ActionQueue {
         }
         for l in self.listeners.borrow_mut().iter_mut() {
             l(&action, &result);
+        }
+        if let Some(reply) = reply {
+            // The page that asked may have gone: then nobody awaits it.
+            let _ = reply.send(result);
         }
     }
 

@@ -145,3 +145,76 @@ fn a_forbidden_action_fails_at_once_with_a_warning_event() {
     assert_eq!(clock.pending_timers(), 0, "no retry");
     server.verify();
 }
+
+#[test]
+fn each_submit_answers_with_its_own_actions_result() {
+    // Two deletes queued together, one refused and one done: each caller's
+    // `Submitted` holds its own answer, whatever order they end in.
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let client = RestClient::new(Rc::new(server.clone()));
+    let broadcaster = EventBroadcaster::new();
+    let actions = ActionQueue::new(
+        client,
+        broadcaster.recorder("kubeglass", Rc::new(clock.clone())),
+        Rc::new(clock.clone()),
+    );
+    expect_apps_discovery(&server);
+    server
+        .expect(
+            Method::DELETE,
+            "/apis/apps/v1/namespaces/shop/deployments/web",
+        )
+        .reply(Reply::status(403, "Forbidden", "cannot delete resource"));
+    expect_apps_discovery(&server);
+    server
+        .expect(
+            Method::DELETE,
+            "/apis/apps/v1/namespaces/shop/deployments/api",
+        )
+        .reply(Reply::json(
+            200,
+            json!({"kind": "Status", "status": "Success"}),
+        ));
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(actions.clone().run())
+        .expect("spawn");
+    let delete = |name: &str| Action {
+        resource: deployments(),
+        namespace: Some("shop".into()),
+        name: name.into(),
+        kind: ActionKind::Delete,
+    };
+    let web = Rc::new(RefCell::new(None));
+    let api = Rc::new(RefCell::new(None));
+    let (w, a) = (web.clone(), api.clone());
+    let (web_answer, api_answer) = (actions.submit(delete("web")), actions.submit(delete("api")));
+    pool.spawner()
+        .spawn_local(async move { *w.borrow_mut() = web_answer.await })
+        .expect("spawn");
+    pool.spawner()
+        .spawn_local(async move { *a.borrow_mut() = api_answer.await })
+        .expect("spawn");
+    pool.run_until_stalled();
+    assert!(
+        matches!(&*web.borrow(), Some(ActionResult::Failed { error }) if error.api().map(|s| s.code) == Some(403)),
+        "web: {:?}",
+        web.borrow()
+    );
+    assert!(
+        matches!(&*api.borrow(), Some(ActionResult::Done { attempts: 1, .. })),
+        "api: {:?}",
+        api.borrow()
+    );
+    // A queue that goes away before an action runs answers None.
+    let gone = {
+        let q = ActionQueue::new(
+            RestClient::new(Rc::new(FakeApiServer::new())),
+            broadcaster.recorder("kubeglass", Rc::new(clock.clone())),
+            Rc::new(clock.clone()),
+        );
+        q.submit(delete("never"))
+    };
+    assert!(futures::executor::block_on(gone).is_none());
+}
