@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::quantity::Quantity;
-use super::{ObjectUsage, Quantities, Target};
+use super::types::{ObjectUsage, Quantities, Target};
 
 /// Why an answer is not a metrics list (not retryable until the server
 /// answers differently: the poll reports it and asks again next time).

@@ -1,7 +1,7 @@
 //! One poll's GETs: the group's discovery document, the list, and what a failure means for the person looking.
 
 use super::decode::decode_list;
-use super::{METRICS_GROUP, ObjectUsage, PollState, Target, Version};
+use super::types::{METRICS_GROUP, ObjectUsage, PollState, Target, Version};
 use kubeglass_client::clock::Clock;
 use kubeglass_client::rest::{Error, RestClient};
 

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::{HISTORY_POINTS, ObjectUsage, Point};
+use super::types::{HISTORY_POINTS, ObjectUsage, Point};
 
 /// The most points one poll keeps in all (about 12 MB of points): 2,000
 /// objects at a full hour, or 10,000 at twelve minutes.

@@ -21,7 +21,7 @@ use futures::future::{AbortHandle, abortable};
 
 use super::fetch::{Read, Sample, discover, fetch};
 use super::history::History;
-use super::{ObjectUsage, POLL_EVERY, Point, PollState, Target, Version};
+use super::types::{ObjectUsage, POLL_EVERY, Point, PollState, Target, Version};
 use kubeglass_client::cache::factory::Spawner;
 use kubeglass_client::clock::Clock;
 use kubeglass_client::rest::RestClient;
