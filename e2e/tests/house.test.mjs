@@ -101,7 +101,9 @@ test('a deep link to a table lists the namespaces in the menu, and a namespace p
   await page.getByTestId('namespace-input').press('Enter');
   await page.getByTestId('namespace-error').waitFor({ timeout: 5000 });
   assert.match(await page.getByTestId('nav-pods').getAttribute('href'), /ns=demo-shop$/, 'still demo-shop');
-  assert.equal(await page.evaluate(() => localStorage.getItem('kubeglass.namespace')), 'demo-shop');
+  // Kept by kubectl glass, in the context's store (the browser keeps nothing).
+  const stored = await (await fetch(`${app.api}/glass/storage`)).json();
+  assert.equal(stored['kubeglass.namespace'], 'demo-shop');
   // Back to all namespaces.
   await page.getByTestId('namespace-input').fill('');
   await page.getByTestId('namespace-input').press('Enter');

@@ -80,9 +80,16 @@ function recordNetwork(page) {
   return seen;
 }
 
-/** Everything the page keeps: the DOM's text and markup, both storages and every IndexedDB store. */
+/** What kubectl glass keeps for the page: the context's store, as a program reads it. */
+async function launcherStore() {
+  const r = await fetch(`${app.api}/glass/storage`);
+  return r.ok ? r.text() : '';
+}
+
+/** Everything the page keeps: the DOM's text and markup, both storages, every IndexedDB store, and the launcher's store. */
 async function pageHoldings(page) {
-  return page.evaluate(async () => {
+  const kept = await launcherStore();
+  return kept + await page.evaluate(async () => {
     const out = [document.documentElement.outerHTML, document.body.innerText,
       JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage })];
     for (const { name } of await indexedDB.databases()) {
@@ -136,7 +143,7 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
     await cell.click();
     assert.ok(await until(async () => (await cell.innerText()).includes(value), 5000));
     assert.equal((await cell.innerText()).trim(), value, 'decoded from base64');
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })) + await launcherStore();
     assert.ok(!stored.includes(value) && !stored.includes(b64), 'not stored after Reveal either');
     assert.ok(!page.url().includes(value), 'not in the URL');
 

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use kubeglass_client::discovery::KeyValueStore;
+use kubeglass_kubectl::session::SESSION_FILE;
 use kubeglass_web::{LocalStorage, ServedStorage};
 
 thread_local! {
@@ -21,10 +22,18 @@ thread_local! {
 /// A store that is there and does not read is an error for the page to
 /// show; the app then runs on localStorage.
 pub async fn choose(base: &str) -> Result<(), String> {
-    let served = if base.is_empty() {
-        Ok(None)
-    } else {
+    // Only `kubectl glass` keeps a store, and it serves a session file that
+    // is not `null` (the build's own is): asking a plain `kubectl proxy`
+    // would be a 404 in the console.
+    let launcher = !base.is_empty()
+        && matches!(
+            kubeglass_web::fetch_beside_page(SESSION_FILE).await,
+            Ok(Some(text)) if text.trim() != "null"
+        );
+    let served = if launcher {
         ServedStorage::open(base).await
+    } else {
+        Ok(None)
     };
     let (store, served, err): (Rc<dyn KeyValueStore>, _, _) = match served {
         Ok(Some(s)) => (Rc::new(s), true, None),

@@ -51,10 +51,29 @@ pub fn spawn(fut: impl std::future::Future<Output = ()> + 'static) {
     wasm_bindgen_futures::spawn_local(fut);
 }
 
+thread_local! {
+    /// The files beside the page read so far, with their answers.
+    static BESIDE: std::cell::RefCell<std::collections::BTreeMap<String, Result<Option<String>, String>>> =
+        const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
+}
+
 /// GETs a file that sits next to the page (`relative` is resolved against
 /// the page's own URL, so it stays on its origin and under its prefix).
 /// `Ok(None)` when there is no such file (404); the body as text otherwise.
+/// Read once per page: such a file (the launcher's session file) does not
+/// change while the page lives, and the page's preload answers the first
+/// read only, so a later call gets the first answer instead of a second
+/// request.
 pub async fn fetch_beside_page(relative: &str) -> Result<Option<String>, String> {
+    if let Some(known) = BESIDE.with(|b| b.borrow().get(relative).cloned()) {
+        return known;
+    }
+    let answer = fetch_beside_page_once(relative).await;
+    BESIDE.with(|b| b.borrow_mut().insert(relative.to_string(), answer.clone()));
+    answer
+}
+
+async fn fetch_beside_page_once(relative: &str) -> Result<Option<String>, String> {
     let w = window().ok_or("no window")?;
     let resp = JsFuture::from(w.fetch_with_str(relative))
         .await

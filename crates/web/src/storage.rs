@@ -119,6 +119,10 @@ impl ServedStorage {
     }
 }
 
+/// The largest body sent with `keepalive` (the browser's budget is 64 KiB
+/// for every such request in flight).
+const KEEPALIVE_MAX: usize = 48 << 10;
+
 /// One request to the store: the body of a 2xx, `None` for a 404.
 async fn send(url: &str, method: &str, body: Option<&str>) -> Result<Option<String>, String> {
     let w = web_sys::window().ok_or("no window")?;
@@ -127,6 +131,13 @@ async fn send(url: &str, method: &str, body: Option<&str>) -> Result<Option<Stri
     init.set_cache(RequestCache::NoStore);
     if let Some(b) = body {
         init.set_body(&b.into());
+    }
+    // A change made just before the page goes (a reload, a link) still
+    // reaches the launcher: the browser finishes a keepalive request after
+    // the page unloads. It allows 64 KiB in flight for all of them, so a
+    // larger value (the discovery cache) is sent as a plain request.
+    if method != "GET" && body.is_none_or(|b| b.len() < KEEPALIVE_MAX) {
+        let _ = js_sys::Reflect::set(&init, &"keepalive".into(), &true.into());
     }
     let resp = JsFuture::from(w.fetch_with_str_and_init(url, &init))
         .await
