@@ -13,7 +13,7 @@ for b in "${BINARIES[@]}"; do
   [[ -x "$CLUSTER_BIN/$b" ]] || missing+=("$b")
 done
 [[ -f "$CLUSTER_BIN/kwok-stages.yaml" ]] || missing+=(kwok-stages.yaml)
-[[ -f "$CLUSTER_BIN/kwok-crds.yaml" ]] || missing+=(kwok-crds.yaml)
+grep -qs 'name: clusterexecs.kwok.x-k8s.io' "$CLUSTER_BIN/kwok-crds.yaml" || missing+=(kwok-crds.yaml)
 [[ -f "$CLUSTER_BIN/kwok-metrics.yaml" ]] || missing+=(kwok-metrics.yaml)
 [[ -x "$METRICS_SERVER_BIN" ]] || missing+=(metrics-server)
 if ((${#missing[@]} == 0)); then
@@ -80,11 +80,14 @@ if [[ ! -f "$CLUSTER_BIN/kwok-stages.yaml" ]]; then
 fi
 
 # The CRDs of kwok's kubelet-API resources the cluster uses: Logs and
-# ClusterLogs, which tell kwok's server which file holds a container's log.
-if [[ ! -f "$CLUSTER_BIN/kwok-crds.yaml" ]]; then
+# ClusterLogs, which tell kwok's server which file holds a container's log,
+# and ClusterExec, which tells it how to run a command "in" a container
+# (hack/cluster.sh: as nobody, in a folder of its own on this machine).
+# Made again when a cache made before ClusterExec lacks it.
+if ! grep -qs 'name: clusterexecs.kwok.x-k8s.io' "$CLUSTER_BIN/kwok-crds.yaml"; then
   kwok_src=$(cd "$HACK_DIR/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
   {
-    for f in kwok.x-k8s.io_logs.yaml kwok.x-k8s.io_clusterlogs.yaml; do
+    for f in kwok.x-k8s.io_logs.yaml kwok.x-k8s.io_clusterlogs.yaml kwok.x-k8s.io_clusterexecs.yaml; do
       echo "---"
       cat "$kwok_src/kustomize/crd/bases/$f"
     done

@@ -343,7 +343,42 @@ up() {
   # It also serves each node's /metrics/resource (kwok-metrics.yaml: usage
   # from the pods' annotations) for metrics-server.
   kc apply -f "$CLUSTER_BIN/kwok-crds.yaml" >/dev/null
-  kc wait --for=condition=Established crd/logs.kwok.x-k8s.io crd/clusterlogs.kwok.x-k8s.io --timeout=60s >/dev/null
+  kc wait --for=condition=Established crd/logs.kwok.x-k8s.io crd/clusterlogs.kwok.x-k8s.io \
+    crd/clusterexecs.kwok.x-k8s.io --timeout=60s >/dev/null
+  # A shell "in" any container is a process kwok starts on this machine,
+  # in a folder of its own that holds nothing, with a small environment:
+  # as nobody (uid and gid 65534) when kwok runs as root (the folder then
+  # in /tmp, since nobody cannot enter root's home), else as this user. It
+  # can still read what that user may read here; docs/security.md and the
+  # README say so.
+  local exec_root exec_user=""
+  if [[ $(id -u) == 0 ]]; then
+    exec_root="/tmp/kubeglass-exec/$(basename "$CLUSTER_DIR")"
+    [[ ! -L /tmp/kubeglass-exec && ! -L "$exec_root" ]] || die "/tmp/kubeglass-exec is a symlink; remove it"
+    mkdir -p "$exec_root"
+    chown root:root /tmp/kubeglass-exec
+    chmod 0755 /tmp/kubeglass-exec
+    chown 65534:65534 "$exec_root"
+    exec_user="securityContext: {runAsUser: 65534, runAsGroup: 65534}"
+  else
+    exec_root="$CLUSTER_DIR/exec-root"
+    mkdir -p "$exec_root"
+  fi
+  kc apply -f - >/dev/null <<EOF
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterExec
+metadata:
+  name: kubeglass-shell
+spec:
+  execs:
+  - local:
+      workDir: $exec_root
+      envs:
+      - {name: HOME, value: $exec_root}
+      - {name: PATH, value: /usr/local/bin:/usr/bin:/bin}
+      - {name: TERM, value: xterm-256color}
+      $exec_user
+EOF
   start kwok "$CLUSTER_BIN/kwok" \
     --kubeconfig "$CLUSTER_DIR/kwok.kubeconfig" \
     --config "$CLUSTER_BIN/kwok-stages.yaml" --config "$CLUSTER_BIN/kwok-metrics.yaml" \
@@ -351,7 +386,7 @@ up() {
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
     --node-ip 127.0.0.1 --node-port "$KWOK_PORT" --cidr 10.0.0.1/24 \
     --node-lease-duration-seconds 40 \
-    --enable-crds Logs,ClusterLogs \
+    --enable-crds Logs,ClusterLogs,ClusterExec \
     --tls-cert-file "$PKI/kubelet-server.crt" --tls-private-key-file "$PKI/kubelet-server.key" \
     --server-address "127.0.0.1:$KWOK_PORT"
 

@@ -33,9 +33,15 @@ const TO_KUBECTL_UPGRADING: &[&str] = &[
 ];
 
 /// The WebSocket subprotocols passed on: the raw and base64 byte streams
-/// of a log. The API server also reads a bearer token from a subprotocol
-/// (`base64url.bearer.authorization.k8s.io.…`): never passed.
-const SUBPROTOCOLS: &[&str] = &["binary.k8s.io", "base64.binary.k8s.io"];
+/// of a log, and the channel protocols of a shell (`v5` with its close
+/// signal, `v4` before it). The API server also reads a bearer token from
+/// a subprotocol (`base64url.bearer.authorization.k8s.io.…`): never passed.
+const SUBPROTOCOLS: &[&str] = &[
+    "binary.k8s.io",
+    "base64.binary.k8s.io",
+    "v5.channel.k8s.io",
+    "v4.channel.k8s.io",
+];
 
 /// Response headers passed to the browser: the body's type, length and
 /// encoding, and what the client reads (`Retry-After`, `Warning`, the

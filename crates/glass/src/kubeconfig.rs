@@ -65,18 +65,20 @@ pub fn parse_view(json: &str) -> Result<(Vec<Context>, Option<String>), String> 
 
 /// The session file for `context` (the one schema, shared with the app:
 /// [`kubeglass_kubectl::session::Session`]).
-pub fn session_for(context: &Context, read_only: bool) -> Session {
+pub fn session_for(context: &Context, mode: crate::gate::Mode) -> Session {
     Session {
         context: context.name.clone(),
         cluster: context.cluster.clone(),
         namespace: context.namespace.clone(),
-        read_only,
+        read_only: mode.read_only,
+        exec: mode.exec,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::Mode;
 
     #[test]
     fn contexts_and_the_current_one_are_read_from_kubectls_view() {
@@ -111,11 +113,16 @@ mod tests {
             ]
         );
         let file: serde_json::Value =
-            serde_json::from_str(&session_for(&contexts[0], true).to_json()).expect("json");
+            serde_json::from_str(&session_for(&contexts[0], Mode::new(true, false)).to_json())
+                .expect("json");
         assert_eq!(
             file,
-            serde_json::json!({"context": "prod", "cluster": "eks-eu", "namespace": "shop", "readOnly": true})
+            serde_json::json!({"context": "prod", "cluster": "eks-eu", "namespace": "shop", "readOnly": true, "exec": false})
         );
+        let file: serde_json::Value =
+            serde_json::from_str(&session_for(&contexts[0], Mode::new(false, false)).to_json())
+                .expect("json");
+        assert_eq!(file["exec"], true);
     }
 
     #[test]

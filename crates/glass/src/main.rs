@@ -38,9 +38,12 @@ struct Args {
     /// Print the URL, do not open a browser.
     #[arg(long)]
     no_open: bool,
-    /// The proxy refuses every write (POST, PUT, PATCH, DELETE); the app offers no actions.
+    /// The proxy refuses every write (POST, PUT, PATCH, DELETE); the app offers no actions and no shell.
     #[arg(long)]
     read_only: bool,
+    /// Never open a shell in a container (pods/<name>/exec), even where RBAC allows it.
+    #[arg(long)]
+    no_exec: bool,
     /// The kubectl to run.
     #[arg(long, default_value = "kubectl")]
     kubectl: PathBuf,
@@ -208,12 +211,14 @@ async fn start_one(
         })
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(LaunchError::NoPort)?;
+    let mode = kubectl_glass::gate::Mode::new(args.read_only, args.no_exec);
     let spec = proxy::Spec {
         kubectl: args.kubectl.clone(),
         kubeconfig: args.kubeconfig.clone(),
         context: context.name.clone(),
         socket: proxy::socket_in(folder),
         read_only: args.read_only,
+        exec: mode.exec,
     };
     let (mut child, serving) = spec.spawn().map_err(|source| LaunchError::Kubectl {
         kubectl: args.kubectl.clone(),
@@ -227,9 +232,9 @@ async fn start_one(
         token,
         host,
         port,
-        read_only: args.read_only,
+        mode,
         socket: spec.socket.clone(),
-        session: session_for(context, args.read_only).to_json(),
+        session: session_for(context, mode).to_json(),
         csp,
         open_file: Mutex::new(None),
         haunted: Default::default(),

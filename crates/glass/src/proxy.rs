@@ -42,6 +42,8 @@ pub struct Spec {
     pub socket: PathBuf,
     /// Refuse every write method.
     pub read_only: bool,
+    /// Let a shell through (`pods/<name>/exec`): only when the door does.
+    pub exec: bool,
 }
 
 impl Spec {
@@ -55,7 +57,7 @@ impl Spec {
             format!("--context={}", self.context),
             "proxy".into(),
             format!("--unix-socket={}", self.socket.display()),
-            format!("--reject-paths={}", reject_paths()),
+            format!("--reject-paths={}", reject_paths(self.exec)),
         ]);
         if self.read_only {
             a.push(format!("--reject-methods={WRITE_METHODS}"));
@@ -124,15 +126,23 @@ impl Drop for Proxy {
     }
 }
 
-/// [`REJECT_PATHS`] as kubectl takes it: comma-separated.
-pub fn reject_paths() -> String {
+/// [`REJECT_PATHS`] as kubectl takes it: comma-separated. With `exec`
+/// the pods' `exec` line is left out, for this run only: the door in front
+/// (`gate::upgrade`) passes a shell only as a same-origin WebSocket with
+/// the token, and attach, port-forward and the proxies stay refused here
+/// too.
+pub fn reject_paths(exec: bool) -> String {
     REJECT_PATHS
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
+        .filter(|l| !(exec && *l == EXEC_PATH))
         .collect::<Vec<_>>()
         .join(",")
 }
+
+/// The line of [`REJECT_PATHS`] that refuses a shell.
+pub const EXEC_PATH: &str = "^/api/.*/pods/.*/exec";
 
 /// The socket's path in `dir`.
 pub fn socket_in(dir: &Path) -> PathBuf {
@@ -150,7 +160,27 @@ mod tests {
             context: "prod".into(),
             socket: "/tmp/kubectl-glass-x/app-0/proxy.sock".into(),
             read_only,
+            exec: false,
         }
+    }
+
+    #[test]
+    fn only_a_run_that_allows_a_shell_drops_exec_from_the_reject_paths() {
+        assert!(reject_paths(false).split(',').any(|l| l == EXEC_PATH));
+        let open = reject_paths(true);
+        assert!(!open.contains("exec"), "{open}");
+        for still in ["attach", "portforward", "pods/.*/proxy", "nodes/.*/proxy"] {
+            assert!(open.contains(still), "{still} not in {open}");
+        }
+        let with = Spec {
+            exec: true,
+            ..spec(false)
+        };
+        assert!(
+            with.args()
+                .iter()
+                .any(|a| a == &format!("--reject-paths={open}"))
+        );
     }
 
     #[test]

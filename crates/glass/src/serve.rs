@@ -41,8 +41,8 @@ pub struct Door {
     pub host: String,
     /// The port, which programs reach as `127.0.0.1:<port>`.
     pub port: u16,
-    /// Only reads pass.
-    pub read_only: bool,
+    /// Only reads pass (`--read-only`), and whether a shell may.
+    pub mode: gate::Mode,
     /// kubectl proxy's socket.
     pub socket: PathBuf,
     /// The session file's text (the context, read-only).
@@ -172,7 +172,7 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
         }
         Ok((Route::Storage, _)) => json(StatusCode::OK, door.store.json()),
         Ok((Route::StorageKey(key), _)) => store_key(door, req, &key).await,
-        Ok((Route::Api, rest)) => match forward(&door.socket, req, &rest).await {
+        Ok((Route::Api | Route::Exec, rest)) => match forward(&door.socket, req, &rest).await {
             Ok(r) => r,
             Err(e) => text(
                 StatusCode::BAD_GATEWAY,
@@ -201,7 +201,7 @@ fn admit(door: &Door, req: &Request<Incoming>) -> Result<(Route, String), Refusa
         }
     }
     let rest = gate::strip_token(req.uri().path(), &door.token).ok_or(Refusal::NotFound)?;
-    let route = gate::route(rest, req.method().as_str(), door.read_only)?;
+    let route = gate::route(rest, req.method().as_str(), door.mode)?;
     // Opening the app in a tab is a navigation from wherever the link was
     // (the redirect file is `file://`, so cross-site): allowed for the
     // page, as any link is. Its answer goes to our own origin, not to the
@@ -223,12 +223,19 @@ fn admit(door: &Door, req: &Request<Incoming>) -> Result<(Route, String), Refusa
         Some(q) => format!("{rest}?{q}"),
         None => rest.to_string(),
     };
-    // In every mode: a WebSocket only where the app opens one.
-    if let Some(up) = h.get(header::UPGRADE) {
-        let protocol = up.to_str().unwrap_or_default();
-        if route == Route::Api {
-            gate::upgrade(&rest, req.method().as_str(), protocol)?;
+    // In every mode: a WebSocket only where the app opens one; a shell
+    // only as one.
+    match (h.get(header::UPGRADE), &route) {
+        (Some(up), Route::Api | Route::Exec) => {
+            let protocol = up.to_str().unwrap_or_default();
+            gate::upgrade(&rest, req.method().as_str(), protocol, door.mode)?;
         }
+        (None, Route::Exec) => {
+            return Err(Refusal::Upgrade(
+                "a shell passes only as a WebSocket".into(),
+            ));
+        }
+        _ => {}
     }
     Ok((route, rest))
 }

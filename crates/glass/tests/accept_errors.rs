@@ -73,7 +73,7 @@ fn a_failed_accept_pauses_instead_of_spinning_and_serving_resumes() {
                 token: TOKEN.into(),
                 host: format!("127.0.0.1:{port}"),
                 port,
-                read_only: false,
+                mode: kubectl_glass::gate::Mode::new(false, true),
                 socket: PathBuf::from("/nonexistent/proxy.sock"),
                 session: "{}".into(),
                 csp: "default-src 'self'".into(),

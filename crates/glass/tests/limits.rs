@@ -25,7 +25,7 @@ async fn door(limits: Limits) -> u16 {
         token: TOKEN.into(),
         host: format!("127.0.0.1:{port}"),
         port,
-        read_only: false,
+        mode: kubectl_glass::gate::Mode::new(false, true),
         socket: PathBuf::from("/nonexistent/proxy.sock"),
         session: "{}".into(),
         csp: "default-src 'self'".into(),

@@ -25,6 +25,10 @@ pub struct Session {
     /// The proxy refuses every write method.
     #[serde(default)]
     pub read_only: bool,
+    /// The launcher lets a shell in a container through (neither
+    /// `--read-only` nor `--no-exec`); RBAC may still refuse it.
+    #[serde(default)]
+    pub exec: bool,
 }
 
 /// Why a session file cannot be used.

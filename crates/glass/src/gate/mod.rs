@@ -2,7 +2,8 @@
 //! `Host` is ours, whether the token is there (compared in constant time),
 //! whether the request came from our own page, which API paths may pass
 //! (for `--read-only`, an allowlist of reads), and which may become a
-//! WebSocket (watches and followed pod logs, in every mode).
+//! WebSocket (watches and followed pod logs in every mode; a shell in a
+//! container, `pods/<name>/exec`, only when the run allows it).
 //!
 //! docs/security.md lists what each rule closes and the test that shows it.
 
@@ -35,9 +36,30 @@ pub enum Refusal {
     ReadOnly(String),
     /// A connection upgrade the app never asks for.
     #[error(
-        "upgrade refused: {0}; only watches (watch=true on a list) and followed pod logs (pods/<name>/log?follow=true) become WebSockets"
+        "upgrade refused: {0}; only watches (watch=true on a list), followed pod logs (pods/<name>/log?follow=true) and, unless --read-only or --no-exec, a shell (pods/<name>/exec) become WebSockets"
     )]
     Upgrade(String),
+}
+
+/// What this run lets through beyond reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    /// `--read-only`: only reads pass.
+    pub read_only: bool,
+    /// A shell in a container (`pods/<name>/exec` as a WebSocket) may pass:
+    /// never with `--read-only` or `--no-exec`.
+    pub exec: bool,
+}
+
+impl Mode {
+    /// The mode of a run started with `--read-only` or not, and `--no-exec`
+    /// or not.
+    pub fn new(read_only: bool, no_exec: bool) -> Self {
+        Mode {
+            read_only,
+            exec: !read_only && !no_exec,
+        }
+    }
 }
 
 impl Refusal {
@@ -128,6 +150,10 @@ pub enum Route {
     ToApp,
     /// The API, forwarded to kubectl as it came (`/api/…?…`).
     Api,
+    /// A shell in a container: `GET /api/v1/namespaces/<ns>/pods/<name>/exec?…`,
+    /// forwarded as [`Route::Api`] is, but only as a WebSocket upgrade
+    /// ([`upgrade`]) and only in a run whose [`Mode`] allows it.
+    Exec,
     /// `POST /glass/stop`: the page found a Service Worker on our origin
     /// that Kubeglass never registers, so the token may have been seen;
     /// the launcher stops, and the token dies with it.
@@ -145,10 +171,13 @@ pub const STORAGE_PATH: &str = "/glass/storage";
 pub const STOP_PATH: &str = "/glass/stop";
 
 /// Classifies `rest` (the path after the token, query included) for
-/// `method`: the app, or an API path the rules admit. `read_only` admits
+/// `method`: the app, or an API path the rules admit. `--read-only` admits
 /// only GETs of discovery, `/version`, `/openapi`, and objects, lists and
-/// watches with at most one readable subresource.
-pub fn route(rest: &str, method: &str, read_only: bool) -> Result<Route, Refusal> {
+/// watches with at most one readable subresource. A pod's `exec` is
+/// [`Route::Exec`] when `mode.exec`; every other connect-style subresource
+/// is refused in every mode.
+pub fn route(rest: &str, method: &str, mode: Mode) -> Result<Route, Refusal> {
+    let read_only = mode.read_only;
     let path = rest.split_once('?').map_or(rest, |(p, _)| p);
     if path.is_empty() || path == "/ui" {
         return Ok(Route::ToApp);
@@ -173,9 +202,22 @@ pub fn route(rest: &str, method: &str, read_only: bool) -> Result<Route, Refusal
     }
     let segments = segments(path)?;
     let sub = subresource(&segments);
+    if mode.exec && is_pod_exec(&segments) {
+        return match method {
+            "GET" => Ok(Route::Exec),
+            _ => Err(Refusal::Path(
+                "a shell is opened by a WebSocket GET only".into(),
+            )),
+        };
+    }
     if let Some(s) = &sub
         && CONNECT.contains(&s.as_str())
     {
+        if is_pod_exec(&segments) {
+            return Err(Refusal::Path(
+                "a shell (pods/<name>/exec) is refused: this run was started with --read-only or --no-exec".into(),
+            ));
+        }
         return Err(Refusal::Path(format!(
             "the {s} subresource is never passed"
         )));
@@ -229,9 +271,10 @@ fn storage_route(path: &str, method: &str) -> Option<Result<Route, Refusal>> {
 /// log with `follow=true` (or `1`). Everything else that can upgrade (exec,
 /// attach, port-forward, a proxy, an aggregated API's `console` or `vnc`)
 /// is refused in every mode: an allowlist, so a new connect-style
-/// subresource is refused too. A parameter counts as the API server reads
-/// it: the first of its name, percent-decoded.
-pub fn upgrade(rest: &str, method: &str, protocol: &str) -> Result<(), Refusal> {
+/// subresource is refused too. A pod's `exec` (only the core API's, with a
+/// namespace) may become one when `mode.exec`. A parameter counts as the
+/// API server reads it: the first of its name, percent-decoded.
+pub fn upgrade(rest: &str, method: &str, protocol: &str, mode: Mode) -> Result<(), Refusal> {
     let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
     let refuse = |why: &str| Err(Refusal::Upgrade(format!("{method} {path}: {why}")));
     if !protocol.trim().eq_ignore_ascii_case("websocket") {
@@ -241,6 +284,13 @@ pub fn upgrade(rest: &str, method: &str, protocol: &str) -> Result<(), Refusal> 
         return refuse("not a GET");
     }
     let segments = segments(path)?;
+    if is_pod_exec(&segments) {
+        return match mode.exec {
+            true => Ok(()),
+            false if mode.read_only => refuse("a shell, in a --read-only run"),
+            false => refuse("a shell, in a run started with --no-exec"),
+        };
+    }
     let Some(n) = prefix_len(&segments) else {
         return refuse("not a resource");
     };
@@ -260,6 +310,16 @@ pub fn upgrade(rest: &str, method: &str, protocol: &str) -> Result<(), Refusal> 
         true => refuse("a log that is not followed"),
         false => refuse("neither a watch nor a pod's log"),
     }
+}
+
+/// True for `api/v1/namespaces/<ns>/pods/<name>/exec` exactly: the core
+/// API's pod exec, nothing after it (a path the API server would route
+/// elsewhere is not a shell).
+fn is_pod_exec(segments: &[String]) -> bool {
+    matches!(
+        segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["api", "v1", "namespaces", _, "pods", _, "exec"]
+    )
 }
 
 /// The first value of the query parameter `name`, decoded as a form is

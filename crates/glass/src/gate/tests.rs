@@ -6,6 +6,74 @@ const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
 const OURS: &str = "k0123456789abcdef.localhost:47123";
 
+/// Most cases: `--read-only` or not, with `--no-exec` (no shell passes);
+/// the shell's own cases below use `super::route` with its mode.
+fn route(rest: &str, method: &str, read_only: bool) -> Result<Route, Refusal> {
+    super::route(rest, method, Mode::new(read_only, true))
+}
+
+/// The same for upgrades: not read-only, no shell.
+fn upgrade(rest: &str, method: &str, protocol: &str) -> Result<(), Refusal> {
+    super::upgrade(rest, method, protocol, Mode::new(false, true))
+}
+
+const SHELL: Mode = Mode {
+    read_only: false,
+    exec: true,
+};
+const EXEC: &str = "/api/v1/namespaces/demo/pods/web-1/exec?command=sh&stdin=true&tty=true";
+
+#[test]
+fn a_shell_passes_only_as_a_websocket_in_a_run_that_allows_it() {
+    assert_eq!(
+        Mode::new(true, false),
+        Mode {
+            read_only: true,
+            exec: false
+        }
+    );
+    assert_eq!(Mode::new(false, true).exec, false);
+    assert_eq!(super::route(EXEC, "GET", SHELL), Ok(Route::Exec));
+    assert_eq!(super::upgrade(EXEC, "GET", "websocket", SHELL), Ok(()));
+    // Only a GET (a POST is SPDY's), only the core API's pods, nothing after.
+    assert!(super::route(EXEC, "POST", SHELL).is_err());
+    assert!(super::upgrade(EXEC, "POST", "websocket", SHELL).is_err());
+    assert!(super::upgrade(EXEC, "GET", "SPDY/3.1", SHELL).is_err());
+    for other in [
+        "/api/v1/namespaces/demo/pods/web-1/attach?stdin=true",
+        "/api/v1/namespaces/demo/pods/web-1/portforward?ports=80",
+        "/api/v1/namespaces/demo/pods/web-1/proxy/",
+        "/api/v1/namespaces/demo/services/web:80/proxy/",
+        "/api/v1/nodes/n/proxy/configz",
+        "/apis/x.io/v1/namespaces/demo/pods/web-1/exec",
+        "/api/v1/namespaces/demo/pods/web-1/exec/more",
+        "/api/v1/pods/web-1/exec",
+    ] {
+        assert!(super::route(other, "GET", SHELL).is_err(), "{other}");
+        assert!(
+            super::upgrade(other, "GET", "websocket", SHELL).is_err(),
+            "{other}"
+        );
+    }
+    // --read-only and --no-exec: refused, saying which.
+    for (mode, flag) in [
+        (Mode::new(true, false), "--read-only"),
+        (Mode::new(false, true), "--no-exec"),
+    ] {
+        let why = super::route(EXEC, "GET", mode)
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            why.contains("--no-exec") && why.contains("--read-only"),
+            "{why}"
+        );
+        let why = super::upgrade(EXEC, "GET", "websocket", mode)
+            .expect_err("refused")
+            .to_string();
+        assert!(why.contains(flag), "{flag}: {why}");
+    }
+}
+
 #[test]
 fn only_our_host_and_port_are_answered() {
     assert!(host_is_ours(Some(OURS), OURS));
