@@ -16,6 +16,7 @@ pub mod discovery;
 pub mod names;
 pub mod reconnect;
 pub mod record;
+pub mod remotecommand;
 pub mod rest;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -71,3 +71,48 @@ impl<T: Transport + ?Sized> Transport for Rc<T> {
         (**self).stream(request)
     }
 }
+
+/// What a [`Duplex`] connection reports, in order: `Open` once (unless it
+/// never opened), any number of `Message`s, then `Closed` once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DuplexEvent {
+    /// The connection is open, speaking the subprotocol the server chose
+    /// (empty when it chose none).
+    Open {
+        /// The chosen subprotocol.
+        protocol: String,
+    },
+    /// One whole message.
+    Message(Vec<u8>),
+    /// The connection closed; `opened` is false when it never opened (a
+    /// refused handshake says nothing more to a browser).
+    Closed {
+        /// The close code (1006 when the connection was lost).
+        code: u16,
+        /// The close reason, if any.
+        reason: String,
+        /// Whether `Open` came first.
+        opened: bool,
+    },
+}
+
+/// Sends messages on an open [`Duplex`] connection.
+pub trait DuplexSender {
+    /// Sends one binary message; false when the connection is not open.
+    fn send(&self, message: &[u8]) -> bool;
+    /// Closes the connection (normal closure).
+    fn close(&self);
+}
+
+/// Message-oriented connections both ways (a WebSocket): what a shell in a
+/// container speaks (`remotecommand`). Dropping the event stream closes the
+/// connection.
+pub trait Duplex {
+    /// Opens `path` (an API path with its query, under the transport's
+    /// base), offering `protocols` in order of preference.
+    fn open(
+        &self,
+        path: &str,
+        protocols: &[&str],
+    ) -> (Rc<dyn DuplexSender>, LocalBoxStream<'static, DuplexEvent>);
+}

@@ -36,6 +36,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestCache, RequestInit};
 
+mod duplex;
 mod frame;
 mod regex;
 mod storage;

@@ -60,7 +60,7 @@ enum Framing {
 pub struct WebSocketTransport {
     fetch: FetchTransport,
     /// `ws://host` or `wss://host` of the API.
-    ws_base: String,
+    pub(crate) ws_base: String,
     /// Set once a socket failed to open: later watches go straight to fetch.
     disabled: Rc<Cell<bool>>,
     /// The same for followed logs (a server may take one and not the other).

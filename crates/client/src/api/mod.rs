@@ -164,7 +164,7 @@ pub fn with_query(mut request: Request, key: &str, value: &str) -> Request {
     request
 }
 
-fn form_urlencoded_pair(key: &str, value: &str) -> String {
+pub(crate) fn form_urlencoded_pair(key: &str, value: &str) -> String {
     fn enc(s: &str) -> String {
         let mut out = String::with_capacity(s.len());
         for b in s.bytes() {
