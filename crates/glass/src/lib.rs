@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod assets;
+pub mod forward;
 pub mod gate;
 pub mod headers;
 pub mod kubeconfig;

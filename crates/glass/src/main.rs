@@ -239,6 +239,11 @@ async fn start_one(
         open_file: Mutex::new(None),
         haunted: Default::default(),
         store,
+        forwards: kubectl_glass::forward::Forwards::new(
+            args.kubectl.clone(),
+            args.kubeconfig.clone(),
+            context.name.clone(),
+        ),
     });
     let task = tokio::spawn(serve::serve_with(
         listeners,

@@ -57,6 +57,8 @@ pub struct Door {
     pub haunted: AtomicBool,
     /// The context's store, served under the token.
     pub store: Store,
+    /// The port-forwards the page started (`forward`).
+    pub forwards: crate::forward::Forwards,
 }
 
 impl Door {
@@ -172,6 +174,14 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
         }
         Ok((Route::Storage, _)) => json(StatusCode::OK, door.store.json()),
         Ok((Route::StorageKey(key), _)) => store_key(door, req, &key).await,
+        Ok((Route::Forwards, _)) => forwards(door, req).await,
+        Ok((Route::StopForward(id), _)) => match door.forwards.stop(id) {
+            true => text(StatusCode::NO_CONTENT, ""),
+            false => text(
+                StatusCode::NOT_FOUND,
+                &format!("no forward {id} is running"),
+            ),
+        },
         Ok((Route::Api | Route::Exec, rest)) => match forward(&door.socket, req, &rest).await {
             Ok(r) => r,
             Err(e) => text(
@@ -242,6 +252,24 @@ fn admit(door: &Door, req: &Request<Incoming>) -> Result<(Route, String), Refusa
 
 fn get_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// `GET` the port-forwards, or `POST` one to start (`forward::Forwards::answer`).
+async fn forwards(door: &Door, req: Request<Incoming>) -> Response<Body> {
+    let method = req.method().as_str().to_string();
+    let limited = http_body_util::Limited::new(req.into_body(), crate::forward::MAX_BODY);
+    let Ok(body) = limited.collect().await.map(|b| b.to_bytes()) else {
+        return text(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "a port-forward request is small",
+        );
+    };
+    let a = door.forwards.answer(&method, &body).await;
+    let status = StatusCode::from_u16(a.status).unwrap_or(StatusCode::BAD_GATEWAY);
+    match a.json {
+        true => json(status, a.body),
+        false => text(status, &a.body),
+    }
 }
 
 /// `PUT` (the body is the value) or `DELETE` of one key of the store.

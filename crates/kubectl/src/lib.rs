@@ -12,5 +12,7 @@
 
 pub mod access;
 pub mod actions;
+pub mod drain;
+pub mod forwards;
 pub mod metrics;
 pub mod session;

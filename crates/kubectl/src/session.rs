@@ -72,11 +72,15 @@ mod tests {
             cluster: "eks-eu".into(),
             namespace: Some("shop".into()),
             read_only: true,
+            exec: false,
         };
         assert_eq!(
             s.to_json(),
-            r#"{"context":"prod","cluster":"eks-eu","namespace":"shop","readOnly":true}"#
+            r#"{"context":"prod","cluster":"eks-eu","namespace":"shop","readOnly":true,"exec":false}"#
         );
+        // A file from before the shell: no shell.
+        let old = Session::parse(r#"{"context": "a", "cluster": "b"}"#).expect("reads");
+        assert!(!old.expect("a session").exec);
         assert_eq!(Session::parse(&s.to_json()), Ok(Some(s)));
         assert_eq!(Session::parse("null"), Ok(None));
         assert_eq!(

@@ -162,6 +162,11 @@ pub enum Route {
     Storage,
     /// `PUT /glass/storage/<key>` (a value) or `DELETE` (none): one key.
     StorageKey(String),
+    /// `GET /glass/forwards` (the running port-forwards) or `POST` (start
+    /// one): not in `--read-only`.
+    Forwards,
+    /// `DELETE /glass/forwards/<id>`: stop one.
+    StopForward(u32),
 }
 
 /// The path of the context's store; one key is `/glass/storage/<key>`.
@@ -194,6 +199,9 @@ pub fn route(rest: &str, method: &str, mode: Mode) -> Result<Route, Refusal> {
     }
     if let Some(r) = storage_route(path, method) {
         // In every mode: the store holds the app's preferences, not the cluster's.
+        return r;
+    }
+    if let Some(r) = forwards_route(path, method, read_only) {
         return r;
     }
     let first = path[1..].split('/').next();
@@ -238,6 +246,34 @@ pub fn route(rest: &str, method: &str, mode: Mode) -> Result<Route, Refusal> {
         }
     }
     Ok(Route::Api)
+}
+
+/// The port-forwards' routes (`kubeglass_kubectl::forwards`); `None` for a
+/// path outside them. A forward opens a port into the cluster: never in
+/// `--read-only`.
+fn forwards_route(path: &str, method: &str, read_only: bool) -> Option<Result<Route, Refusal>> {
+    use kubeglass_kubectl::forwards::FORWARDS_PATH;
+    let rest = path.strip_prefix(FORWARDS_PATH)?;
+    if !rest.is_empty() && !rest.starts_with('/') {
+        return None;
+    }
+    if read_only {
+        return Some(Err(Refusal::ReadOnly(
+            "a port-forward opens a port into the cluster".into(),
+        )));
+    }
+    let refuse = |why: String| Some(Err(Refusal::Path(why)));
+    match (rest.strip_prefix('/'), method) {
+        (None, "GET" | "POST") => Some(Ok(Route::Forwards)),
+        (None, _) => refuse(format!("{FORWARDS_PATH} takes GET or POST")),
+        (Some(id), "DELETE") => match id.parse::<u32>() {
+            Ok(n) if id == n.to_string() => Some(Ok(Route::StopForward(n))),
+            _ => refuse(format!(
+                "{FORWARDS_PATH}/<id>: {id:?} is not a forward's number"
+            )),
+        },
+        (Some(_), _) => refuse(format!("{FORWARDS_PATH}/<id> takes DELETE")),
+    }
 }
 
 /// The store's routes: `GET` of the whole, `PUT` or `DELETE` of a key

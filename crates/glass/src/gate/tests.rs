@@ -32,7 +32,7 @@ fn a_shell_passes_only_as_a_websocket_in_a_run_that_allows_it() {
             exec: false
         }
     );
-    assert_eq!(Mode::new(false, true).exec, false);
+    assert!(!Mode::new(false, true).exec);
     assert_eq!(super::route(EXEC, "GET", SHELL), Ok(Route::Exec));
     assert_eq!(super::upgrade(EXEC, "GET", "websocket", SHELL), Ok(()));
     // Only a GET (a POST is SPDY's), only the core API's pods, nothing after.
@@ -367,4 +367,40 @@ fn read_only_is_an_allowlist_of_reads() {
         route("/api/v1/namespaces/a/pods/b/eviction", "POST", false),
         Ok(Route::Api)
     );
+}
+
+#[test]
+fn port_forwards_are_the_launchers_own_and_never_in_read_only() {
+    assert_eq!(route("/glass/forwards", "GET", false), Ok(Route::Forwards));
+    assert_eq!(route("/glass/forwards", "POST", false), Ok(Route::Forwards));
+    assert_eq!(
+        route("/glass/forwards/7", "DELETE", false),
+        Ok(Route::StopForward(7))
+    );
+    for (path, method) in [
+        ("/glass/forwards", "PUT"),
+        ("/glass/forwards/7", "GET"),
+        ("/glass/forwards/07", "DELETE"),
+        ("/glass/forwards/x", "DELETE"),
+        ("/glass/forwards/-1", "DELETE"),
+    ] {
+        assert!(
+            matches!(route(path, method, false), Err(Refusal::Path(_))),
+            "{method} {path}"
+        );
+    }
+    assert_eq!(
+        route("/glass/forwardsx", "GET", false),
+        Err(Refusal::NotFound)
+    );
+    for (path, method) in [
+        ("/glass/forwards", "GET"),
+        ("/glass/forwards", "POST"),
+        ("/glass/forwards/1", "DELETE"),
+    ] {
+        assert!(
+            matches!(route(path, method, true), Err(Refusal::ReadOnly(_))),
+            "{method} {path}"
+        );
+    }
 }
