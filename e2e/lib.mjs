@@ -24,7 +24,7 @@ export const env = (name) => {
  * up, in the order below; `ports('views')(1)` is the views file's second.
  */
 const PORT_FILES = ['skeleton', 'actions', 'safety', 'views', 'origin', 'aggregated', 'launcher', 'house',
-  'logs', 'undecodable', 'history', 'edit', 'rollout', 'krew', 'changes', 'create', 'top'];
+  'logs', 'undecodable', 'history', 'edit', 'rollout', 'krew', 'changes', 'create', 'top', 'shell', 'forward', 'drain'];
 const PORTS_PER_FILE = 8;
 export function ports(file) {
   const at = PORT_FILES.indexOf(file);
@@ -162,12 +162,12 @@ export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newT
  * API's base as a program reaches it (`127.0.0.1:<port>`, no browser
  * headers), `browserApi` the same as the app's page reaches it.
  */
-export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = false } = {}) {
+export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = false, flags = [] } = {}) {
   // The app's store (preferences, the discovery cache) in a folder of this
   // run's, not the user's ~/.local/state, nor shared with another file's run.
   const state = mkdtempSync(join(tmpdir(), 'kubeglass-state-'));
   const child = spawn(env('GLASS'), ['--kubectl', KUBECTL(), '--kubeconfig', kubeconfig,
-    '--port', String(port), '--no-open', ...(readOnly ? ['--read-only'] : [])],
+    '--port', String(port), '--no-open', ...(readOnly ? ['--read-only'] : []), ...flags],
   { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_STATE_HOME: state } });
   child.once('exit', () => rmSync(state, { recursive: true, force: true }));
   let output = '';
@@ -192,6 +192,8 @@ export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = fal
     browserApi: url.slice(0, url.indexOf('/ui/')),
     token,
     port: Number(shownPort),
+    pid: child.pid,
+    exited,
     output: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

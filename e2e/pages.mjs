@@ -73,3 +73,23 @@ export function logView(page) {
     loaded: (timeout = 15000) => lines().first().waitFor({ timeout }),
   };
 }
+
+/** A shell's page (`#/exec/…`): its terminal's rows and its state line. */
+export function shellView(page) {
+  const rows = () => page.getByTestId('term-row');
+  return {
+    /** The screen's rows as text (trailing blanks cut), top to bottom. */
+    lines: () => rows().evaluateAll((rs) => rs.map((r) => r.textContent.replace(/\s+$/, ''))),
+    /** The state line's state (`open`, `ended`, `lost`…) and words. */
+    state: async () => {
+      const s = page.getByTestId('exec-state');
+      return { state: await s.getAttribute('data-state'), words: await s.innerText() };
+    },
+    /** Types `text` and Enter into the terminal (it has the focus). */
+    run: async (text) => {
+      await page.getByTestId('terminal-input').focus();
+      await page.keyboard.type(text);
+      await page.keyboard.press('Enter');
+    },
+  };
+}

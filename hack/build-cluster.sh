@@ -13,7 +13,7 @@ for b in "${BINARIES[@]}"; do
   [[ -x "$CLUSTER_BIN/$b" ]] || missing+=("$b")
 done
 [[ -f "$CLUSTER_BIN/kwok-stages.yaml" ]] || missing+=(kwok-stages.yaml)
-grep -qs 'name: clusterexecs.kwok.x-k8s.io' "$CLUSTER_BIN/kwok-crds.yaml" || missing+=(kwok-crds.yaml)
+grep -qs 'name: clusterportforwards.kwok.x-k8s.io' "$CLUSTER_BIN/kwok-crds.yaml" || missing+=(kwok-crds.yaml)
 [[ -f "$CLUSTER_BIN/kwok-metrics.yaml" ]] || missing+=(kwok-metrics.yaml)
 [[ -x "$METRICS_SERVER_BIN" ]] || missing+=(metrics-server)
 if ((${#missing[@]} == 0)); then
@@ -82,12 +82,13 @@ fi
 # The CRDs of kwok's kubelet-API resources the cluster uses: Logs and
 # ClusterLogs, which tell kwok's server which file holds a container's log,
 # and ClusterExec, which tells it how to run a command "in" a container
-# (hack/cluster.sh: as nobody, in a folder of its own on this machine).
-# Made again when a cache made before ClusterExec lacks it.
-if ! grep -qs 'name: clusterexecs.kwok.x-k8s.io' "$CLUSTER_BIN/kwok-crds.yaml"; then
+# (hack/cluster.sh: as nobody, in a folder of its own on this machine),
+# and ClusterPortForward, which tells it where a pod's port leads (a small
+# HTTP server of the cluster's). Made again when an older cache lacks them.
+if ! grep -qs 'name: clusterportforwards.kwok.x-k8s.io' "$CLUSTER_BIN/kwok-crds.yaml"; then
   kwok_src=$(cd "$HACK_DIR/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
   {
-    for f in kwok.x-k8s.io_logs.yaml kwok.x-k8s.io_clusterlogs.yaml kwok.x-k8s.io_clusterexecs.yaml; do
+    for f in kwok.x-k8s.io_logs.yaml kwok.x-k8s.io_clusterlogs.yaml kwok.x-k8s.io_clusterexecs.yaml kwok.x-k8s.io_clusterportforwards.yaml; do
       echo "---"
       cat "$kwok_src/kustomize/crd/bases/$f"
     done

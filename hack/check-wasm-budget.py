@@ -22,7 +22,14 @@ within their limits): the every-part limit is now about 2% over that.
 The launcher's per-context store (issue #39 item 13: `ServedStorage`, which
 every page needs before the first draws) took the main module to 1,320,615 B
 raw, 398,416 B brotli, 515,922 B gzip, over the old limits of 1,320,000 /
-397,000 / 515,000: the main module's limits are now about 2% over that. Issue #30's goal is 450 KB gzip for the first page; the
+397,000 / 515,000: the main module's limits are now about 2% over that.
+Issue #40's round (a shell, port-forwards, drain) took every part to
+3,290,049 B: the shell's page (`split_exec`, the vt100 terminal) is
+117,256 B, the Forwards page 27,701 B, and the object page grew with its
+Forward and Drain sections; the main module is 1,343,580 B raw, 403,400 B
+brotli, 525,559 B gzip (the browser's exec WebSocket and the Forwards link
+are needed before the first page draws), within its limits. The every-part
+limit is now 3,300,000 B. Issue #30's goal is 450 KB gzip for the first page; the
 brotli copy, which is what kubectl glass sends, is under it, the gzip copy
 is not.
 
@@ -34,7 +41,7 @@ from pathlib import Path
 
 BUDGET = {"": 1_347_000, ".br": 406_000, ".gz": 526_000}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
-ALL_PARTS_RAW = 3_040_000
+ALL_PARTS_RAW = 3_300_000
 
 
 def main() -> int:

@@ -344,7 +344,7 @@ up() {
   # from the pods' annotations) for metrics-server.
   kc apply -f "$CLUSTER_BIN/kwok-crds.yaml" >/dev/null
   kc wait --for=condition=Established crd/logs.kwok.x-k8s.io crd/clusterlogs.kwok.x-k8s.io \
-    crd/clusterexecs.kwok.x-k8s.io --timeout=60s >/dev/null
+    crd/clusterexecs.kwok.x-k8s.io crd/clusterportforwards.kwok.x-k8s.io --timeout=60s >/dev/null
   # A shell "in" any container is a process kwok starts on this machine,
   # in a folder of its own that holds nothing, with a small environment:
   # as nobody (uid and gid 65534) when kwok runs as root (the folder then
@@ -379,6 +379,22 @@ spec:
       - {name: TERM, value: xterm-256color}
       $exec_user
 EOF
+  # Every pod's every port leads, through kwok's port-forward, to one small
+  # real HTTP server on this machine (Python's, serving a page of its own):
+  # what `kubectl port-forward` reaches in the demo and the tests.
+  local web_root="$CLUSTER_DIR/demo-web"
+  mkdir -p "$web_root"
+  printf '<!doctype html>\n<title>Kubeglass demo</title>\n<p>Hello from the demo cluster: this page came through kubectl port-forward.</p>\n' >"$web_root/index.html"
+  start demo-web python3 -m http.server --bind 127.0.0.1 --directory "$web_root" "$DEMO_HTTP_PORT"
+  kc apply -f - >/dev/null <<EOF
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterPortForward
+metadata:
+  name: kubeglass-demo-web
+spec:
+  forwards:
+  - target: {address: 127.0.0.1, port: $DEMO_HTTP_PORT}
+EOF
   start kwok "$CLUSTER_BIN/kwok" \
     --kubeconfig "$CLUSTER_DIR/kwok.kubeconfig" \
     --config "$CLUSTER_BIN/kwok-stages.yaml" --config "$CLUSTER_BIN/kwok-metrics.yaml" \
@@ -386,7 +402,7 @@ EOF
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
     --node-ip 127.0.0.1 --node-port "$KWOK_PORT" --cidr 10.0.0.1/24 \
     --node-lease-duration-seconds 40 \
-    --enable-crds Logs,ClusterLogs,ClusterExec \
+    --enable-crds Logs,ClusterLogs,ClusterExec,ClusterPortForward \
     --tls-cert-file "$PKI/kubelet-server.crt" --tls-private-key-file "$PKI/kubelet-server.key" \
     --server-address "127.0.0.1:$KWOK_PORT"
 
@@ -427,7 +443,7 @@ EOF
     --metric-resolution 15s \
     --v 1
   sleep 0.5
-  for c in kube-controller-manager kube-scheduler kwok metrics-server; do check_running "$c"; done
+  for c in kube-controller-manager kube-scheduler kwok metrics-server demo-web; do check_running "$c"; done
 
   # The restricted user: read-only in one namespace, nothing cluster-wide.
   kc apply -f - >/dev/null <<EOF
@@ -462,7 +478,7 @@ EOF
 
 down() {
   [[ -d "$PIDS" ]] || return 0
-  local order=(demo-logs metrics-server kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
+  local order=(demo-logs demo-web metrics-server kwok kube-scheduler kube-controller-manager kube-apiserver etcd)
   for name in "${order[@]}"; do
     local f="$PIDS/$name"
     [[ -f "$f" ]] || continue

@@ -40,6 +40,8 @@ APISERVER_PORT="${APISERVER_PORT:-16443}"
 PROXY_PORT="${PROXY_PORT:-8001}"
 KWOK_PORT="${KWOK_PORT:-10247}"
 METRICS_SERVER_PORT="${METRICS_SERVER_PORT:-10251}"
+# The small HTTP server every pod's ports lead to through kwok's port-forward.
+DEMO_HTTP_PORT="${DEMO_HTTP_PORT:-10280}"
 
 # kubectl proxy as every script here runs it (docs/kubectl-proxy.md says why):
 # the API and the app under a random capability token, so a page that lacks

@@ -19,8 +19,9 @@ use std::rc::Rc;
 
 use crate::platform::spawn;
 use kubeglass_client::clock::Clock;
+use kubeglass_client::k8s_openapi::api::core::v1::ObjectReference;
 use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
-use kubeglass_client::record::EventBroadcaster;
+use kubeglass_client::record::{EventBroadcaster, EventRecorder, EventType};
 use kubeglass_client::rest::RestClient;
 use kubeglass_client::workqueue::QueueMetrics;
 use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult, Submitted};
@@ -99,6 +100,9 @@ pub struct Actions {
     /// What the queue's and the recorder's workers need, until the first
     /// action starts them (`workers::start`).
     idle: StoredValue<Option<Idle>, LocalStorage>,
+    /// Records Events from `kubeglass` for what runs outside the queue (a
+    /// drain); the broadcaster's sink writes them once the workers run.
+    recorder: StoredValue<Option<EventRecorder>, LocalStorage>,
 }
 
 /// The queue, the broadcaster, the client and the clock, before the first
@@ -189,6 +193,7 @@ impl Actions {
             last: RwSignal::new(None),
             queue: StoredValue::new_local(None),
             idle: StoredValue::new_local(None),
+            recorder: StoredValue::new_local(None),
         };
         let (client, clock) = (kube.client.clone(), kube.clock.clone());
         let broadcaster = EventBroadcaster::new();
@@ -205,6 +210,8 @@ impl Actions {
             broadcaster.recorder("kubeglass", clock.clone()),
             clock.clone(),
         );
+        this.recorder
+            .set_value(Some(broadcaster.recorder("kubeglass", clock.clone())));
         // Every outcome in the app-wide line; each page that wants its own
         // write's answer awaits what `submit` gave it.
         queue.on_result(move |a, r| this.last.set(Some(outcome_text(a, r))));
@@ -215,6 +222,19 @@ impl Actions {
             .set_value(Some((queue.clone(), broadcaster, client, clock)));
         this.queue.set_value(Some(queue));
         this
+    }
+
+    /// Records an Event from `kubeglass` about `object` (a drain's start and
+    /// end), and starts the workers that write it.
+    pub fn record(&self, object: &ObjectReference, warning: bool, reason: &str, message: &str) {
+        let type_ = if warning {
+            EventType::Warning
+        } else {
+            EventType::Normal
+        };
+        self.recorder
+            .with_value(|r| r.as_ref().map(|r| r.event(object, type_, reason, message)));
+        self.start_workers();
     }
 
     /// The queue's metrics (client-go's work queue names), for X-ray.

@@ -127,6 +127,10 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
                 {NAV.iter().map(|entry| match entry.guard {
                     Guard::Always => view! { <PageLink route entry=*entry/> }.into_any(),
                     Guard::MayCreate => view! { <CreateLink cluster route entry=*entry/> }.into_any(),
+                    Guard::Launcher => {
+                        let entry = *entry;
+                        (move || (session.loaded.get() && session.may_forward()).then(|| view! { <PageLink route entry/> })).into_any()
+                    }
                 }).collect_view()}
             </nav>
             <NamespacePicker/>

@@ -7,7 +7,8 @@
 //!
 //! Every view is a URL fragment (`#/`, `#/r/<resource>?ns=&l=&f=`,
 //! `#/o/<resource>/<ns>/<name>`, `#/logs/<ns>/<pod>?…`,
-//! `#/logs/<ns>/<resource>/<name>?…`, and `#/<name>` for a page that takes
+//! `#/logs/<ns>/<resource>/<name>?…`, `#/exec/<ns>/<pod>[/<container>]`
+//! (a shell), and `#/<name>` for a page that takes
 //! nothing from the URL, `Route::Page`: `#/api`, `#/events`, `#/xray`), a
 //! signal following `hashchange`, so back and forward work; names from the
 //! cluster that fail the client's checks become `Route::Invalid` or text.
@@ -63,6 +64,15 @@ pub enum Route {
         /// Container, tail, since, previous, timestamps, wrap, follow, filter.
         options: LogOptions,
     },
+    /// A shell in a pod's container (`#/exec/<ns>/<pod>[/<container>]`).
+    Exec {
+        /// The pod's namespace.
+        namespace: String,
+        /// The pod.
+        pod: String,
+        /// The container (the pod's first one without).
+        container: Option<String>,
+    },
     /// A page that takes nothing from the URL (`#/events`, `#/xray`…): its
     /// name. Which names are pages is `pages::PAGES`' to say (a route is
     /// below the pages it names), so an unknown one is parsed and then
@@ -94,6 +104,27 @@ impl LogTarget {
         match self {
             LogTarget::Pod(n) | LogTarget::Workload { name: n, .. } => n,
         }
+    }
+}
+
+/// A shell's route from `exec` and what follows: namespace, pod, maybe a
+/// container; anything else is not a shell link.
+fn exec_route(parts: &[String]) -> Route {
+    let (namespace, pod, container) = match parts {
+        [_, ns, pod] => (ns, pod, None),
+        [_, ns, pod, c] => (ns, pod, Some(c.clone())),
+        _ => {
+            let reason = format!(
+                "“{}” is not a shell link (#/exec/<namespace>/<pod>[/<container>])",
+                parts.join("/")
+            );
+            return Route::Invalid { reason };
+        }
+    };
+    Route::Exec {
+        namespace: namespace.clone(),
+        pod: pod.clone(),
+        container,
     }
 }
 
@@ -176,6 +207,7 @@ impl Route {
                     ),
                 };
             }
+            [e, ..] if e == "exec" => exec_route(&parts),
             [page] => Route::Page(page.clone()),
             _ => Route::Overview,
         };
@@ -195,6 +227,16 @@ impl Route {
             Route::Logs {
                 namespace, target, ..
             } => (Some(namespace.as_str()), Some(target.name())),
+            Route::Exec {
+                namespace,
+                pod,
+                container,
+            } => {
+                if let Some(c) = container {
+                    validate_name(c).map_err(|e| format!("container: {e}"))?;
+                }
+                (Some(namespace.as_str()), Some(pod.as_str()))
+            }
             _ => return Ok(()),
         };
         if let Some(ns) = namespace {
@@ -273,6 +315,14 @@ impl Route {
                     format!("{path}?{}", q.join("&"))
                 }
             }
+            Route::Exec {
+                namespace,
+                pod,
+                container,
+            } => match container {
+                Some(c) => format!("#/exec/{}/{}/{}", encode(namespace), encode(pod), encode(c)),
+                None => format!("#/exec/{}/{}", encode(namespace), encode(pod)),
+            },
             Route::Page(name) => format!("#/{}", encode(name)),
             Route::Invalid { .. } => "#/".into(),
         }
@@ -369,6 +419,16 @@ mod tests {
                 target: LogTarget::Pod("web-1".into()),
                 options: LogOptions::default(),
             },
+            Route::Exec {
+                namespace: "demo-shop".into(),
+                pod: "web-1".into(),
+                container: None,
+            },
+            Route::Exec {
+                namespace: "demo-shop".into(),
+                pod: "web-1".into(),
+                container: Some("app".into()),
+            },
             Route::Logs {
                 namespace: "demo-shop".into(),
                 target: LogTarget::Workload {
@@ -407,6 +467,9 @@ mod tests {
             ("#/logs/demo-shop/..", "path step"),
             ("#/logs/demo%2Fshop/web", "DNS-1123"),
             ("#/logs/demo-shop/pods/web/x", "not a log link"),
+            ("#/exec/demo-shop/..", "path step"),
+            ("#/exec/demo-shop/web/a%3Fcommand%3Drm", "container:"),
+            ("#/exec/demo-shop/web/app/x", "not a shell link"),
         ];
         for (hash, why) in cases {
             match Route::parse(hash) {

@@ -51,6 +51,23 @@ pub async fn may_create(kube: &Kube, namespace: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// May the person open a shell in `pod` (`create pods/exec`, as kubectl
+/// exec needs)? An error when the cluster could not be asked.
+pub async fn may_exec(kube: &Kube, namespace: &str, pod: &str) -> Result<bool, Problem> {
+    let query = AccessQuery {
+        verb: "create".into(),
+        group: String::new(),
+        resource: "pods".into(),
+        namespace: Some(namespace.to_string()),
+        name: Some(pod.to_string()),
+        subresource: Some("exec".into()),
+    };
+    can_i(&kube.client, &query)
+        .await
+        .map(|a| a.allowed())
+        .map_err(|e| Problem::from_error(&e))
+}
+
 /// May the person `verb` this object (or its `sub`resource)? An error when
 /// the cluster could not be asked, which is not the same as "no".
 async fn may(

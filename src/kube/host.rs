@@ -11,6 +11,7 @@ use futures::FutureExt;
 use futures::future::LocalBoxFuture;
 use kubeglass_client::cache::factory::Spawner;
 use kubeglass_client::discovery::KeyValueStore;
+use kubeglass_client::transport::Duplex;
 use kubeglass_web::{ConnectionCounts, FrameQueue, RequestFrame, WebSocketTransport};
 
 use crate::kube::Kube;
@@ -52,6 +53,8 @@ pub struct Host {
     pub counts: Rc<ConnectionCounts>,
     /// Reads a file beside the page (the launcher's session file).
     pub read_beside: ReadBeside,
+    /// Opens message connections both ways (a shell's WebSocket).
+    pub duplex: Rc<dyn Duplex>,
 }
 
 impl Host {
@@ -64,6 +67,7 @@ impl Host {
             frames: kubeglass_web::animation_frames(),
             storage,
             counts: transport.fetch().counts(),
+            duplex: transport.clone(),
             sockets: transport,
             read_beside: Rc::new(|file| kubeglass_web::fetch_beside_page(file).boxed_local()),
         }

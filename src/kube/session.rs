@@ -48,6 +48,31 @@ impl SessionState {
     /// so, and offering no actions is the safe reading. Read once,
     /// untracked: pages are drawn after the file was read.
     pub fn read_only(&self) -> bool {
+        self.read_only_or_unread()
+    }
+
+    /// True when the launcher lets a shell through: a session that is
+    /// neither `--read-only` nor `--no-exec`. Without a session (a plain
+    /// `kubectl proxy`, whose default reject list refuses exec) or with an
+    /// unreadable one, false. Read once, untracked.
+    pub fn may_exec(&self) -> bool {
+        self.error.with_untracked(Option::is_none)
+            && self
+                .session
+                .with_untracked(|s| s.as_ref().is_some_and(|s| s.exec && !s.read_only))
+    }
+
+    /// True when `kubectl glass` serves this session and it may write: a
+    /// port-forward is the launcher's to run, and never in `--read-only`.
+    /// Read once, untracked.
+    pub fn may_forward(&self) -> bool {
+        self.error.with_untracked(Option::is_none)
+            && self
+                .session
+                .with_untracked(|s| s.as_ref().is_some_and(|s| !s.read_only))
+    }
+
+    fn read_only_or_unread(&self) -> bool {
         self.error.with_untracked(Option::is_some)
             || self
                 .session

@@ -25,6 +25,7 @@ use super::{Host, Kube, Sockets};
 mod logs;
 mod session;
 mod settle;
+mod shell;
 mod timeline;
 mod watch;
 
@@ -60,6 +61,7 @@ struct Rig {
     storage: MemoryStore,
     switches: Rc<Switches>,
     files: Files,
+    shells: shell::Shells,
     kube: Kube,
 }
 
@@ -95,6 +97,7 @@ fn host(pool: &LocalPool, frames: &Frames, storage: &MemoryStore, files: &Files)
         storage: Rc::new(storage.clone()),
         sockets: Rc::new(Switches::default()),
         counts: Rc::new(ConnectionCounts::default()),
+        duplex: Rc::new(shell::Shells::default()),
         read_beside: Rc::new(move |file| {
             let answer = files.borrow().get(file).cloned().unwrap_or(Ok(None));
             async move { answer }.boxed_local()
@@ -119,6 +122,8 @@ fn rig_on(storage: MemoryStore, script: impl FnOnce(&FakeApiServer)) -> Rig {
     let switches = Rc::new(Switches::default());
     let mut host = host(&pool, &frames, &storage, &files);
     host.sockets = switches.clone();
+    let shells = shell::Shells::default();
+    host.duplex = Rc::new(shells.clone());
     let client = RestClient::new(Rc::new(server.clone())).with_clock(Rc::new(clock.clone()));
     let kube = Kube::new(
         client,
@@ -136,6 +141,7 @@ fn rig_on(storage: MemoryStore, script: impl FnOnce(&FakeApiServer)) -> Rig {
         storage,
         switches,
         files,
+        shells,
         kube,
     };
     rig.run();

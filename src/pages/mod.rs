@@ -95,6 +95,13 @@
 //! state; `toolbar` the controls and counts; `lines` draws only the lines in
 //! view (18 px each) as text with ANSI classes and marked matches, sticks to
 //! the bottom while following, and unsticks only when the person scrolls up.
+//! The shell (`exec/`): `mod` says whether one may open (the session, RBAC's
+//! `create pods/exec`), takes the command and shows the state; `term` draws
+//! the screen's rows as text, one signal per row rewritten once per frame of
+//! output, and takes keys and pastes through a hidden text area. The
+//! Forwards page (`forwards`) lists the launcher's port-forwards, with a
+//! form to start one; a pod's, Service's or Deployment's page has Forward
+//! on each port (`object/forward`), a node's page Drain (`object/drain`).
 
 pub mod overview;
 pub mod parts;
@@ -113,6 +120,9 @@ table::pages! {
         /// Logs.
         Logs: logs::LogsPage in logs / preload_logs
             for Logs { namespace: String, target: crate::route::LogTarget };
+        /// A shell in a container.
+        Exec: exec::ExecPage in exec / preload_exec
+            for Exec { namespace: String, pod: String, container: Option<String> };
     }
     named {
         /// The event stream.
@@ -124,6 +134,9 @@ table::pages! {
         /// CPU and memory by pod and node, and right-sizing.
         Top: top::TopPage in top / preload_top
             at "top" nav("Top", "nav-top", Always);
+        /// The port-forwards the launcher runs.
+        Forwards: forwards::ForwardsPage in forwards / preload_forwards
+            at "forwards" nav("Forwards", "nav-forwards", Launcher);
         /// Create from YAML.
         Create: create::CreatePage in create / preload_create
             at "create" nav("Create", "nav-create", MayCreate);

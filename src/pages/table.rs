@@ -11,6 +11,9 @@ pub enum Guard {
     /// When the person may create something in the namespace (a rules
     /// review, asked again when the namespace changes).
     MayCreate,
+    /// When `kubectl glass` serves the session and it may write (the
+    /// launcher runs what the page cannot: port-forwards).
+    Launcher,
 }
 
 /// A page's link in the top bar.
@@ -70,6 +73,10 @@ macro_rules! pages {
 
         /// The name of every page of the `named` list, in order.
         pub const NAMED: &[&str] = &[$($name,)*];
+
+        /// The route variant of every page of the `routed` list, in order.
+        #[cfg(test)]
+        pub const ROUTED: &[&str] = &[$(stringify!($rvariant),)*];
 
         /// The top bar's links to pages, in order.
         pub const NAV: &[$crate::pages::table::NavEntry] = &[

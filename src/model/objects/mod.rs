@@ -1,4 +1,4 @@
-//! Objects and their relations, read from untyped JSON, one idea a file: the overview's rows (`rows`), what an object's fields say (`fields`: owners, labels, conditions, creation, field selectors, a typed replica count), what a kind owns (`owned`) and which actions a kind has (`actions`).
+//! Objects and their relations, read from untyped JSON, one idea a file: the overview's rows (`rows`), what an object's fields say (`fields`: owners, labels, conditions, creation, field selectors, a typed replica count), what a kind owns (`owned`), which actions a kind has (`actions`) and which ports a port-forward may reach (`ports`).
 //!
 //! Deployments, nodes and namespaces are read as untyped objects: whole
 //! objects watch over WebSocket (holding none of the browser's six
@@ -8,11 +8,13 @@
 mod actions;
 mod fields;
 mod owned;
+mod ports;
 mod rows;
 
 pub use actions::*;
 pub use fields::*;
 pub use owned::*;
+pub use ports::*;
 pub use rows::*;
 
 #[cfg(test)]

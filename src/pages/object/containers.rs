@@ -1,9 +1,11 @@
-//! A pod's page: node, IPs and QoS class at the top, and a row per init, app and ephemeral container with its state, restarts, last termination, ports, resources and a link to its logs; a workload's page: a link to its pods' merged logs.
+//! A pod's page: node, IPs and QoS class at the top, and a row per init, app and ephemeral container with its state, restarts, last termination, ports, resources, a link to its logs and, where a shell may open (the session and RBAC's `create pods/exec`), to a shell in it; a workload's page: a link to its pods' merged logs.
 
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::kube::Now;
+use crate::kube::access::may_exec;
+use crate::kube::session::SessionState;
+use crate::kube::{Now, use_kube};
 use crate::model::logs::LogOptions;
 use crate::model::pods::PodView;
 use crate::model::time::Seconds;
@@ -19,20 +21,46 @@ pub fn PodContainers(
     let now = expect_context::<Now>().0;
     let pod = Memo::new(move |_| object.with(|o| o.as_ref().map(PodView::from_value)));
     let all_logs = logs_link(&namespace, &name, None);
+    let shell = may_shell(&namespace, &name);
     view! {
         <h3>"Pod"</h3>
         <PodFacts pod/>
-        <h3>"Containers " {all_logs.map(|h| view! { <a class="small" href=h data-testid="pod-logs">"logs"</a> })}</h3>
+        <h3>"Containers " {all_logs.map(|h| view! { <a class="small" href=h data-testid="pod-logs">"logs"</a> })}
+            // Asked, and no: a mark a test can wait for.
+            {move || (shell.get() == Some(false)).then(|| view! { <span hidden data-testid="shell-denied"></span> })}
+        </h3>
         <div class="table-scroll">
             <table class="grid" data-testid="containers">
                 <thead><tr>
                     <th>"Name"</th><th>"Image"</th><th>"State"</th><th>"Ready"</th><th class="num">"Restarts"</th>
                     <th>"Last termination"</th><th>"Ports"</th><th>"Resources"</th><th></th>
                 </tr></thead>
-                <tbody><ContainerRows pod now namespace name/></tbody>
+                <tbody><ContainerRows pod now namespace name shell/></tbody>
             </table>
         </div>
     }
+}
+
+/// Some(true) once the session lets a shell through and RBAC allows
+/// `create pods/exec` on the pod; None while asking; Some(false) when not,
+/// and when the cluster could not be asked.
+fn may_shell(namespace: &str, name: &str) -> Signal<Option<bool>> {
+    if !expect_context::<SessionState>().may_exec() {
+        return Signal::stored(Some(false));
+    }
+    let (kube, ns, name) = (use_kube(), namespace.to_string(), name.to_string());
+    let asked = kube.clone().load(async move { may_exec(&kube, &ns, &name).await.unwrap_or(false) });
+    asked.into()
+}
+
+/// The link to a shell in `container` of the pod `name`.
+fn shell_link(namespace: &str, name: &str, container: &str) -> Option<String> {
+    Route::Exec {
+        namespace: namespace.to_string(),
+        pod: name.to_string(),
+        container: Some(container.to_string()),
+    }
+    .link()
 }
 
 /// The link to the logs of the pod `name` (of one container, or its first).
@@ -67,11 +95,12 @@ fn PodFacts(pod: Memo<Option<PodView>>) -> impl IntoView {
     }
 }
 
-/// A row per container: state, readiness, restarts, last termination, ports, resources and its logs.
+/// A row per container: state, readiness, restarts, last termination, ports, resources, its logs and a shell in it while it runs.
 #[component]
 fn ContainerRows(
     pod: Memo<Option<PodView>>,
     now: RwSignal<Seconds>,
+    shell: Signal<Option<bool>>,
     namespace: String,
     name: String,
 ) -> impl IntoView {
@@ -82,6 +111,8 @@ fn ContainerRows(
                 .into_iter()
                 .map(|c| {
                     let href = logs_link(&namespace, &name, Some(c.name.clone()));
+                    let shell_href = shell_link(&namespace, &name, &c.name);
+                    let running = matches!(c.state, crate::model::pods::State::Running(_));
                     let last = if c.last == crate::model::pods::State::Unknown { "—".to_string() } else { c.last.describe(t) };
                     let resources = {
                         let mut parts = Vec::new();
@@ -103,7 +134,10 @@ fn ContainerRows(
                             <td class="small">{last}</td>
                             <td class="small">{if c.ports.is_empty() { "—".to_string() } else { c.ports.join(", ") }}</td>
                             <td class="small">{resources}</td>
-                            <td>{href.map(|h| view! { <a href=h data-testid="container-logs">"Logs"</a> })}</td>
+                            <td>
+                                {href.map(|h| view! { <a href=h data-testid="container-logs">"Logs"</a> })}
+                                {(running && shell.get() == Some(true)).then(|| shell_href.clone()).flatten().map(|h| view! { " " <a href=h data-testid="container-shell">"Shell"</a> })}
+                            </td>
                         </tr>
                     }
                 })

@@ -18,9 +18,11 @@ use crate::model::yaml::to_yaml;
 
 mod actions;
 mod containers;
+mod drain;
 mod drift;
 mod edit;
 mod events;
+mod forward;
 mod history;
 mod meta;
 mod owned;
@@ -120,6 +122,10 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                 })
             }
             {workload_logs}
+            {(info.group.is_empty() && info.plural == "nodes").then(|| view! { <drain::NodeDrain node=name.clone()/> })}
+            {namespace.clone().and_then(|ns| forward::forward_kind(&info.group, &info.plural).map(|kind| view! {
+                <forward::ForwardPorts kind namespace=ns name=name.clone() object/>
+            }))}
             <div class="two-col object-cols">
                 <ObjectMain info namespace name object uid history_key revealed/>
                 <ObjectYaml object/>
