@@ -85,5 +85,10 @@ fi
 
 step "end-to-end: ${files[*]}"
 t0=$SECONDS
-run_e2e "${files[@]}"
+# node --test reads options only before the first file: flags go first.
+flags=() paths=()
+for f in "${files[@]}"; do
+  if [[ "$f" == --* ]]; then flags+=("$f"); else paths+=("$f"); fi
+done
+run_e2e "${flags[@]}" "${paths[@]}"
 log "end-to-end passed in $((SECONDS - t0))s ($((SECONDS - started))s in all)"

@@ -6,7 +6,7 @@
 // budget"), the DaemonSet's pod stays, and kubectl agrees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, apply, kubectl, until, ports } from '../lib.mjs';
+import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until, ports } from '../lib.mjs';
 
 const port = ports('drain');
 const SUFFIX = `${Date.now() % 1000000}`;
@@ -112,4 +112,17 @@ test('a drain cordons the node, evicts the Deployment\'s pods as the budget allo
   // The browser logs every refused answer: the budget's 429s and the 404s
   // of pods gone are the ones a drain expects; nothing else.
   assert.deepEqual(app.errors.filter((e) => !/status of (429 \(Too Many Requests\)|404 \(Not Found\))$/.test(e)), []);
+});
+
+test('the restricted user, who may not patch nodes or evict, is offered no Drain', async () => {
+  const restricted = await startApp(port(1), process.env.RESTRICTED_KUBECONFIG);
+  const browser = await launchBrowser();
+  try {
+    await browser.page.goto(`${restricted.url}#/o/nodes/${NODE}`);
+    await browser.page.getByTestId('drain-denied').waitFor({ state: 'attached' });
+    assert.equal(await browser.page.getByTestId('drain-open').count(), 0);
+  } finally {
+    await browser.close();
+    await restricted.stop();
+  }
 });

@@ -25,6 +25,10 @@ const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', NA
 const app = withApp(PORT, {
   async setup() {
     apply(deployment(NAME, 'registry.example/e2e/edit:1'));
+    // Until its rollout is done the controller keeps writing its status,
+    // and an edit opened before a write is a conflict when applied (seen
+    // once in CI, after the drain test had kept the controllers busy).
+    kubectl('-n', 'demo-shop', 'rollout', 'status', `deployment/${NAME}`, '--timeout=60s');
     apply({
       apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
       metadata: { name: GAUGE_CRD },
