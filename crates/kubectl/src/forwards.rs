@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use kubeglass_client::names::{NameError, validate_name, validate_namespace};
+use kubeglass_client::names::{NameError, is_subdomain, validate_name, validate_namespace};
 
 /// The path under the token.
 pub const FORWARDS_PATH: &str = "/glass/forwards";
@@ -74,9 +74,10 @@ impl ForwardRequest {
     }
 }
 
-/// A running forward.
+/// A running forward. (No `deny_unknown_fields`: serde does not apply it
+/// with a flattened field; the request's own fields are checked.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct Forward {
     /// The launcher's number for it (for Stop).
     pub id: u32,
@@ -101,21 +102,6 @@ pub enum ForwardError {
         "{0:?} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'), as pods, Services and Deployments are named"
     )]
     NotSubdomain(String),
-}
-
-/// A DNS-1123 subdomain: at most 253 characters, dot-separated labels of
-/// lower-case letters, digits and `-`, each starting and ending with a
-/// letter or digit.
-fn is_subdomain(s: &str) -> bool {
-    s.len() <= 253
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
-            !b.is_empty()
-                && b.iter()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-                && b[0] != b'-'
-                && b[b.len() - 1] != b'-'
-        })
 }
 
 #[cfg(test)]

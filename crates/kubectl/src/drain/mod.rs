@@ -17,6 +17,7 @@ use std::time::Duration;
 use futures::future::join_all;
 use serde_json::{Value, json};
 
+use kubeglass_client::api::with_query;
 use kubeglass_client::clock::Clock;
 use kubeglass_client::names::{validate_name, validate_namespace};
 use kubeglass_client::rest::{Error, RestClient};
@@ -176,9 +177,11 @@ async fn cordon(client: &RestClient, node: &str) -> Result<(), Error> {
 
 /// Every pod bound to `node`, in every namespace.
 async fn pods_on(client: &RestClient, node: &str) -> Result<Vec<Value>, Error> {
-    let req = http::Request::get(format!("/api/v1/pods?fieldSelector=spec.nodeName%3D{node}"))
+    let req = http::Request::get("/api/v1/pods")
         .body(Vec::new())
         .map_err(|e| Error::Request(e.to_string()))?;
+    // The name encoded into the query, whatever it holds.
+    let req = with_query(req, "fieldSelector", &format!("spec.nodeName={node}"));
     let list: Value = client.send_json(req).await?;
     Ok(list["items"].as_array().cloned().unwrap_or_default())
 }

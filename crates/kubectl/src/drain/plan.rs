@@ -1,8 +1,9 @@
 //! Which pods a drain evicts, as `kubectl drain`'s filters decide: a
-//! DaemonSet's pods and mirror (static) pods are left alone, pods that have
-//! finished need no eviction, and a pod with no controller or with
-//! `emptyDir` data stops the drain unless the person ticked the box kubectl
-//! has a flag for (`--force`, `--delete-emptydir-data`).
+//! DaemonSet's pods and mirror (static) pods are left alone, and a pod with
+//! no controller or with `emptyDir` data stops the drain unless the person
+//! ticked the box kubectl has a flag for (`--force`,
+//! `--delete-emptydir-data`). A pod that has finished (Succeeded or Failed)
+//! is evicted whatever it is, as kubectl evicts it: nothing is lost.
 
 use serde_json::Value;
 
@@ -22,8 +23,6 @@ pub enum Left {
     DaemonSet,
     /// A static pod the kubelet runs (`kubernetes.io/config.mirror`).
     Mirror,
-    /// It has finished (Succeeded or Failed): nothing to move.
-    Finished,
 }
 
 impl Left {
@@ -32,7 +31,6 @@ impl Left {
         match self {
             Left::DaemonSet => "left alone: a DaemonSet's pod",
             Left::Mirror => "left alone: a static (mirror) pod",
-            Left::Finished => "finished: nothing to evict",
         }
     }
 }
@@ -89,7 +87,7 @@ pub fn plan(pod: &Value, allow: Allow) -> Plan {
         pod["status"]["phase"].as_str(),
         Some("Succeeded" | "Failed")
     ) {
-        return Plan::Leave(Left::Finished);
+        return Plan::Evict;
     }
     let mut blockers = Vec::new();
     if controller.is_none() && !allow.unmanaged {
@@ -143,10 +141,9 @@ mod tests {
         );
         let mirror = json!({"annotations": {"kubernetes.io/config.mirror": "abc"}});
         assert_eq!(plan(&pod(None, mirror), none), Plan::Leave(Left::Mirror));
-        assert_eq!(
-            plan(&pod(None, json!({"phase": "Succeeded"})), none),
-            Plan::Leave(Left::Finished)
-        );
+        // Finished: evicted without --force or --delete-emptydir-data, as kubectl does.
+        let done = json!({"phase": "Succeeded", "volumes": [{"name": "tmp", "emptyDir": {}}]});
+        assert_eq!(plan(&pod(None, done), none), Plan::Evict);
         let scratch = json!({"volumes": [{"name": "tmp", "emptyDir": {}}]});
         assert_eq!(
             plan(&pod(None, scratch.clone()), none),
