@@ -3,7 +3,6 @@
 //! and whether the person may forward to a namespace's pods (RBAC's
 //! `create pods/portforward`, as kubectl port-forward needs).
 
-use kubeglass_client::rest::Error;
 use kubeglass_kubectl::access::{AccessQuery, can_i};
 use kubeglass_kubectl::forwards::{FORWARDS_PATH, Forward, ForwardRequest};
 
@@ -19,21 +18,23 @@ fn request(method: &str, path: String, body: Vec<u8>) -> Result<http::Request<Ve
         .map_err(|e| Problem::Invalid(e.to_string()))
 }
 
-fn problem(e: &Error) -> Problem {
-    Problem::from_error(e)
-}
-
 /// The running forwards, oldest first.
 pub async fn list(kube: &Kube) -> Result<Vec<Forward>, Problem> {
     let req = request("GET", FORWARDS_PATH.into(), Vec::new())?;
-    kube.client.send_json(req).await.map_err(|e| problem(&e))
+    kube.client
+        .send_json(req)
+        .await
+        .map_err(|e| Problem::from_error(&e))
 }
 
 /// Starts `r`: answered once kubectl listens, with where.
 pub async fn start(kube: &Kube, r: &ForwardRequest) -> Result<Forward, Problem> {
     let body = serde_json::to_vec(r).map_err(|e| Problem::Invalid(e.to_string()))?;
     let req = request("POST", FORWARDS_PATH.into(), body)?;
-    kube.client.send_json(req).await.map_err(|e| problem(&e))
+    kube.client
+        .send_json(req)
+        .await
+        .map_err(|e| Problem::from_error(&e))
 }
 
 /// Stops forward `id`.
@@ -43,7 +44,7 @@ pub async fn stop(kube: &Kube, id: u32) -> Result<(), Problem> {
         .send_raw(req)
         .await
         .map(|_| ())
-        .map_err(|e| problem(&e))
+        .map_err(|e| Problem::from_error(&e))
 }
 
 /// May the person forward a port to pods in `namespace`? False when the

@@ -37,15 +37,7 @@ fn prefix_problem(prefix: &str) -> Option<String> {
     if prefix.is_empty() || prefix.len() > MAX_PREFIX {
         return Some(format!("its prefix must be 1 to {MAX_PREFIX} characters"));
     }
-    let ok = prefix.split('.').all(|label| {
-        let b = label.as_bytes();
-        !b.is_empty()
-            && b.iter()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-            && b[0] != b'-'
-            && b[b.len() - 1] != b'-'
-    });
-    (!ok).then(|| {
+    (!kubeglass_client::names::is_subdomain(prefix)).then(|| {
         "its prefix must be a DNS subdomain: lowercase letters, digits, '-' and '.'".into()
     })
 }

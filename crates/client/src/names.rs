@@ -106,6 +106,21 @@ pub enum NameError {
     },
 }
 
+/// A DNS-1123 subdomain: at most 253 characters, dot-separated parts of
+/// lower-case letters, digits and `-`, each starting and ending with a
+/// letter or digit (how pods, Services and label-key prefixes are named).
+pub fn is_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|part| {
+            let b = part.as_bytes();
+            !b.is_empty()
+                && b.iter()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                && b[0] != b'-'
+                && b[b.len() - 1] != b'-'
+        })
+}
+
 fn is_label(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()

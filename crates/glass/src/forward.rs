@@ -73,12 +73,8 @@ impl Forwards {
 
     /// kubectl's arguments for `r`: none is a secret, every name checked.
     pub fn args(&self, r: &ForwardRequest) -> Vec<String> {
-        let mut a = Vec::new();
-        if let Some(k) = &self.kubeconfig {
-            a.push(format!("--kubeconfig={}", k.display()));
-        }
+        let mut a = crate::proxy::context_args(self.kubeconfig.as_deref(), &self.context);
         a.extend([
-            format!("--context={}", self.context),
             "port-forward".into(),
             format!("--namespace={}", r.namespace),
             "--address=127.0.0.1".into(),

@@ -49,12 +49,8 @@ pub struct Spec {
 impl Spec {
     /// kubectl's arguments: none of them is a secret.
     pub fn args(&self) -> Vec<String> {
-        let mut a = Vec::new();
-        if let Some(k) = &self.kubeconfig {
-            a.push(format!("--kubeconfig={}", k.display()));
-        }
+        let mut a = context_args(self.kubeconfig.as_deref(), &self.context);
         a.extend([
-            format!("--context={}", self.context),
             "proxy".into(),
             format!("--unix-socket={}", self.socket.display()),
             format!("--reject-paths={}", reject_paths(self.exec)),
@@ -124,6 +120,17 @@ impl Drop for Proxy {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// The person's kubeconfig (when given) and context, as every kubectl the
+/// launcher runs gets them.
+pub fn context_args(kubeconfig: Option<&Path>, context: &str) -> Vec<String> {
+    let mut a = Vec::new();
+    if let Some(k) = kubeconfig {
+        a.push(format!("--kubeconfig={}", k.display()));
+    }
+    a.push(format!("--context={context}"));
+    a
 }
 
 /// [`REJECT_PATHS`] as kubectl takes it: comma-separated. With `exec`
