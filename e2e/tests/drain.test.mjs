@@ -26,6 +26,10 @@ const app = withApp(port(0), {
       spec: { taints: [{ key: 'e2e-drain', value: SUFFIX, effect: 'NoSchedule' }] },
       status: { allocatable: { cpu: '32', memory: '128Gi', pods: '110' }, capacity: { cpu: '32', memory: '128Gi', pods: '110' } },
     });
+    // Ready before the pods are scheduled: a node kwok has not yet made
+    // Ready takes none, and its preferred pods go elsewhere for good (seen
+    // once in CI: no pod on the node after 90 s).
+    kubectl('wait', '--for=condition=Ready', `node/${NODE}`, '--timeout=60s');
     apply({
       apiVersion: 'apps/v1', kind: 'Deployment',
       metadata: { name: APP, namespace: NS },
