@@ -24,7 +24,7 @@ export const env = (name) => {
  * up, in the order below; `ports('views')(1)` is the views file's second.
  */
 const PORT_FILES = ['skeleton', 'actions', 'safety', 'views', 'origin', 'aggregated', 'launcher', 'house',
-  'logs', 'undecodable', 'history', 'edit', 'rollout', 'krew', 'changes', 'create', 'top', 'shell', 'forward', 'drain'];
+  'logs', 'undecodable', 'history', 'edit', 'rollout', 'krew', 'changes', 'create', 'top', 'shell', 'forward', 'drain', 'bulk'];
 const PORTS_PER_FILE = 8;
 export function ports(file) {
   const at = PORT_FILES.indexOf(file);

@@ -22,6 +22,9 @@ const views = [
 const kubectl = (...args) => execFileSync(process.env.KUBECTL ?? 'kubectl', args, { encoding: 'utf8' });
 const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', 'frontend', '-o', 'jsonpath={.spec.replicas}'));
 const FRONTEND = '#/o/deployments.apps/demo-shop/frontend';
+/** A running pod of frontend. */
+const frontendPod = () => kubectl('-n', 'demo-shop', 'get', 'pods', '-l', 'app=frontend', '--field-selector', 'status.phase=Running',
+  '-o', 'jsonpath={.items[0].metadata.name}');
 
 /** Opens frontend's editor with replicas one more than now. */
 async function editReplicas(page) {
@@ -32,6 +35,9 @@ async function editReplicas(page) {
   await text.fill((await text.inputValue()).replace(/^  replicas: \d+$/m, `  replicas: ${now + 1}`));
   return text;
 }
+
+// What a scene leaves to undo once its picture is taken.
+const afterShot = [];
 
 // Scenes that act first: each leaves the page as its picture shows it.
 const scenes = [
@@ -94,6 +100,50 @@ const scenes = [
     await page.getByTestId('edit-conflict').waitFor({ timeout: 30000 });
     await page.getByTestId('edit-conflict').scrollIntoViewIfNeeded();
   }],
+  ['shell', async (page) => {
+    await page.goto(`${base}#/exec/demo-shop/${frontendPod()}`);
+    await page.locator('[data-testid="exec-state"][data-state="open"]').waitFor({ timeout: 30000 });
+    await page.getByTestId('terminal').click();
+    await page.keyboard.type('echo "a shell from $(id -un), $((6*7)) columns of answers"; ls -la /etc | head -12\n');
+    await page.getByTestId('terminal').filter({ hasText: 'columns of answers' }).waitFor({ timeout: 30000 });
+  }],
+  ['forwards', async (page) => {
+    await page.goto(`${base}#/forwards`);
+    await page.getByTestId('forward-namespace').fill('demo-shop');
+    await page.getByTestId('forward-name').fill('frontend');
+    await page.getByTestId('forward-port').fill('80');
+    await page.getByTestId('forward-start').click();
+    await page.getByTestId('forward-row').first().waitFor({ timeout: 30000 });
+  }],
+  ['drain', async (page) => {
+    // A budget that allows no disruption holds the drain at "waiting for
+    // budget" for frontend's pod; the node is uncordoned afterwards.
+    const pod = frontendPod();
+    const node = kubectl('-n', 'demo-shop', 'get', 'pod', pod, '-o', 'jsonpath={.spec.nodeName}');
+    execFileSync(process.env.KUBECTL ?? 'kubectl', ['apply', '-f', '-'], { input: JSON.stringify({
+      apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'shot-hold', namespace: 'demo-shop' },
+      spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'frontend' } } } }) });
+    await page.goto(`${base}#/o/nodes/${node}`);
+    await page.getByTestId('drain-open').click({ timeout: 30000 });
+    await page.getByTestId('drain-force').check();
+    await page.getByTestId('drain-emptydir').check();
+    await page.getByTestId('drain-timeout').fill('25');
+    page.once('dialog', (d) => d.accept());
+    await page.getByTestId('drain-start').click();
+    await page.locator('[data-testid=drain-pod][data-state=budget]').first().waitFor({ timeout: 30000 });
+    await page.getByTestId('drain').scrollIntoViewIfNeeded();
+    afterShot.push(() => {
+      kubectl('-n', 'demo-shop', 'delete', 'pdb', 'shot-hold', '--ignore-not-found');
+      kubectl('uncordon', node);
+    });
+  }],
+  ['bulk', async (page) => {
+    await page.goto(`${base}#/r/deployments.apps?ns=demo-shop`);
+    await page.locator('[data-testid=resource-row][data-key^="demo-shop/"]').first().waitFor({ timeout: 30000 });
+    await page.getByTestId('mark-all').check();
+    await page.getByTestId('bulk-restart').click({ timeout: 30000 });
+    await page.getByTestId('bulk-tally').filter({ hasText: 'will be sent' }).waitFor({ timeout: 30000 });
+  }],
   ['create', async (page) => {
     await page.goto(`${base}#/create`);
     await page.getByTestId('create-text').fill(`apiVersion: v1
@@ -144,6 +194,7 @@ for (const scheme of ['light', 'dark']) {
     const path = `${out}/${name}${scheme === 'dark' ? '-dark' : ''}.png`;
     await page.screenshot({ path });
     console.log(path);
+    for (const undo of afterShot.splice(0)) undo();
   }
   if (only && !only.includes('palette')) { await page.close(); continue; }
   await page.keyboard.press(':');

@@ -125,6 +125,7 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
                 ActionKind::Cordon(true) => format!("cordon {target}"),
                 ActionKind::Cordon(false) => format!("uncordon {target}"),
                 ActionKind::Labels(_) => format!("set the labels of {target}"),
+                ActionKind::Annotations(_) => format!("set the annotations of {target}"),
                 ActionKind::Edit(_) => format!("write the edit of {target}"),
                 ActionKind::RollBack(to) => {
                     format!("roll {target} back to revision {}", to.revision)
@@ -144,6 +145,9 @@ pub fn outcome_text(action: &Action, result: &ActionResult) -> Outcome {
         (ActionResult::Done { .. }, ActionKind::Cordon(true)) => format!("Cordoned {target}"),
         (ActionResult::Done { .. }, ActionKind::Cordon(false)) => format!("Uncordoned {target}"),
         (ActionResult::Done { .. }, ActionKind::Labels(_)) => format!("Labels of {target} set"),
+        (ActionResult::Done { .. }, ActionKind::Annotations(_)) => {
+            format!("Annotations of {target} set")
+        }
         (ActionResult::Done { .. }, ActionKind::Edit(_)) => format!("Edited {target}"),
         (
             ActionResult::Done {

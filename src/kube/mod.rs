@@ -106,6 +106,7 @@ use crate::model::resolve::{Unresolved, usable};
 use crate::model::time::Seconds;
 
 pub mod access;
+pub mod bulk;
 pub mod cluster;
 pub mod create;
 pub mod edit;

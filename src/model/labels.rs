@@ -105,6 +105,37 @@ pub fn parse_label_changes(text: &str) -> Result<Vec<LabelChange>, String> {
     Ok(out)
 }
 
+/// Parses annotation changes, one a line: `key=value` sets (the value is
+/// the rest of the line, commas and spaces included; annotation values
+/// are free text), `key-` removes. Keys follow the label keys' rule.
+pub fn parse_annotation_changes(text: &str) -> Result<Vec<LabelChange>, String> {
+    let mut out: Vec<LabelChange> = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let change = match line.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), Some(v.to_string())),
+            None => match line.strip_suffix('-') {
+                Some(k) => (k.to_string(), None),
+                None => {
+                    return Err(format!(
+                        "“{line}”: write key=value to set or key- to remove, one a line"
+                    ));
+                }
+            },
+        };
+        if let Some(p) = key_problem(&change.0) {
+            return Err(format!("“{}” is not a valid annotation key: {p}", change.0));
+        }
+        if out.iter().any(|(k, _)| *k == change.0) {
+            return Err(format!("“{}” is changed twice", change.0));
+        }
+        out.push(change);
+    }
+    if out.is_empty() {
+        return Err("no annotation changes given".into());
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,5 +199,21 @@ mod tests {
             parse_label_changes(" , "),
             Err("no label changes given".into())
         );
+    }
+
+    #[test]
+    fn annotations_take_the_rest_of_the_line_as_their_value() {
+        assert_eq!(
+            parse_annotation_changes("note=owned by shop, since 2024\n\nold-\nexample.com/x="),
+            Ok(vec![
+                ("note".into(), Some("owned by shop, since 2024".into())),
+                ("old".into(), None),
+                ("example.com/x".into(), Some(String::new())),
+            ])
+        );
+        assert!(parse_annotation_changes("Bad Key=1").is_err());
+        assert!(parse_annotation_changes("just words").is_err());
+        assert!(parse_annotation_changes("a=1\na=2").is_err());
+        assert!(parse_annotation_changes("  ").is_err());
     }
 }

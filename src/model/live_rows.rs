@@ -164,6 +164,11 @@ impl LiveRows {
         }
     }
 
+    /// True when the row `key` is there and not fading out.
+    pub fn is_live(&self, key: &str) -> bool {
+        self.model.get(key).is_some() && !self.leaving.contains_key(key)
+    }
+
     /// Rows that are not fading out.
     pub fn live_len(&self) -> usize {
         self.model.len() - self.leaving.len()

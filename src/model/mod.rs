@@ -27,7 +27,12 @@
 //! the resource an `apiVersion` and `kind` name (`resource_of`: owner
 //! links and an Event's involved object alike), a typed replica count.
 //! `labels`: label edits checked by apimachinery's rules (qualified-name
-//! keys, 63-character values). `yaml`: JSON as kubectl prints YAML,
+//! keys, 63-character values), and annotation edits (one a line, free
+//! values). `marks`: a table's marked rows by key (click, Shift-click's
+//! range, Space, all that match the filter), surviving sorting and live
+//! changes, dropping deleted rows. `bulk`: the verbs a kind offers for
+//! marked rows, the review each needs, the one confirmation's question, and
+//! each object's fate (allowed, refused and why, done, failed and why). `yaml`: JSON as kubectl prints YAML,
 //! managedFields folded. `problem`: failures sorted into forbidden, not
 //! found, unreachable, invalid and other, each with its own words
 //! (`explain("list nodes cluster-wide")`). `unread`: what an informer
@@ -111,6 +116,7 @@
 //! each one's `revision`, the template in its `data` without the
 //! `$patch: replace` mark).
 
+pub mod bulk;
 pub mod cells;
 pub mod connection;
 pub mod create;
@@ -127,6 +133,7 @@ pub mod live_rows;
 pub mod log_merge;
 pub mod log_page;
 pub mod logs;
+pub mod marks;
 pub mod metrics;
 pub mod namespaces;
 pub mod objects;

@@ -127,3 +127,107 @@ fn may_create_reads_the_rules_review_of_the_namespace() {
     );
     server.verify();
 }
+
+// A bulk action's reviews: one per namespace; where the namespace says no,
+// each object there by name (a Role may name objects), at most the cap
+// given; answers are kept, so asking again sends nothing.
+#[test]
+fn many_objects_are_asked_per_namespace_then_by_name_and_answers_are_kept() {
+    use kubeglass_kubectl::access::{Reviews, Verdict};
+    let server = FakeApiServer::new();
+    let client = RestClient::new(Rc::new(server.clone()));
+    let spec = |ns: &str, name: &str| {
+        json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": {"verb": "delete", "group": "", "resource": "configmaps",
+                "name": name, "namespace": ns, "subresource": ""}}})
+    };
+    let answer = |ns: &str, name: &str, allowed: bool| {
+        server
+            .expect(Method::POST, REVIEW_PATH)
+            .body(spec(ns, name))
+            .reply(Reply::json(201, review(allowed, "")));
+    };
+    answer("open", "", true);
+    answer("shut", "", false);
+    answer("shut", "a", true);
+    answer("shut", "b", false);
+    let what = AccessQuery {
+        verb: "delete".into(),
+        resource: "configmaps".into(),
+        ..Default::default()
+    };
+    let objects: Vec<(Option<String>, String)> = [
+        ("open", "x"),
+        ("shut", "a"),
+        ("open", "y"),
+        ("shut", "b"),
+        ("shut", "c"),
+    ]
+    .iter()
+    .map(|(ns, n)| (Some(ns.to_string()), n.to_string()))
+    .collect();
+    let reviews = Reviews::new(client);
+    let verdicts = block_on(reviews.each(&what, &objects, 2));
+    assert!(
+        matches!(
+            verdicts.as_slice(),
+            [
+                Verdict::Allowed,
+                Verdict::Allowed,
+                Verdict::Allowed,
+                Verdict::Denied { reason: None },
+                Verdict::NotAsked,
+            ]
+        ),
+        "{verdicts:?}"
+    );
+    server.verify();
+    // Asked again: every answer is kept; only "c" (never asked) goes out.
+    answer("shut", "c", false);
+    let again = block_on(reviews.each(&what, &objects, 10));
+    let allowed: Vec<bool> = again.iter().map(Verdict::allowed).collect();
+    assert_eq!(allowed, [true, true, true, false, false]);
+    assert!(
+        matches!(again[4], Verdict::Denied { reason: None }),
+        "{again:?}"
+    );
+    server.verify();
+    assert_eq!(reviews.kept(), 5);
+}
+
+// A failure to ask is kept apart from "no", and is not kept: the next
+// time asks again.
+#[test]
+fn a_bulk_review_that_could_not_be_asked_is_unknown_and_asked_again() {
+    use kubeglass_kubectl::access::{Reviews, Verdict};
+    let server = FakeApiServer::new();
+    let client = RestClient::new(Rc::new(server.clone()));
+    server
+        .expect(Method::POST, REVIEW_PATH)
+        .reply(Reply::status(500, "InternalError", "etcd is away"));
+    let what = AccessQuery {
+        verb: "patch".into(),
+        resource: "nodes".into(),
+        ..Default::default()
+    };
+    let objects = vec![(None, "n1".to_string()), (None, "n2".to_string())];
+    let reviews = Reviews::new(client);
+    let verdicts = block_on(reviews.each(&what, &objects, 10));
+    assert!(
+        matches!(
+            verdicts.as_slice(),
+            [Verdict::Unknown(_), Verdict::Unknown(_)]
+        ),
+        "{verdicts:?}"
+    );
+    server.verify();
+    server
+        .expect(Method::POST, REVIEW_PATH)
+        .reply(Reply::json(201, review(true, "")));
+    let again = block_on(reviews.each(&what, &objects, 10));
+    assert!(
+        matches!(again.as_slice(), [Verdict::Allowed, Verdict::Allowed]),
+        "{again:?}"
+    );
+    server.verify();
+}

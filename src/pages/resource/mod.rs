@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::platform::spawn;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
+use kubeglass_kubectl::access::Reviews;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
@@ -28,12 +29,15 @@ use crate::model::table::Sort;
 use crate::model::time::Seconds;
 use crate::prefs;
 
+mod bulk;
 mod header;
 mod ring;
+mod shell;
 mod state;
 mod toolbar;
 mod usage;
 
+use bulk::BulkBar;
 use header::TableHeader;
 use ring::Ring;
 use state::{Keys, Table, compile_regex};
@@ -95,6 +99,18 @@ fn LiveTable(
     expire_rows(&kube, now, feed.clone());
 
     let table = table_state(feed.clone(), status, &info);
+    // A deleted row leaves the marks.
+    Effect::new(move |_| {
+        table.changes.track();
+        let gone = table.marks.with_untracked(|m| {
+            !m.is_empty() && table.with_rows(|l| m.iter().any(|k| !l.is_live(k)))
+        });
+        if gone {
+            table.marks.update(|m| {
+                table.with_rows(|l| m.retain(|k| l.is_live(k)));
+            });
+        }
+    });
     let usage_feed = table.usage.map(|of| {
         let (ns, labels, fields) = (namespace.clone(), labels.clone(), fields.clone());
         let feed = StoredValue::new_local(feed.clone());
@@ -115,6 +131,7 @@ fn LiveTable(
         <section class="panel resource-page" data-testid="resource-page" data-namespace=scope>
             <TableHeader table info=info.clone() namespace=namespace.clone()/>
             <Toolbar table info=info.clone() namespace=namespace.clone() labels fields/>
+            <BulkBar table info=info.clone()/>
             {usage_feed}
             <Ring table show_namespace/>
         </section>
@@ -146,12 +163,15 @@ fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceIn
         sort,
         filter,
         selected: RwSignal::new(0),
+        marks: RwSignal::new(Default::default()),
         wide: RwSignal::new(prefs::flag(prefs::WIDE)),
         visible,
         filter_input: NodeRef::new(),
         resource: StoredValue::new(info.qualified_name()),
         usage: usage_of(info),
         usage_on: RwSignal::new(prefs::flag_or(prefs::USAGE, true)),
+        reviews: StoredValue::new_local(Reviews::new(use_kube().client)),
+        shell: shell::shell_column(info),
     }
 }
 

@@ -9,6 +9,7 @@ use kubeglass_client::rest::table::TableColumn;
 use leptos::ev::{Event, KeyboardEvent};
 use leptos::prelude::*;
 
+use super::shell::{ShellLink, ask_namespaces, open_shell};
 use super::state::Table;
 use crate::components::keys::{modified, on_keys, typing};
 use crate::components::scroll::ScrollWindow;
@@ -40,6 +41,10 @@ struct RowView {
     key: String,
     class: String,
     namespace: String,
+    /// Marked for an action on many rows.
+    marked: bool,
+    /// Its `Status` column says Running (a pod a shell can open in).
+    running: bool,
     /// Why the row is shown as its last good copy, when it is stale.
     stale: Option<String>,
     /// (text, class) of each cell shown.
@@ -60,6 +65,15 @@ pub fn Ring(table: Table, show_namespace: bool) -> impl IntoView {
     let on_scroll = move |ev: Event| scroll.on_scroll(&ev);
     let body_ref = NodeRef::<leptos::html::Div>::new();
     on_table_keys(table, body_ref);
+    // A pod table asks, for each namespace in view, whether a shell may open there.
+    if table.shell.is_some() {
+        Effect::new(move |_| {
+            let mut spaces: Vec<String> = window_rows.with(|(_, rows)| rows.iter().map(|r| r.namespace.clone()).collect());
+            spaces.sort();
+            spaces.dedup();
+            ask_namespaces(table, spaces);
+        });
+    }
     view! {
         <div class="vtable" role="table" aria-rowcount=move || (rows_shown() + 1).to_string()>
             <RingHeader table show_namespace/>
@@ -109,15 +123,21 @@ fn window_rows(
         let sel = table.selected.get();
         let stale = table.stale.get();
         table.changes.track();
-        let rows = table.with_rows(|l| {
-            keys.into_iter()
-                .enumerate()
-                .filter_map(|(j, k)| {
-                    let mut row = row_view(l, first + j, k, sel, &cols, t)?;
-                    mark_stale(&mut row, &stale);
-                    Some(row)
-                })
-                .collect::<Vec<_>>()
+        let rows = table.marks.with(|marks| {
+            table.with_rows(|l| {
+                keys.into_iter()
+                    .enumerate()
+                    .filter_map(|(j, k)| {
+                        let mut row = row_view(l, first + j, k, sel, &cols, t)?;
+                        mark_stale(&mut row, &stale);
+                        if marks.contains(&row.key) {
+                            row.marked = true;
+                            row.class.push_str(" marked");
+                        }
+                        Some(row)
+                    })
+                    .collect::<Vec<_>>()
+            })
         });
         (slots, rows)
     })
@@ -160,12 +180,18 @@ fn row_view(
             let cls = format!("vcell{name} {}", cell_class(c, &text));
             (text, cls)
         })
-        .collect();
+        .collect::<Vec<(String, String)>>();
+    let running = cols
+        .iter()
+        .position(|(_, c)| c.name == "Status")
+        .is_some_and(|j| cells.get(j).is_some_and(|c| c.0 == "Running"));
     Some(RowView {
         index,
         namespace: row.metadata.namespace.clone().unwrap_or_default(),
         key,
         class,
+        marked: false,
+        running,
         stale: None,
         cells,
     })
@@ -194,7 +220,7 @@ fn scroll_row_into_view(body_ref: NodeRef<leptos::html::Div>, i: usize) {
     }
 }
 
-/// Keys: / filter, j/k move, Enter opens, w wide, Esc clears.
+/// Keys: / filter, j/k move, Space marks, Enter opens, s a shell (pods), w wide, Esc clears.
 fn on_table_keys(table: Table, body_ref: NodeRef<leptos::html::Div>) {
     on_keys(move |ev: KeyboardEvent| {
         let typing = typing(&ev);
@@ -224,6 +250,21 @@ fn on_table_keys(table: Table, body_ref: NodeRef<leptos::html::Div>) {
                 ev.prevent_default();
                 select(table.selected.get_untracked().saturating_sub(1));
             }
+            " " if !typing && n > 0 => {
+                // k9s's mark: Space marks the cursor's row and moves on.
+                ev.prevent_default();
+                let i = table.selected.get_untracked().min(n - 1);
+                if let Some(k) = untrack(|| table.keys_in(i..i + 1)).pop() {
+                    table.mark(&k, false);
+                }
+                select((i + 1).min(n - 1));
+            }
+            "s" if !typing && !modified(&ev) && n > 0 && table.shell.is_some() => {
+                let i = table.selected.get_untracked().min(n - 1);
+                if let Some(k) = untrack(|| table.keys_in(i..i + 1)).pop() {
+                    open_shell(table, &k);
+                }
+            }
             "w" if !typing && !modified(&ev) && untrack(|| table.has_wide()) => table.toggle_wide(),
             "Enter" if !typing && n > 0 => {
                 let i = table.selected.get_untracked().min(n - 1);
@@ -243,6 +284,19 @@ fn RingHeader(table: Table, show_namespace: bool) -> impl IntoView {
     let arrow = move |i: usize| table.sort.get().arrow(Some(i));
     view! {
         <div class="vrow vhead" role="row" aria-rowindex="1">
+            <span class="vcell mark" role="columnheader">
+                <input type="checkbox" data-testid="mark-all" aria-label="Mark every row that matches the filter"
+                    title="Mark every row that matches the filter"
+                    prop:checked=move || all_marked(table)
+                    on:change=move |ev| {
+                        let keys = table.all_keys();
+                        if event_target_checked(&ev) {
+                            table.marks.update(|m| m.mark_all(keys));
+                        } else {
+                            table.marks.update(|m| m.clear());
+                        }
+                    }/>
+            </span>
             {show_namespace.then(|| view! {
                 <button class="vcell sortable ns" role="columnheader" data-testid="column-header"
                     on:click=move |_| table.sort.update(|s| *s = s.toggled(None))>
@@ -260,8 +314,16 @@ fn RingHeader(table: Table, show_namespace: bool) -> impl IntoView {
                     </button>
                 }
             />
+            {table.shell.is_some().then(|| view! { <span class="vcell shell-cell" role="columnheader"></span> })}
         </div>
     }
+}
+
+/// True when every row shown is marked (and there is one).
+fn all_marked(table: Table) -> bool {
+    let n = table.visible.with(|k| k.len);
+    let marked = table.marks.with(|m| m.len());
+    n > 0 && marked >= n && table.marks.with(|m| table.all_keys().iter().all(|k| m.contains(k)))
 }
 
 /// One slot of the ring: a DOM row showing whichever row of the window
@@ -286,15 +348,32 @@ fn RingRow(
         <div class=field(|r| r.class.clone()) role="row" data-testid="resource-row"
             id=slot_id(ring, slot)
             data-key=field(|r| r.key.clone())
+            data-marked=move || row.with(|r| r.as_ref().is_some_and(|r| r.marked).then_some("true"))
             data-stale=move || row.with(|r| r.as_ref().is_some_and(|r| r.stale.is_some()).then_some("true"))
             title=move || row.with(|r| r.as_ref().and_then(|r| r.stale.clone()))
             aria-rowindex=field(|r| (r.index + 2).to_string())
             style:transform=field(|r| format!("translateY({}px)", r.index as f64 * ROW_HEIGHT))
-            on:click=move |_| {
-                if let Some(k) = row.with_untracked(|r| r.as_ref().map(|r| r.key.clone())) {
+            on:click=move |ev: leptos::ev::MouseEvent| {
+                let Some(k) = row.with_untracked(|r| r.as_ref().map(|r| r.key.clone())) else { return };
+                // Shift-click marks a range, Ctrl- or Cmd-click one row;
+                // a plain click opens it.
+                if ev.shift_key() || ev.ctrl_key() || ev.meta_key() {
+                    ev.prevent_default();
+                    table.mark(&k, ev.shift_key());
+                } else {
                     table.open(&k);
                 }
             }>
+            <span class="vcell mark" role="cell" on:click=move |ev: leptos::ev::MouseEvent| {
+                ev.stop_propagation();
+                if let Some(k) = row.with_untracked(|r| r.as_ref().map(|r| r.key.clone())) {
+                    table.mark(&k, ev.shift_key());
+                }
+            }>
+                <input type="checkbox" data-testid="row-mark" tabindex="-1" aria-label="Mark this row"
+                    prop:checked=move || row.with(|r| r.as_ref().is_some_and(|r| r.marked))
+                    on:click=|ev: leptos::ev::MouseEvent| ev.prevent_default()/>
+            </span>
             {show_namespace.then(|| view! { <span class="vcell ns" role="cell">{field(|r| r.namespace.clone())}</span> })}
             <For
                 each=move || 0..cells.get()
@@ -306,6 +385,10 @@ fn RingRow(
                     view! { <span class=cell(|c| c.1.clone()) role="cell">{cell(|c| c.0.clone())}</span> }
                 }
             />
+            {table.shell.is_some().then(|| {
+                let key = Signal::derive(move || row.with(|r| r.as_ref().map(|r| (r.key.clone(), r.running))));
+                view! { <ShellLink table key/> }
+            })}
         </div>
     }
 }

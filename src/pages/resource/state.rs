@@ -11,6 +11,7 @@ use leptos::prelude::*;
 
 use crate::model::filter::Test;
 use crate::model::live_rows::{LiveRows, More};
+use crate::model::marks::Marks;
 use crate::model::metrics::{UsageOf, is_usage_column};
 use crate::model::table::Sort;
 use crate::prefs;
@@ -55,6 +56,8 @@ pub struct Table {
     pub sort: RwSignal<Sort>,
     pub filter: RwSignal<String>,
     pub selected: RwSignal<usize>,
+    /// The marked rows (click's box, Shift-click, Space, all that match).
+    pub marks: RwSignal<Marks>,
     pub wide: RwSignal<bool>,
     pub visible: Memo<Keys>,
     /// The filter box (`/` focuses it).
@@ -64,6 +67,11 @@ pub struct Table {
     pub usage: Option<UsageOf>,
     /// Whether they are shown (remembered).
     pub usage_on: RwSignal<bool>,
+    /// The access reviews asked for this table (marked rows' verbs, Shell
+    /// links), each answer kept while the table is open.
+    pub reviews: StoredValue<kubeglass_kubectl::access::Reviews, LocalStorage>,
+    /// A pod table's Shell links, by namespace (see `shell`).
+    pub shell: Option<RwSignal<std::collections::HashMap<String, Option<bool>>>>,
 }
 
 impl Table {
@@ -84,6 +92,23 @@ impl Table {
                     .unwrap_or_default()
             }),
         })
+    }
+
+    /// Every key the table shows, in order (all that match the filter).
+    pub fn all_keys(&self) -> Vec<String> {
+        let n = self.visible.with_untracked(|k| k.len);
+        untrack(|| self.keys_in(0..n))
+    }
+
+    /// Marks or unmarks row `key`; with Shift, every row from the last one
+    /// clicked to it.
+    pub fn mark(&self, key: &str, shift: bool) {
+        if shift {
+            let order = self.all_keys();
+            self.marks.update(|m| m.extend_to(key, &order));
+        } else {
+            self.marks.update(|m| m.toggle(key));
+        }
     }
 
     /// Opens the object page of the row `key`.

@@ -1,5 +1,5 @@
 //! User actions (scale, delete, restart rollout, cordon/uncordon, edit labels,
-//! edit, create, roll back) through a rate-limited work queue, retried where
+//! annotations, edit, create, roll back) through a rate-limited work queue, retried where
 //! a retry cannot do harm, and recorded as Kubernetes Events by the app's
 //! [`EventRecorder`]; one function per verb in [`verbs`], as kubectl has one
 //! helper per verb.
@@ -113,6 +113,9 @@ pub enum ActionKind {
     Cordon(bool),
     /// Set (Some) or remove (None) labels.
     Labels(Vec<(String, Option<String>)>),
+    /// Set (Some) or remove (None) annotations (`kubectl annotate
+    /// --overwrite`).
+    Annotations(Vec<(String, Option<String>)>),
     /// Write what the person changed: a JSON merge patch ([`patch`]) that
     /// carries the resourceVersion the edit began from. A 409 Conflict is
     /// final, never retried: the person decides what to do with the newer
@@ -135,6 +138,7 @@ impl ActionKind {
             ActionKind::Cordon(true) => "cordon",
             ActionKind::Cordon(false) => "uncordon",
             ActionKind::Labels(_) => "set labels",
+            ActionKind::Annotations(_) => "set annotations",
             ActionKind::Edit(_) => "write the edit",
             ActionKind::RollBack(..) => "roll back",
             ActionKind::Create(_) => "create the object",
@@ -161,6 +165,7 @@ impl ActionKind {
             ActionKind::Cordon(true) => "Cordoned",
             ActionKind::Cordon(false) => "Uncordoned",
             ActionKind::Labels(_) => "LabelsEdited",
+            ActionKind::Annotations(_) => "AnnotationsEdited",
             ActionKind::Edit(_) => "Edited",
             ActionKind::RollBack(..) => "RolledBack",
             ActionKind::Create(_) => "Created",

@@ -46,7 +46,12 @@ pub(super) async fn execute(
         ActionKind::Edit(patch) => edit(&api, &a.name, patch).await,
         ActionKind::Create(object) => create(&api, a, object).await,
         ActionKind::RollBack(to) => roll_back(client, &api, &a.name, to).await,
-        ActionKind::Labels(changes) => labels(client, &api, &a.name, changes).await,
+        ActionKind::Labels(changes) => {
+            metadata_map(client, &api, &a.name, MetadataMap::Labels, changes).await
+        }
+        ActionKind::Annotations(changes) => {
+            metadata_map(client, &api, &a.name, MetadataMap::Annotations, changes).await
+        }
     }
 }
 
@@ -318,23 +323,46 @@ async fn roll_back(
     ))
 }
 
-/// `kubectl label`: read the metadata only (a Secret's data never comes
-/// back), then merge-patch the labels with that resourceVersion, so a
-/// concurrent change answers 409 Conflict and is retried.
-async fn labels(
+/// Which of an object's metadata maps a write changes.
+#[derive(Clone, Copy)]
+enum MetadataMap {
+    Labels,
+    Annotations,
+}
+
+impl MetadataMap {
+    /// Its field under `metadata`.
+    fn field(self) -> &'static str {
+        match self {
+            MetadataMap::Labels => "labels",
+            MetadataMap::Annotations => "annotations",
+        }
+    }
+}
+
+/// `kubectl label` and `kubectl annotate --overwrite`: read the metadata
+/// only (a Secret's data never comes back), then merge-patch the labels or
+/// annotations with that resourceVersion, so a concurrent change answers
+/// 409 Conflict and is retried.
+async fn metadata_map(
     client: &RestClient,
     api: &Api<DynamicObject>,
     name: &str,
+    map: MetadataMap,
     changes: &[(String, Option<String>)],
 ) -> Result<Written, Error> {
     let current = api.get_metadata(name).await?;
-    let labels: serde_json::Map<String, Value> = changes
+    let entries: serde_json::Map<String, Value> = changes
         .iter()
         .map(|(k, v)| (k.clone(), v.clone().map_or(json!(null), |v| json!(v))))
         .collect();
-    let patch = json!({"metadata": {
-        "resourceVersion": current.metadata.resource_version,
-        "labels": labels}});
+    let mut metadata = serde_json::Map::new();
+    metadata.insert(
+        "resourceVersion".into(),
+        json!(current.metadata.resource_version),
+    );
+    metadata.insert(map.field().into(), Value::Object(entries));
+    let patch = json!({ "metadata": metadata });
     let req = kube_core::Request::new(api.path().to_string()).patch(
         name,
         &PatchParams::default(),
@@ -349,8 +377,12 @@ async fn labels(
             None => format!("{k}-"),
         })
         .collect();
+    let what = match map {
+        MetadataMap::Labels => "Labels",
+        MetadataMap::Annotations => "Annotations",
+    };
     Ok(Written::new(
         o.metadata.uid,
-        format!("Labels {} set by kubeglass", list.join(", ")),
+        format!("{what} {} set by kubeglass", list.join(", ")),
     ))
 }

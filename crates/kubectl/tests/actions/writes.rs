@@ -122,6 +122,55 @@ fn labels_are_merge_patched_from_metadata_only() {
     server.verify();
 }
 
+// `kubectl annotate --overwrite`: the same read of metadata only and one
+// merge patch, of `metadata.annotations`, never of the labels.
+#[test]
+fn annotations_are_merge_patched_from_metadata_only() {
+    let server = FakeApiServer::new();
+    let path = "/api/v1/namespaces/shop/configmaps/app";
+    server.expect_get("/api/v1").reply(Reply::json(
+        200,
+        json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+            {"name": "configmaps", "singularName": "configmap", "namespaced": true,
+             "kind": "ConfigMap", "verbs": ["get", "patch"]}]}),
+    ));
+    let meta = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"name": "app", "namespace": "shop", "uid": "uid-app", "resourceVersion": "7",
+                     "annotations": {"old": "x"}}});
+    server
+        .expect_get(path)
+        .header(
+            "accept",
+            "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+        )
+        .reply(Reply::json(200, meta.clone()));
+    server
+        .expect(Method::PATCH, path)
+        .body(json!({"metadata": {"resourceVersion": "7",
+            "annotations": {"note": "owned by the shop team", "old": null}}}))
+        .reply(Reply::json(200, meta));
+    let results = run_one(
+        &server,
+        Action {
+            resource: ApiResource::from_gvk_with_plural(
+                &GroupVersionKind::gvk("", "v1", "ConfigMap"),
+                "configmaps",
+            ),
+            namespace: Some("shop".into()),
+            name: "app".into(),
+            kind: ActionKind::Annotations(vec![
+                ("note".into(), Some("owned by the shop team".into())),
+                ("old".into(), None),
+            ]),
+        },
+    );
+    assert!(
+        matches!(results.as_slice(), [ActionResult::Done { attempts: 1, .. }]),
+        "{results:?}"
+    );
+    server.verify();
+}
+
 // An edit is one merge patch of what the person changed, carrying the
 // resourceVersion it began from (as the field manager kubeglass); a 409
 // Conflict ends it at once (the person decides, nothing retries it over the
