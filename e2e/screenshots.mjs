@@ -116,26 +116,36 @@ const scenes = [
     await page.getByTestId('forward-row').first().waitFor({ timeout: 30000 });
   }],
   ['drain', async (page) => {
-    // A budget that allows no disruption holds the drain at "waiting for
-    // budget" for frontend's pod; the node is uncordoned afterwards.
-    const pod = frontendPod();
-    const node = kubectl('-n', 'demo-shop', 'get', 'pod', pod, '-o', 'jsonpath={.spec.nodeName}');
-    execFileSync(process.env.KUBECTL ?? 'kubectl', ['apply', '-f', '-'], { input: JSON.stringify({
-      apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'shot-hold', namespace: 'demo-shop' },
-      spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'frontend' } } } }) });
+    // A node of its own (kwok runs it) with two pods of a Deployment behind
+    // a budget that allows no disruption: the drain holds at "waiting for
+    // budget". All of it is deleted once the picture is taken.
+    const apply = (o) => execFileSync(process.env.KUBECTL ?? 'kubectl', ['apply', '-f', '-'], { input: JSON.stringify(o) });
+    const node = 'shot-drain';
+    apply({ apiVersion: 'v1', kind: 'Node',
+      metadata: { name: node, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { 'kubernetes.io/hostname': node, type: 'kwok' } },
+      spec: { taints: [{ key: 'shot-drain', value: 'yes', effect: 'NoSchedule' }] },
+      status: { allocatable: { cpu: '8', memory: '32Gi', pods: '110' }, capacity: { cpu: '8', memory: '32Gi', pods: '110' } } });
+    kubectl('wait', '--for=condition=Ready', `node/${node}`, '--timeout=60s');
+    apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shot-drain', namespace: 'demo-shop' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'shot-drain' } }, template: {
+        metadata: { labels: { app: 'shot-drain' } },
+        spec: { nodeSelector: { 'kubernetes.io/hostname': node },
+          tolerations: [{ key: 'shot-drain', operator: 'Exists', effect: 'NoSchedule' }],
+          containers: [{ name: 'web', image: 'registry.example/shot/web:1' }] } } } });
+    apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'shot-drain', namespace: 'demo-shop' },
+      spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'shot-drain' } } } });
+    kubectl('-n', 'demo-shop', 'rollout', 'status', 'deployment/shot-drain', '--timeout=60s');
+    afterShot.push(() => {
+      kubectl('-n', 'demo-shop', 'delete', 'deployment,pdb', 'shot-drain', '--ignore-not-found');
+      kubectl('delete', 'node', node, '--ignore-not-found');
+    });
     await page.goto(`${base}#/o/nodes/${node}`);
     await page.getByTestId('drain-open').click({ timeout: 30000 });
-    await page.getByTestId('drain-force').check();
-    await page.getByTestId('drain-emptydir').check();
-    await page.getByTestId('drain-timeout').fill('25');
+    await page.getByTestId('drain-timeout').fill('30');
     page.once('dialog', (d) => d.accept());
     await page.getByTestId('drain-start').click();
     await page.locator('[data-testid=drain-pod][data-state=budget]').first().waitFor({ timeout: 30000 });
     await page.getByTestId('drain').scrollIntoViewIfNeeded();
-    afterShot.push(() => {
-      kubectl('-n', 'demo-shop', 'delete', 'pdb', 'shot-hold', '--ignore-not-found');
-      kubectl('uncordon', node);
-    });
   }],
   ['bulk', async (page) => {
     await page.goto(`${base}#/r/deployments.apps?ns=demo-shop`);

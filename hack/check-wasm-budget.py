@@ -29,7 +29,13 @@ Issue #40's round (a shell, port-forwards, drain) took every part to
 Forward and Drain sections; the main module is 1,343,580 B raw, 403,400 B
 brotli, 525,559 B gzip (the browser's exec WebSocket and the Forwards link
 are needed before the first page draws), within its limits. The every-part
-limit is now 3,300,000 B. Issue #30's goal is 450 KB gzip for the first page; the
+limit was then 3,300,000 B. Actions on many objects (issue #40 item 4:
+the marks, the bar, the confirmation and its reviews, the runner) took every
+part from 3,288,563 B to 3,443,230 B, nearly all of it the table page's
+part (`split_resource`, 166,207 → 316,070 B raw; 103,824 B brotli), with
+the drain engine moved from the object page's part to a chunk both share;
+the main module unchanged. The every-part limit is now 3,520,000 B, about
+2% over. Issue #30's goal is 450 KB gzip for the first page; the
 brotli copy, which is what kubectl glass sends, is under it, the gzip copy
 is not.
 
@@ -41,7 +47,7 @@ from pathlib import Path
 
 BUDGET = {"": 1_347_000, ".br": 406_000, ".gz": 526_000}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
-ALL_PARTS_RAW = 3_300_000
+ALL_PARTS_RAW = 3_520_000
 
 
 def main() -> int:

@@ -153,7 +153,7 @@ impl BulkVerb {
     /// what is wrong with it.
     pub fn work(self, text: &str) -> Result<Work, String> {
         let kind = match self {
-            Self::Scale => ActionKind::Scale(parse_replicas("them", text)?),
+            Self::Scale => ActionKind::Scale(parse_replicas("Scale", text)?),
             Self::Restart => ActionKind::RestartRollout,
             Self::Cordon => ActionKind::Cordon(true),
             Self::Uncordon => ActionKind::Cordon(false),

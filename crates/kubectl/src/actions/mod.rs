@@ -55,7 +55,9 @@
 //!   once, when it is asked for, so sending it again changes nothing.
 //!
 //! Each write's kind → resource mapping is confirmed against live discovery
-//! (`DiscoveryClient::confirm`) before it is sent.
+//! (`DiscoveryClient::confirm`) before it is sent; a live confirmation is
+//! kept for `verbs::CONFIRMED_FOR` (10 s), so the writes of one bulk action
+//! share it.
 //!
 //! # The queue
 //!
@@ -297,6 +299,8 @@ pub struct ActionQueue {
     pending: Rc<RefCell<HashMap<u64, Pending>>>,
     next_id: Rc<RefCell<u64>>,
     listeners: Rc<RefCell<Vec<Listener>>>,
+    /// What live discovery confirmed, lately (`verbs::Confirmed`).
+    confirmed: Rc<verbs::Confirmed>,
 }
 
 impl Clone for ActionQueue {
@@ -309,6 +313,7 @@ impl Clone for ActionQueue {
             pending: self.pending.clone(),
             next_id: self.next_id.clone(),
             listeners: self.listeners.clone(),
+            confirmed: self.confirmed.clone(),
         }
     }
 }
@@ -371,6 +376,7 @@ impl ActionQueue {
             pending: Rc::default(),
             next_id: Rc::default(),
             listeners: Rc::default(),
+            confirmed: Rc::default(),
         }
     }
 
@@ -470,7 +476,8 @@ impl ActionQueue {
     /// One attempt: the write, and after an ambiguous failure of a write
     /// that must not be repeated blindly, what a read shows of it.
     async fn attempt(&self, action: &Action, asked_at: Duration) -> Step {
-        let e = match verbs::execute(&self.client, action, asked_at).await {
+        let now = self.clock.now();
+        let e = match verbs::execute(&self.client, &self.confirmed, action, asked_at, now).await {
             Ok(w) => return Step::Done(w),
             Err(e) => e,
         };

@@ -14,30 +14,26 @@ use kubeglass_client::names::validate_name;
 use kubeglass_client::rest::table::METADATA_ACCEPT;
 use kubeglass_client::rest::{Error, RestClient};
 
-/// Performs the action once; `asked_at` is when it was submitted.
+/// Performs the action once; `asked_at` is when it was submitted, `now`
+/// the queue's clock now.
 ///
 /// The mapping from kind to resource the action was built with (from a
 /// discovery cache) is confirmed against live discovery first, so a
-/// stale or poisoned cache can never aim the write at another resource.
+/// stale or poisoned cache can never aim the write at another resource;
+/// `confirmed` keeps what live discovery said for a few seconds, so the
+/// actions of one bulk action share one confirmation.
 pub(super) async fn execute(
     client: &RestClient,
+    confirmed: &Confirmed,
     a: &Action,
     asked_at: Duration,
+    now: Duration,
 ) -> Result<Written, Error> {
     // Names and namespaces are checked before anything is sent, for every
     // kind of action (Delete builds its request itself, below).
     validate_name(&a.name)?;
     let api = target(client, a)?;
-    let r = &a.resource;
-    DiscoveryClient::new(client.clone())
-        .confirm(
-            &r.group,
-            &r.version,
-            &r.plural,
-            &r.kind,
-            Some(a.namespace.is_some()),
-        )
-        .await?;
+    confirmed.confirm(client, a, now).await?;
     match &a.kind {
         ActionKind::Scale(replicas) => scale(client, &api, &a.name, *replicas).await,
         ActionKind::Delete => delete(client, &api, &a.name).await,
@@ -52,6 +48,53 @@ pub(super) async fn execute(
         ActionKind::Annotations(changes) => {
             metadata_map(client, &api, &a.name, MetadataMap::Annotations, changes).await
         }
+    }
+}
+
+/// How long a mapping live discovery confirmed is taken as confirmed.
+pub const CONFIRMED_FOR: Duration = Duration::from_secs(10);
+
+/// The kind → resource mappings live discovery confirmed, each with when.
+/// Only a live answer is kept, never the discovery cache's: what it guards
+/// against (a poisoned or stale cache aiming a write at another resource)
+/// is as ruled out ten seconds later, and a bulk action of 500 deletes asks
+/// discovery once, not 500 times.
+#[derive(Default)]
+pub(super) struct Confirmed(
+    std::cell::RefCell<std::collections::HashMap<(String, String, String, String, bool), Duration>>,
+);
+
+impl Confirmed {
+    /// Confirms `a`'s mapping, live unless it was within [`CONFIRMED_FOR`]
+    /// of `now` (the queue's clock).
+    async fn confirm(&self, client: &RestClient, a: &Action, now: Duration) -> Result<(), Error> {
+        let r = &a.resource;
+        let key = (
+            r.group.clone(),
+            r.version.clone(),
+            r.plural.clone(),
+            r.kind.clone(),
+            a.namespace.is_some(),
+        );
+        let fresh = self
+            .0
+            .borrow()
+            .get(&key)
+            .is_some_and(|at| now.saturating_sub(*at) < CONFIRMED_FOR);
+        if fresh {
+            return Ok(());
+        }
+        DiscoveryClient::new(client.clone())
+            .confirm(
+                &r.group,
+                &r.version,
+                &r.plural,
+                &r.kind,
+                Some(a.namespace.is_some()),
+            )
+            .await?;
+        self.0.borrow_mut().insert(key, now);
+        Ok(())
     }
 }
 

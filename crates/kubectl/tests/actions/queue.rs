@@ -24,7 +24,8 @@ fn a_conflicting_scale_is_retried_and_recorded() {
             "metadata": {"name": "web", "namespace": "shop", "uid": "uid-web", "resourceVersion": "5"},
             "spec": {"replicas": 5}}))
         .reply(Reply::status(409, "Conflict", "the object has been modified"));
-    expect_apps_discovery(&server);
+    // The retry, 5 ms later, writes on the mapping live discovery has just
+    // confirmed: no second discovery request.
     server
         .expect_get(SCALE)
         .reply(Reply::json(200, scale_json("6", 4)));
@@ -166,7 +167,7 @@ fn each_submit_answers_with_its_own_actions_result() {
             "/apis/apps/v1/namespaces/shop/deployments/web",
         )
         .reply(Reply::status(403, "Forbidden", "cannot delete resource"));
-    expect_apps_discovery(&server);
+    // The second delete shares the first one's confirmation.
     server
         .expect(
             Method::DELETE,
@@ -217,4 +218,44 @@ fn each_submit_answers_with_its_own_actions_result() {
         q.submit(delete("never"))
     };
     assert!(futures::executor::block_on(gone).is_none());
+}
+
+#[test]
+fn a_confirmation_is_shared_for_ten_seconds_then_asked_again() {
+    // Three deletes: the first two within 10 s share one discovery request
+    // (as a bulk action's writes do); the third, 10 s later, asks again.
+    let server = FakeApiServer::new();
+    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
+    let client = RestClient::new(Rc::new(server.clone()));
+    let broadcaster = EventBroadcaster::new();
+    let actions = ActionQueue::new(
+        client,
+        broadcaster.recorder("kubeglass", Rc::new(clock.clone())),
+        Rc::new(clock.clone()),
+    );
+    let path = |n: &str| format!("/apis/apps/v1/namespaces/shop/deployments/{n}");
+    let gone = || Reply::json(200, json!({"kind": "Status", "status": "Success"}));
+    expect_apps_discovery(&server);
+    server.expect(Method::DELETE, &path("a")).reply(gone());
+    server.expect(Method::DELETE, &path("b")).reply(gone());
+    let mut pool = LocalPool::new();
+    pool.spawner()
+        .spawn_local(actions.clone().run())
+        .expect("spawn");
+    let delete = |name: &str| Action {
+        resource: deployments(),
+        namespace: Some("shop".into()),
+        name: name.into(),
+        kind: ActionKind::Delete,
+    };
+    let _ = actions.submit(delete("a"));
+    let _ = actions.submit(delete("b"));
+    pool.run_until_stalled();
+    server.verify();
+    clock.advance(Duration::from_secs(10));
+    expect_apps_discovery(&server);
+    server.expect(Method::DELETE, &path("c")).reply(gone());
+    let _ = actions.submit(delete("c"));
+    pool.run_until_stalled();
+    server.verify();
 }
