@@ -122,6 +122,39 @@ test('deleting 50 ConfigMaps marked by a filter: one confirmation, a result each
   await page.getByTestId('bulk-bar').waitFor({ state: 'detached' });
 });
 
+test('Label and Annotate on the marked rows: what is typed is checked, then each object is patched', async () => {
+  const { page } = app;
+  await page.goto(`${app.url}#/`);
+  await page.goto(`${app.url}#/r/configmaps?ns=${NS}`);
+  await page.locator(`[data-testid=resource-row][data-key="${NS}/keep-0"]`).waitFor({ timeout: 30000 });
+  await page.getByTestId('row-filter').fill('keep-');
+  await page.getByTestId('mark-all').check();
+  assert.equal(await page.getByTestId('bulk-count').innerText(), '3 marked');
+  await page.getByTestId('bulk-label').click();
+  const confirm = page.getByTestId('bulk-confirm');
+  await confirm.getByTestId('bulk-tally').filter({ hasText: '3 will be sent' }).waitFor({ timeout: 20000 });
+  // A label value with a space is refused before anything is sent.
+  await confirm.getByTestId('bulk-input').fill('tier=gold plated');
+  await confirm.getByTestId('bulk-go').click();
+  await confirm.getByTestId('bulk-mistake').waitFor();
+  await confirm.getByTestId('bulk-input').fill('tier=gold');
+  await confirm.getByTestId('bulk-go').click();
+  await confirm.getByTestId('bulk-tally').filter({ hasText: '3 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
+  assert.equal(kubectl('-n', NS, 'get', 'configmaps', '-l', 'tier=gold', '-o', 'jsonpath={.items[*].metadata.name}'), 'keep-0 keep-1 keep-2');
+  await confirm.getByTestId('bulk-close').click();
+  // Annotations take the rest of the line, commas and spaces included.
+  await page.getByTestId('bulk-annotate').click();
+  await confirm.getByTestId('bulk-tally').filter({ hasText: '3 will be sent' }).waitFor({ timeout: 20000 });
+  await confirm.getByTestId('bulk-input').fill('example.com/owner=the shop team, since 2024');
+  await confirm.getByTestId('bulk-go').click();
+  await confirm.getByTestId('bulk-tally').filter({ hasText: '3 done' }).waitFor({ timeout: 30000 });
+  for (const n of ['keep-0', 'keep-1', 'keep-2']) {
+    assert.equal(kubectl('-n', NS, 'get', 'configmap', n, '-o', 'jsonpath={.metadata.annotations.example\\.com/owner}'), 'the shop team, since 2024');
+  }
+  await confirm.getByTestId('bulk-close').click();
+  await page.getByTestId('bulk-clear').click();
+});
+
 test('a user who may delete only some: the rest are not sent, and say why', async () => {
   const restricted = await startApp(port(1), process.env.RESTRICTED_KUBECONFIG);
   const browser = await launchBrowser();

@@ -307,6 +307,33 @@ pub fn tally<'a>(fates: impl IntoIterator<Item = &'a Fate>) -> Tally {
     t
 }
 
+/// The confirmation's line of counts: while the reviews are asked, before
+/// the person confirms, and as the results come.
+pub fn tally_words(t: &Tally, started: bool, verb: BulkVerb) -> String {
+    if !started && t.pending > 0 {
+        let asked = t.allowed + t.refused;
+        format!(
+            "Checking what you may do: {asked} of {} asked",
+            asked + t.pending
+        )
+    } else if !started {
+        format!(
+            "{} will be sent; {} you may not {} (not sent)",
+            t.allowed,
+            t.refused,
+            verb.doing()
+        )
+    } else {
+        format!(
+            "{} done, {} refused, {} failed, {} to go",
+            t.done,
+            t.refused,
+            t.failed,
+            t.pending + t.allowed
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

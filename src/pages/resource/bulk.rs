@@ -13,7 +13,7 @@ use crate::actions::Actions;
 use crate::kube::bulk::{self, BulkRun};
 use crate::kube::session::SessionState;
 use crate::kube::use_kube;
-use crate::model::bulk::{BulkVerb, Fate, Input, question, tally};
+use crate::model::bulk::{BulkVerb, Fate, Input, question, tally, tally_words};
 use crate::model::objects::KindActions;
 
 /// How many marked objects the bar asks about by name to decide which
@@ -110,6 +110,35 @@ fn offered_to_person(
     usable
 }
 
+/// What the person typed or ticked for a verb.
+#[derive(Clone, Copy)]
+struct Typed {
+    text: RwSignal<String>,
+    force: RwSignal<bool>,
+    emptydir: RwSignal<bool>,
+    timeout: RwSignal<String>,
+}
+
+impl Typed {
+    fn new() -> Self {
+        Self {
+            text: RwSignal::new(String::new()),
+            force: RwSignal::new(false),
+            emptydir: RwSignal::new(false),
+            timeout: RwSignal::new("300".to_string()),
+        }
+    }
+
+    /// A drain's options from the boxes (kubectl's flags) and the timeout.
+    fn drain(self) -> DrainOptions {
+        let secs = self.timeout.get_untracked().trim().parse::<u64>().unwrap_or(300).max(1);
+        DrainOptions {
+            allow: Allow { unmanaged: self.force.get_untracked(), emptydir_data: self.emptydir.get_untracked() },
+            timeout: Duration::from_secs(secs),
+        }
+    }
+}
+
 /// The one confirmation of a bulk action: the question, what the verb
 /// needs typed, each object's review and then its result.
 #[component]
@@ -120,8 +149,7 @@ fn Confirm(
     open: RwSignal<Option<BulkRun>, LocalStorage>,
 ) -> impl IntoView {
     let verb = run.verb;
-    let text = RwSignal::new(String::new());
-    let (force, emptydir, timeout) = (RwSignal::new(false), RwSignal::new(false), RwSignal::new("300".to_string()));
+    let typed = Typed::new();
     let started = RwSignal::new(false);
     let mistake = RwSignal::new(None::<String>);
     let fates = StoredValue::new(run.fates.clone());
@@ -133,50 +161,24 @@ fn Confirm(
     let actions = expect_context::<Actions>();
     let held = StoredValue::new_local(run.clone());
     let go = move |_| {
-        let work = match verb.work(&text.get_untracked()) {
+        let work = match verb.work(&typed.text.get_untracked()) {
             Ok(w) => w,
             Err(e) => return mistake.set(Some(e)),
         };
         mistake.set(None);
-        let secs = timeout.get_untracked().trim().parse::<u64>().unwrap_or(300).max(1);
-        let drain = DrainOptions {
-            allow: Allow { unmanaged: force.get_untracked(), emptydir_data: emptydir.get_untracked() },
-            timeout: Duration::from_secs(secs),
-        };
         let Some(k) = kube.try_get_value() else { return };
         started.set(true);
-        held.with_value(|run| bulk::start(&k, actions, resource.get_value(), run, work, drain));
+        held.with_value(|run| bulk::start(&k, actions, resource.get_value(), run, work, typed.drain()));
     };
     let question = question(verb, &plural, &run.keys);
-    let shown: Vec<(String, RwSignal<_>)> = run.keys.iter().cloned().zip(run.fates.iter().copied()).take(ROWS_SHOWN).collect();
-    let more = run.keys.len().saturating_sub(ROWS_SHOWN);
     let checking = move || counts.with(|c| !started.get() && c.pending > 0);
     view! {
         <section class="bulk-confirm panel" data-testid="bulk-confirm" data-verb=verb.name() role="dialog" aria-label="Confirm the action on the marked rows">
             <p class="bulk-question" data-testid="bulk-question">{question}</p>
             <Show when=move || !started.get()>
-                {match verb.input() {
-                    Input::None => ().into_any(),
-                    Input::Replicas => view! { <label>"Replicas " <input data-testid="bulk-input" size="5" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/></label> }.into_any(),
-                    Input::Labels => view! { <label>"Labels (key=value to set, key- to remove) " <input data-testid="bulk-input" size="40" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/></label> }.into_any(),
-                    Input::Annotations => view! { <label>"Annotations, one a line (key=value to set, key- to remove)" <textarea data-testid="bulk-input" rows="3" cols="50" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea></label> }.into_any(),
-                    Input::Drain => view! {
-                        <label><input type="checkbox" data-testid="bulk-drain-force" prop:checked=move || force.get() on:change=move |ev| force.set(event_target_checked(&ev))/>" pods with no controller (--force)"</label>
-                        <label><input type="checkbox" data-testid="bulk-drain-emptydir" prop:checked=move || emptydir.get() on:change=move |ev| emptydir.set(event_target_checked(&ev))/>" delete emptyDir data (--delete-emptydir-data)"</label>
-                        <label>"timeout a node (s) "<input data-testid="bulk-drain-timeout" size="5" prop:value=move || timeout.get() on:input=move |ev| timeout.set(event_target_value(&ev))/></label>
-                    }.into_any(),
-                }}
+                <VerbInput verb typed/>
             </Show>
-            <p class="small" data-testid="bulk-tally" role="status">{move || {
-                let c = counts.get();
-                if checking() {
-                    format!("Checking what you may do: {} of {} asked", c.allowed + c.refused, c.allowed + c.refused + c.pending)
-                } else if !started.get() {
-                    format!("{} will be sent; {} you may not {} (not sent)", c.allowed, c.refused, verb.doing())
-                } else {
-                    format!("{} done, {} refused, {} failed, {} to go", c.done, c.refused, c.failed, c.pending + c.allowed)
-                }
-            }}</p>
+            <p class="small" data-testid="bulk-tally" role="status">{move || tally_words(&counts.get(), started.get(), verb)}</p>
             {move || mistake.get().map(|m| view! { <p class="error-box" data-testid="bulk-mistake" role="alert">{m}</p> })}
             <div class="actions">
                 <Show when=move || !started.get()>
@@ -189,18 +191,46 @@ fn Confirm(
                     {move || if started.get() { "Close" } else { "Cancel" }}
                 </button>
             </div>
-            <ol class="bulk-results">
-                {shown.into_iter().map(|(key, fate)| {
-                    let k = key.clone();
-                    view! {
-                        <li data-testid="bulk-result" data-key=k data-state=move || fate.with(|f| f.state())
-                            data-sent=move || fate.with(|f| matches!(f, Fate::Refused { sent: true, .. } | Fate::Done(_) | Fate::Failed(_)).to_string())>
-                            <span class="name">{key}</span>" "<span class="bulk-fate">{move || fate.with(|f| f.words())}</span>
-                        </li>
-                    }
-                }).collect_view()}
-            </ol>
-            {(more > 0).then(|| view! { <p class="muted small">{format!("and {more} more (counted above)")}</p> })}
+            <Results run/>
         </section>
+    }
+}
+
+/// What `verb` asks the person for: replicas, label or annotation changes,
+/// a drain's boxes.
+#[component]
+fn VerbInput(verb: BulkVerb, typed: Typed) -> impl IntoView {
+    let Typed { text, force, emptydir, timeout } = typed;
+    match verb.input() {
+        Input::None => ().into_any(),
+        Input::Replicas => view! { <label>"Replicas " <input data-testid="bulk-input" size="5" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/></label> }.into_any(),
+        Input::Labels => view! { <label>"Labels (key=value to set, key- to remove) " <input data-testid="bulk-input" size="40" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/></label> }.into_any(),
+        Input::Annotations => view! { <label>"Annotations, one a line (key=value to set, key- to remove)" <textarea data-testid="bulk-input" rows="3" cols="50" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea></label> }.into_any(),
+        Input::Drain => view! {
+            <label><input type="checkbox" data-testid="bulk-drain-force" prop:checked=move || force.get() on:change=move |ev| force.set(event_target_checked(&ev))/>" pods with no controller (--force)"</label>
+            <label><input type="checkbox" data-testid="bulk-drain-emptydir" prop:checked=move || emptydir.get() on:change=move |ev| emptydir.set(event_target_checked(&ev))/>" delete emptyDir data (--delete-emptydir-data)"</label>
+            <label>"timeout a node (s) "<input data-testid="bulk-drain-timeout" size="5" prop:value=move || timeout.get() on:input=move |ev| timeout.set(event_target_value(&ev))/></label>
+        }.into_any(),
+    }
+}
+
+/// Each object of `run` with its fate (the first [`ROWS_SHOWN`]).
+#[component]
+fn Results(run: BulkRun) -> impl IntoView {
+    let shown: Vec<(String, RwSignal<Fate>)> = run.keys.iter().cloned().zip(run.fates.iter().copied()).take(ROWS_SHOWN).collect();
+    let more = run.keys.len().saturating_sub(ROWS_SHOWN);
+    view! {
+        <ol class="bulk-results">
+            {shown.into_iter().map(|(key, fate)| {
+                let k = key.clone();
+                view! {
+                    <li data-testid="bulk-result" data-key=k data-state=move || fate.with(|f| f.state())
+                        data-sent=move || fate.with(|f| matches!(f, Fate::Refused { sent: true, .. } | Fate::Done(_) | Fate::Failed(_)).to_string())>
+                        <span class="name">{key}</span>" "<span class="bulk-fate">{move || fate.with(|f| f.words())}</span>
+                    </li>
+                }
+            }).collect_view()}
+        </ol>
+        {(more > 0).then(|| view! { <p class="muted small">{format!("and {more} more (counted above)")}</p> })}
     }
 }

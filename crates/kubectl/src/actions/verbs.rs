@@ -54,15 +54,17 @@ pub(super) async fn execute(
 /// How long a mapping live discovery confirmed is taken as confirmed.
 pub const CONFIRMED_FOR: Duration = Duration::from_secs(10);
 
+/// A write's kind → resource mapping: group, version, plural, kind, and
+/// whether it is namespaced.
+type Mapping = (String, String, String, String, bool);
+
 /// The kind → resource mappings live discovery confirmed, each with when.
 /// Only a live answer is kept, never the discovery cache's: what it guards
 /// against (a poisoned or stale cache aiming a write at another resource)
 /// is as ruled out ten seconds later, and a bulk action of 500 deletes asks
 /// discovery once, not 500 times.
 #[derive(Default)]
-pub(super) struct Confirmed(
-    std::cell::RefCell<std::collections::HashMap<(String, String, String, String, bool), Duration>>,
-);
+pub(super) struct Confirmed(std::cell::RefCell<std::collections::HashMap<Mapping, Duration>>);
 
 impl Confirmed {
     /// Confirms `a`'s mapping, live unless it was within [`CONFIRMED_FOR`]

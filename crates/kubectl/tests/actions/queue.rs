@@ -248,14 +248,14 @@ fn a_confirmation_is_shared_for_ten_seconds_then_asked_again() {
         name: name.into(),
         kind: ActionKind::Delete,
     };
-    let _ = actions.submit(delete("a"));
-    let _ = actions.submit(delete("b"));
+    drop(actions.submit(delete("a")));
+    drop(actions.submit(delete("b")));
     pool.run_until_stalled();
     server.verify();
     clock.advance(Duration::from_secs(10));
     expect_apps_discovery(&server);
     server.expect(Method::DELETE, &path("c")).reply(gone());
-    let _ = actions.submit(delete("c"));
+    drop(actions.submit(delete("c")));
     pool.run_until_stalled();
     server.verify();
 }
