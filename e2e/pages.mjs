@@ -28,12 +28,14 @@ export function table(scope) {
      * name)` reads one by its column's name.
      */
     async grid() {
+      // The row's data cells: not its mark box, not a pod row's Shell link.
+      const DATA_CELLS = '[role=cell]:not(.mark):not(.shell-cell)';
       const headers = await scope.getByTestId('column-header')
         .evaluateAll((hs) => hs.map((h) => h.innerText.replace(/ [▲▼]$/, '').trim().toUpperCase()));
-      const drawn = await rows().evaluateAll((rs) => [...rs]
+      const drawn = await rows().evaluateAll((rs, cells) => [...rs]
         .filter((r) => r.dataset.key)
         .sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
-        .map((r) => ({ key: r.dataset.key, cells: [...r.querySelectorAll('[role=cell]')].map((c) => c.innerText) })));
+        .map((r) => ({ key: r.dataset.key, cells: [...r.querySelectorAll(cells)].map((c) => c.innerText) })), DATA_CELLS);
       return { headers, rows: drawn, cell: (row, name) => row.cells[headers.indexOf(name)] };
     },
     /** The count line ("N of M", "first N of M — loading the rest"), '' while absent. */

@@ -155,6 +155,40 @@ test('Label and Annotate on the marked rows: what is typed is checked, then each
   await page.getByTestId('bulk-clear').click();
 });
 
+test('nodes: Cordon, Uncordon and Drain on the marked, one node after another', async () => {
+  const { page } = app;
+  const nodes = [`e2e-bulk-a-${SUFFIX}`, `e2e-bulk-b-${SUFFIX}`];
+  apply(list(nodes.map((name) => ({ apiVersion: 'v1', kind: 'Node',
+    metadata: { name, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { type: 'kwok', 'e2e-bulk': SUFFIX } },
+    status: { allocatable: { cpu: '4', memory: '8Gi', pods: '10' }, capacity: { cpu: '4', memory: '8Gi', pods: '10' } } }))));
+  const unschedulable = () => nodes.map((n) => kubectl('get', 'node', n, '-o', 'jsonpath={.spec.unschedulable}'));
+  try {
+    await page.goto(`${app.url}#/`);
+    await page.goto(`${app.url}#/r/nodes?l=e2e-bulk%3D${SUFFIX}`);
+    await page.locator(`[data-testid=resource-row][data-key="${nodes[1]}"]`).waitFor({ timeout: 30000 });
+    await page.getByTestId('mark-all').check();
+    assert.equal(await page.getByTestId('bulk-count').innerText(), '2 marked');
+    const confirm = page.getByTestId('bulk-confirm');
+    for (const [verb, want] of [['cordon', 'true'], ['uncordon', '']]) {
+      await page.getByTestId(`bulk-${verb}`).click({ timeout: 15000 });
+      await confirm.getByTestId('bulk-tally').filter({ hasText: '2 will be sent' }).waitFor({ timeout: 20000 });
+      await confirm.getByTestId('bulk-go').click();
+      await confirm.getByTestId('bulk-tally').filter({ hasText: '2 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
+      assert.deepEqual(unschedulable(), [want, want], verb);
+      await confirm.getByTestId('bulk-close').click();
+    }
+    // Drain: each node cordoned and (holding no pods) drained at once.
+    await page.getByTestId('bulk-drain').click();
+    await confirm.getByTestId('bulk-tally').filter({ hasText: '2 will be sent' }).waitFor({ timeout: 20000 });
+    await confirm.getByTestId('bulk-go').click();
+    await confirm.getByTestId('bulk-tally').filter({ hasText: '2 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 60000 });
+    assert.match(await confirm.locator(`[data-testid=bulk-result][data-key="${nodes[0]}"]`).innerText(), /is drained: 0 pods evicted/);
+    assert.deepEqual(unschedulable(), ['true', 'true']);
+  } finally {
+    cleanUp(['delete', 'node', ...nodes, '--ignore-not-found']);
+  }
+});
+
 test('a user who may delete only some: the rest are not sent, and say why', async () => {
   const restricted = await startApp(port(1), process.env.RESTRICTED_KUBECONFIG);
   const browser = await launchBrowser();
