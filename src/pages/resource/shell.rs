@@ -49,8 +49,10 @@ pub fn ask_namespaces(table: Table, namespaces: Vec<String>) {
 /// in its namespace (k9s's `s`).
 pub fn open_shell(table: Table, key: &str) {
     let Some((ns, pod)) = key.split_once('/') else { return };
-    if table.shell.is_some_and(|a| a.with_untracked(|a| a.get(ns) == Some(&Some(true)))) {
-        navigate(&Route::Exec { namespace: ns.to_string(), pod: pod.to_string(), container: None });
+    let route = Route::Exec { namespace: ns.to_string(), pod: pod.to_string(), container: None };
+    // A name from the cluster that cannot be part of a path opens nothing.
+    if table.shell.is_some_and(|a| a.with_untracked(|a| a.get(ns) == Some(&Some(true)))) && route.link().is_some() {
+        navigate(&route);
     }
 }
 
@@ -66,9 +68,9 @@ pub fn ShellLink(table: Table, key: Signal<Option<(String, bool)>>) -> impl Into
     let href = move || {
         let (key, running) = key.get()?;
         let (ns, pod) = key.split_once('/')?;
-        (running && answer() == Some(Some(true))).then(|| {
-            Route::Exec { namespace: ns.to_string(), pod: pod.to_string(), container: None }.href()
-        })
+        // `link`: a name from the cluster that cannot be part of a path
+        // gets no link.
+        (running && answer() == Some(Some(true))).then(|| Route::Exec { namespace: ns.to_string(), pod: pod.to_string(), container: None }.link()).flatten()
     };
     let state = move || match answer() {
         Some(Some(true)) => "yes",
