@@ -19,10 +19,10 @@ cd "$REPO_ROOT"
 # Every file the build reads, and the tools that read them.
 inputs_digest() {
   {
-    find src crates page style public -type f \
+    find src crates style public -type f \
       -not -path 'crates/glass/*' -not -path 'crates/native/*' -not -path '*/target/*' -print0 |
       sort -z | xargs -0 sha256sum
-    sha256sum Cargo.toml Cargo.lock Trunk.toml "$HACK_DIR/build-app.sh" "$HACK_DIR/link-app.py" \
+    sha256sum index.html Cargo.toml Cargo.lock Trunk.toml "$HACK_DIR/build-app.sh" "$HACK_DIR/link-app.py" \
       "$HACK_DIR/csp.py" "$HACK_DIR/compress.mjs"
     rustc -V; trunk --version; wasm-bindgen --version; cat "$KUBEGLASS_CACHE/wasm-split-cli.version" 2>/dev/null || true
     [[ -x "$WASM_OPT" ]] && "$WASM_OPT" --version

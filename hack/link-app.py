@@ -98,6 +98,12 @@ tags += (
 )
 index = dist / "index.html"
 html = index.read_text()
+# index.html names the crate with data-trunk-skip, so that Trunk builds no
+# wasm of its own; Trunk leaves that tag in the page, and it goes here.
+skipped = re.compile(r'\s*<link\b[^>]*\brel="rust"[^>]*>')
+if len(skipped.findall(html)) != 1:
+    sys.exit("link-app: index.html should hold exactly one skipped rust link (data-trunk-skip)")
+html = skipped.sub("", html)
 if "<script" in html:
     sys.exit("link-app: index.html already has a script (Trunk's rust asset should be gone)")
 html = html.replace("</head>", "    " + tags + "  </head>", 1)
