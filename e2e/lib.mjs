@@ -6,6 +6,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
@@ -18,22 +19,50 @@ export const env = (name) => {
 };
 
 /**
- * Every port the e2e tests listen on, from one table so no two files can
- * pick the same one (they once did: the views' restricted app and the origin
- * check). Each file owns a block of PORTS_PER_FILE ports from E2E_PROXY_PORT
- * up, in the order below; `ports('views')(1)` is the views file's second.
+ * A port free on both loopbacks (127.0.0.1 and [::1]) now, asked of the
+ * system: for a server a test starts itself on a port it must know first
+ * (a launcher given `--port`, a squatter). The app and kubectl proxy pick
+ * their own when given none, so most tests never name a port; none is kept
+ * in a table, so no two files can pick the same one.
  */
-const PORT_FILES = ['skeleton', 'actions', 'safety', 'views', 'origin', 'aggregated', 'launcher', 'house',
-  'logs', 'undecodable', 'history', 'edit', 'rollout', 'krew', 'changes', 'create', 'top', 'shell', 'forward', 'drain', 'bulk'];
-const PORTS_PER_FILE = 8;
-export function ports(file) {
-  const at = PORT_FILES.indexOf(file);
-  if (at < 0) throw new Error(`no port block for ${file}: add it to PORT_FILES in e2e/lib.mjs`);
-  const base = Number(process.env.E2E_PROXY_PORT ?? 18101) + at * PORTS_PER_FILE;
-  return (k = 0) => {
-    if (!Number.isInteger(k) || k < 0 || k >= PORTS_PER_FILE) throw new Error(`${file} has ports 0..${PORTS_PER_FILE - 1}, not ${k}`);
-    return base + k;
-  };
+export async function freePort() {
+  const listen = (port, host) => new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(port, host, () => resolve(s));
+  });
+  const close = (s) => new Promise((r) => s.close(r));
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const v4 = await listen(0, '127.0.0.1');
+    const { port } = v4.address();
+    const v6 = await listen(port, '::1').catch(() => null);
+    await close(v4);
+    if (v6) {
+      await close(v6);
+      return port;
+    }
+  }
+  throw new Error('no port was free on both 127.0.0.1 and [::1] in 20 tries');
+}
+
+/** Starts `server` (an http or net server) on a port of its own on 127.0.0.1; resolves to the port. */
+export function listenAnywhere(server) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server.address().port));
+  });
+}
+
+/**
+ * `base` as Node reaches it: kubectl glass prints a `<name>.localhost`
+ * that only a browser resolves by itself, and answers programs on
+ * 127.0.0.1 at the same port. The page keeps using `base`.
+ */
+export function nodeBase(base) {
+  const u = new URL(base);
+  if (!u.hostname.endsWith('.localhost')) return base;
+  u.hostname = '127.0.0.1';
+  return u.href.replace(/\/$/, '');
 }
 
 export const KUBECTL = () => env('KUBECTL');
@@ -106,9 +135,11 @@ function proxyKuberc(token) {
  * it answers; `url` is the app, `api` the API's base. The token is not on
  * kubectl's command line: the prefixes come from a kuberc file
  * (`proxyKuberc`; `--kuberc` fails closed, kubectl exits rather than serve
- * without them), and this checks kubectl's /proc/<pid>/cmdline.
+ * without them), and this checks kubectl's /proc/<pid>/cmdline. Without a
+ * `port` kubectl picks one (`--port 0`) and says which; a restart passes the
+ * first one's `port` (and `token`) to come back where it was.
  */
-export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newToken(), extra = [], plain = false } = {}) {
+export async function startProxy(kubeconfig = KUBECONFIG(), { token = newToken(), extra = [], plain = false, port = 0 } = {}) {
   // `plain`: no token at all, as a person might run it by hand
   // (`kubectl proxy --www=dist --www-prefix=/ui/`).
   const kuberc = plain ? null : proxyKuberc(token);
@@ -122,17 +153,18 @@ export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newT
   let output = '';
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });
-  const api = plain ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/${token}`;
-  const deadline = Date.now() + 20000;
-  for (;;) {
-    try {
-      const r = await fetch(`${api}/version`);
-      if (r.ok) break;
-    } catch { /* not up yet */ }
-    if (child.exitCode !== null) throw new Error(`kubectl proxy exited: ${output}`);
-    if (Date.now() > deadline) throw new Error(`kubectl proxy did not start: ${output}`);
-    await sleep(100);
+  const serving = () => Number(/Starting to serve on 127\.0\.0\.1:(\d+)/.exec(output)?.[1] ?? 0);
+  let api;
+  const up = await until(async () => {
+    if (child.exitCode !== null || !serving()) return false;
+    api = plain ? `http://127.0.0.1:${serving()}` : `http://127.0.0.1:${serving()}/${token}`;
+    return fetch(`${api}/version`).then((r) => r.ok, () => false);
+  }, 20000, 100);
+  if (!up) {
+    child.kill('SIGKILL');
+    throw new Error(`kubectl proxy ${child.exitCode !== null ? 'exited' : 'did not start'}: ${output}`);
   }
+  port = serving();
   kuberc?.remove(); // read at start; a restart writes a new one
   if (!plain && readFileSync(`/proc/${child.pid}/cmdline`, 'latin1').includes(token)) {
     child.kill('SIGKILL');
@@ -160,14 +192,16 @@ export async function startProxy(port, kubeconfig = KUBECONFIG(), { token = newT
  * URL (it prints it only when kubectl answers); `url` is the app, on the
  * run's own `<name>.localhost` (which only a browser resolves), `api` the
  * API's base as a program reaches it (`127.0.0.1:<port>`, no browser
- * headers), `browserApi` the same as the app's page reaches it.
+ * headers), `browserApi` the same as the app's page reaches it. Without a
+ * `port` the launcher picks one free on both loopbacks, as it does for a
+ * person who gives none.
  */
-export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = false, flags = [] } = {}) {
+export async function startApp(kubeconfig = KUBECONFIG(), { readOnly = false, flags = [], port } = {}) {
   // The app's store (preferences, the discovery cache) in a folder of this
   // run's, not the user's ~/.local/state, nor shared with another file's run.
   const state = mkdtempSync(join(tmpdir(), 'kubeglass-state-'));
   const child = spawn(env('GLASS'), ['--kubectl', KUBECTL(), '--kubeconfig', kubeconfig,
-    '--port', String(port), '--no-open', ...(readOnly ? ['--read-only'] : []), ...flags],
+    ...(port ? ['--port', String(port)] : []), '--no-open', ...(readOnly ? ['--read-only'] : []), ...flags],
   { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_STATE_HOME: state } });
   child.once('exit', () => rmSync(state, { recursive: true, force: true }));
   let output = '';
@@ -205,24 +239,24 @@ export async function startApp(port, kubeconfig = KUBECONFIG(), { readOnly = fal
 
 /**
  * The usual fixture of a test file: before its tests, `setup` (objects the
- * tests need), then the app through kubectl-glass on `port` and a fresh
+ * tests need), then the app through kubectl-glass and a fresh
  * Chromium; after them, both stopped and `teardown` run, best effort. The
  * returned object reads through to both once they are up: `url`, `api`,
  * `token`, `page`, `errors` (the page's errors and console errors).
  */
-export function withApp(port, { setup, teardown, kubeconfig, readOnly = false, onBrowser } = {}) {
+export function withApp({ setup, teardown, kubeconfig, readOnly = false, onBrowser } = {}) {
   let app;
   let browser;
   before(async () => {
     await setup?.();
-    app = await startApp(port, kubeconfig ?? KUBECONFIG(), { readOnly });
+    app = await startApp(kubeconfig ?? KUBECONFIG(), { readOnly });
     browser = await launchBrowser();
     onBrowser?.(browser);
   });
   after(async () => {
     await browser?.close();
     await app?.stop();
-    try { await teardown?.(); } catch { /* best effort: the cluster is the test's own */ }
+    await teardown?.();
   });
   return {
     get url() { return app.url; },
@@ -234,10 +268,20 @@ export function withApp(port, { setup, teardown, kubeconfig, readOnly = false, o
   };
 }
 
-/** Runs each kubectl command (what a test made, deleted or put back), best effort, each alone. */
+/**
+ * Undoes what a test made: runs each kubectl command alone (deletes with
+ * `--ignore-not-found`, a label put back…), after the test whether it passed
+ * or not (from `after`, `t.after` or `withApp`'s teardown). One that fails
+ * does not stop the others or hide the test's own result, but is said on
+ * stderr with kubectl's words, so a leftover is never silent.
+ */
 export function cleanUp(...commands) {
   for (const args of commands) {
-    try { kubectl(...args); } catch { /* best effort */ }
+    try {
+      execFileSync(KUBECTL(), ['--kubeconfig', KUBECONFIG(), ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (e) {
+      process.stderr.write(`cleanup: kubectl ${args.join(' ')} failed: ${String(e.stderr ?? e.message).trim()}\n`);
+    }
   }
 }
 

@@ -4,9 +4,9 @@
 # bash hack/demo-workload.sh`), printed; docs/benchmarks.md records them.
 # Nothing here asserts anything about time.
 #
-#   cold start of the first page  e2e/bench-cold.mjs (5 fresh profiles each)
-#   the event stream              e2e/bench-events.mjs, 10,000 events
-#   a table of N pods             e2e/bench-ui.mjs: first rows, full sync, the
+#   cold start of the first page  e2e/bench/cold.mjs (5 fresh profiles each)
+#   the event stream              e2e/bench/events.mjs, 10,000 events
+#   a table of N pods             e2e/bench/ui.mjs: first rows, full sync, the
 #                                 Table LIST's floor, scrolling, frames under
 #                                 ~200 changes/s, memory per row
 #
@@ -49,13 +49,13 @@ api=${api%/}
 export CHROMIUM="${CHROMIUM:-$(command -v chromium)}"
 cd e2e
 log "cold start of the first page"
-node bench-cold.mjs "$app"
+node bench/cold.mjs "$app"
 # The event stream first: a pod table's namespace is deleted as its bench
 # ends, and kwok terminating thousands of pods would share the two cores
 # with the next measurement.
 log "the event stream with 10,000 events"
-node bench-events.mjs "$api" 10000
+node bench/events.mjs "$api" 10000
 for n in ${BENCH_PODS:-10000}; do
   log "a table of $n pods${BENCH_ALL:+ (all namespaces)}"
-  node bench-ui.mjs "$api" "$n"
+  node bench/ui.mjs "$api" "$n"
 done

@@ -4,14 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { withApp, apply, kubectl, until, ARTIFACTS, ports } from '../lib.mjs';
+import { withApp, apply, kubectl, until, ARTIFACTS } from '../lib.mjs';
 
-const port = ports('actions');
-const PORT = port(0);
 // One dialog handler for the whole file; tests set how it answers.
 const dialog = { mode: 'accept', prompt: '', seen: [] };
 
-const app = withApp(PORT, {
+const app = withApp({
   onBrowser({ page }) {
     page.on('dialog', (d) => {
       dialog.seen.push(`${d.type()}: ${d.message()}`);
@@ -51,21 +49,18 @@ test('scaling a Deployment from the UI records an Event', async () => {
   assert.ok(await until(async () => replicas() === before, 15000, 100), 'scaled back down');
 });
 
-test('a Warning event from a real controller shows in the stream', async () => {
+test('a Warning event from a real controller shows in the stream', async (t) => {
   const { page } = app;
   await page.goto(app.url);
   // A pod no node can take: the real scheduler reports FailedScheduling.
   const pod = `e2e-unschedulable-${Date.now() % 100000}`;
   kubectl('-n', 'demo-batch', 'run', pod, '--image=registry.example/e2e:1', '--restart=Never',
     '--overrides={"spec":{"nodeSelector":{"kubeglass.dev/nowhere":"true"}}}');
-  try {
-    const warning = page.locator('[data-testid=event-row].event-warning')
-      .filter({ hasText: 'FailedScheduling' }).filter({ hasText: pod });
-    await warning.first().waitFor({ timeout: 30000 });
-    assert.match(await warning.first().innerText(), /didn't match Pod's node affinity\/selector/);
-  } finally {
-    kubectl('-n', 'demo-batch', 'delete', 'pod', pod, '--wait=false');
-  }
+  t.after(async () => { kubectl('-n', 'demo-batch', 'delete', 'pod', pod, '--wait=false'); });
+  const warning = page.locator('[data-testid=event-row].event-warning')
+    .filter({ hasText: 'FailedScheduling' }).filter({ hasText: pod });
+  await warning.first().waitFor({ timeout: 30000 });
+  assert.match(await warning.first().innerText(), /didn't match Pod's node affinity\/selector/);
 });
 
 /** Waits until an Event with `reason` from kubeglass about `name`, seen since `since`, exists in `namespace`. */
@@ -111,7 +106,7 @@ test('restart rollout, labels and delete from the UI, each confirmed and recorde
   assert.deepEqual(dialog.seen.map((d) => d.split(':')[0]), ['confirm', 'prompt', 'confirm'], 'each action asked first');
 });
 
-test('a declined confirmation does nothing', async () => {
+test('a declined confirmation does nothing', async (t) => {
   const { page } = app;
   dialog.mode = 'dismiss';
   dialog.seen = [];
@@ -129,13 +124,10 @@ test('a declined confirmation does nothing', async () => {
   // done a scale that had been queued would be done too.
   dialog.mode = 'accept';
   dialog.prompt = 'e2e-declined=checked';
-  try {
-    await row.getByTestId('labels').click();
-    assert.ok(await until(async () => label() === 'checked', 15000, 200), 'the later action ran');
-    assert.equal(replicas(), before, 'the declined scale was never sent');
-  } finally {
-    kubectl('-n', 'demo-shop', 'label', 'deployment', 'checkout', 'e2e-declined-');
-  }
+  t.after(async () => { kubectl('-n', 'demo-shop', 'label', 'deployment', 'checkout', 'e2e-declined-'); });
+  await row.getByTestId('labels').click();
+  assert.ok(await until(async () => label() === 'checked', 15000, 200), 'the later action ran');
+  assert.equal(replicas(), before, 'the declined scale was never sent');
 });
 
 test('cordon and uncordon a node from the UI', async () => {
@@ -156,7 +148,7 @@ test('cordon and uncordon a node from the UI', async () => {
   assert.ok(await kubeglassEvent('default', 'kwok-node-5', 'Uncordoned'), 'Uncordoned event');
 });
 
-test('an action the cluster refuses says it was forbidden, with the server\'s words, and changes nothing', async () => {
+test('an action the cluster refuses says it was forbidden, with the server\'s words, and changes nothing', async (t) => {
   const { page } = app;
   const suffix = Date.now() % 100000;
   const ns = `e2e-locked-${suffix}`;
@@ -185,36 +177,35 @@ test('an action the cluster refuses says it was forbidden, with the server\'s wo
       matchResources: { namespaceSelector: { matchLabels: { 'kubeglass-e2e-locked': String(suffix) } } },
     },
   });
-  try {
-    // The policy takes effect once the apiserver has loaded it: wait until
-    // a server-side dry run is refused.
-    const refused = () => {
-      try {
-        execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, '-n', ns, 'scale', 'deployment', name,
-          '--replicas=3', '--dry-run=server'], { stdio: 'pipe' });
-        return false;
-      } catch (e) {
-        return String(e.stderr).includes(message);
-      }
-    };
-    assert.ok(await until(async () => refused(), 20000, 250), 'the policy refuses a dry-run scale');
-    dialog.mode = 'accept';
-    await page.goto(app.url);
-    const row = page.locator(`[data-testid=deployment-row][data-key="${ns}/${name}"]`);
-    await row.waitFor({ timeout: 20000 });
-    await row.getByTestId('scale-up').click();
-    const banner = page.getByTestId('action-result');
-    await banner.filter({ hasText: `You cannot scale ${ns}/${name} to 2` }).waitFor({ timeout: 15000 });
-    assert.equal(await banner.getAttribute('data-problem'), 'forbidden');
-    assert.match(await banner.getByTestId('action-detail').innerText(), new RegExp(message));
-    assert.equal(kubectl('-n', ns, 'get', 'deployment', name, '-o', 'jsonpath={.spec.replicas}'), '1', 'nothing changed');
-    assert.ok(await until(async () => {
-      const items = JSON.parse(kubectl('-n', ns, 'get', 'events', '--field-selector', 'reason=ActionFailed', '-o', 'json')).items;
-      return items.some((e) => e.type === 'Warning' && e.reportingComponent === 'kubeglass');
-    }, 15000, 200), 'a Warning ActionFailed Event is recorded');
-  } finally {
+  t.after(async () => {
     kubectl('delete', 'validatingadmissionpolicybinding', policy, '--ignore-not-found');
     kubectl('delete', 'validatingadmissionpolicy', policy, '--ignore-not-found');
     kubectl('delete', 'namespace', ns, '--wait=false');
-  }
+  });
+  // The policy takes effect once the apiserver has loaded it: wait until
+  // a server-side dry run is refused.
+  const refused = () => {
+    try {
+      execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG, '-n', ns, 'scale', 'deployment', name,
+        '--replicas=3', '--dry-run=server'], { stdio: 'pipe' });
+      return false;
+    } catch (e) {
+      return String(e.stderr).includes(message);
+    }
+  };
+  assert.ok(await until(async () => refused(), 20000, 250), 'the policy refuses a dry-run scale');
+  dialog.mode = 'accept';
+  await page.goto(app.url);
+  const row = page.locator(`[data-testid=deployment-row][data-key="${ns}/${name}"]`);
+  await row.waitFor({ timeout: 20000 });
+  await row.getByTestId('scale-up').click();
+  const banner = page.getByTestId('action-result');
+  await banner.filter({ hasText: `You cannot scale ${ns}/${name} to 2` }).waitFor({ timeout: 15000 });
+  assert.equal(await banner.getAttribute('data-problem'), 'forbidden');
+  assert.match(await banner.getByTestId('action-detail').innerText(), new RegExp(message));
+  assert.equal(kubectl('-n', ns, 'get', 'deployment', name, '-o', 'jsonpath={.spec.replicas}'), '1', 'nothing changed');
+  assert.ok(await until(async () => {
+    const items = JSON.parse(kubectl('-n', ns, 'get', 'events', '--field-selector', 'reason=ActionFailed', '-o', 'json')).items;
+    return items.some((e) => e.type === 'Warning' && e.reportingComponent === 'kubeglass');
+  }, 15000, 200), 'a Warning ActionFailed Event is recorded');
 });

@@ -5,13 +5,11 @@
 // palette keep working.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, apply, kubectl, until, ports } from '../lib.mjs';
+import { withApp, apply, cleanUp, kubectl, until } from '../lib.mjs';
 
-const port = ports('aggregated');
-const PORT = port(0);
 const NAME = 'v1beta1.missing.kubeglass.dev';
 
-const app = withApp(PORT, {
+const app = withApp({
   async setup() {
     apply({
       apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
@@ -27,7 +25,7 @@ const app = withApp(PORT, {
   },
   teardown() {
     // An unavailable APIService blocks namespace deletion: always remove it.
-    kubectl('delete', 'apiservice', NAME, '--ignore-not-found');
+    cleanUp(['delete', 'apiservice', NAME, '--ignore-not-found']);
   },
 });
 

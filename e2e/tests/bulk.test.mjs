@@ -6,9 +6,8 @@
 // allows it, and the restricted user sees no verb it cannot use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until, ports } from '../lib.mjs';
+import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until } from '../lib.mjs';
 
-const port = ports('bulk');
 const SUFFIX = `${Date.now() % 1000000}`;
 const NS = `e2e-many-${SUFFIX}`;
 const NS_R = `e2e-some-${SUFFIX}`;
@@ -19,7 +18,7 @@ const configMaps = (ns, prefix, n) => Array.from({ length: n }, (_, i) => ({
 const names = (ns) => kubectl('-n', ns, 'get', 'configmaps', '-o', 'jsonpath={.items[*].metadata.name}')
   .split(' ').filter((n) => n && n !== 'kube-root-ca.crt');
 
-const app = withApp(port(0), {
+const app = withApp({
   setup() {
     apply(list([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
@@ -155,86 +154,82 @@ test('Label and Annotate on the marked rows: what is typed is checked, then each
   await page.getByTestId('bulk-clear').click();
 });
 
-test('nodes: Cordon, Uncordon and Drain on the marked, one node after another', async () => {
+test('nodes: Cordon, Uncordon and Drain on the marked, one node after another', async (t) => {
   const { page } = app;
   const nodes = [`e2e-bulk-a-${SUFFIX}`, `e2e-bulk-b-${SUFFIX}`];
   apply(list(nodes.map((name) => ({ apiVersion: 'v1', kind: 'Node',
     metadata: { name, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { type: 'kwok', 'e2e-bulk': SUFFIX } },
     status: { allocatable: { cpu: '4', memory: '8Gi', pods: '10' }, capacity: { cpu: '4', memory: '8Gi', pods: '10' } } }))));
   const unschedulable = () => nodes.map((n) => kubectl('get', 'node', n, '-o', 'jsonpath={.spec.unschedulable}'));
-  try {
-    await page.goto(`${app.url}#/`);
-    await page.goto(`${app.url}#/r/nodes?l=e2e-bulk%3D${SUFFIX}`);
-    await page.locator(`[data-testid=resource-row][data-key="${nodes[1]}"]`).waitFor({ timeout: 30000 });
-    await page.getByTestId('mark-all').check();
-    assert.equal(await page.getByTestId('bulk-count').innerText(), '2 marked');
-    const confirm = page.getByTestId('bulk-confirm');
-    for (const [verb, want] of [['cordon', 'true'], ['uncordon', '']]) {
-      await page.getByTestId(`bulk-${verb}`).click({ timeout: 15000 });
-      await confirm.getByTestId('bulk-tally').filter({ hasText: '2 will be sent' }).waitFor({ timeout: 20000 });
-      await confirm.getByTestId('bulk-go').click();
-      await confirm.getByTestId('bulk-tally').filter({ hasText: '2 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
-      assert.deepEqual(unschedulable(), [want, want], verb);
-      await confirm.getByTestId('bulk-close').click();
-    }
-    // Drain: each node cordoned and (holding no pods) drained at once.
-    await page.getByTestId('bulk-drain').click();
+  t.after(async () => { cleanUp(['delete', 'node', ...nodes, '--ignore-not-found']); });
+  await page.goto(`${app.url}#/`);
+  await page.goto(`${app.url}#/r/nodes?l=e2e-bulk%3D${SUFFIX}`);
+  await page.locator(`[data-testid=resource-row][data-key="${nodes[1]}"]`).waitFor({ timeout: 30000 });
+  await page.getByTestId('mark-all').check();
+  assert.equal(await page.getByTestId('bulk-count').innerText(), '2 marked');
+  const confirm = page.getByTestId('bulk-confirm');
+  for (const [verb, want] of [['cordon', 'true'], ['uncordon', '']]) {
+    await page.getByTestId(`bulk-${verb}`).click({ timeout: 15000 });
     await confirm.getByTestId('bulk-tally').filter({ hasText: '2 will be sent' }).waitFor({ timeout: 20000 });
     await confirm.getByTestId('bulk-go').click();
-    await confirm.getByTestId('bulk-tally').filter({ hasText: '2 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 60000 });
-    assert.match(await confirm.locator(`[data-testid=bulk-result][data-key="${nodes[0]}"]`).innerText(), /is drained: 0 pods evicted/);
-    assert.deepEqual(unschedulable(), ['true', 'true']);
-  } finally {
-    cleanUp(['delete', 'node', ...nodes, '--ignore-not-found']);
+    await confirm.getByTestId('bulk-tally').filter({ hasText: '2 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
+    assert.deepEqual(unschedulable(), [want, want], verb);
+    await confirm.getByTestId('bulk-close').click();
   }
+  // Drain: each node cordoned and (holding no pods) drained at once.
+  await page.getByTestId('bulk-drain').click();
+  await confirm.getByTestId('bulk-tally').filter({ hasText: '2 will be sent' }).waitFor({ timeout: 20000 });
+  await confirm.getByTestId('bulk-go').click();
+  await confirm.getByTestId('bulk-tally').filter({ hasText: '2 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 60000 });
+  assert.match(await confirm.locator(`[data-testid=bulk-result][data-key="${nodes[0]}"]`).innerText(), /is drained: 0 pods evicted/);
+  assert.deepEqual(unschedulable(), ['true', 'true']);
 });
 
-test('a user who may delete only some: the rest are not sent, and say why', async () => {
-  const restricted = await startApp(port(1), process.env.RESTRICTED_KUBECONFIG);
+test('a user who may delete only some: the rest are not sent, and say why', async (t) => {
+  const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
   const browser = await launchBrowser();
-  try {
-    const { page } = browser;
-    const deletes = [];
-    page.on('request', (r) => { if (r.method() === 'DELETE') deletes.push(decodeURIComponent(new URL(r.url()).pathname).split('/').pop()); });
-    await page.goto(`${restricted.url}#/r/configmaps?ns=${NS_R}`);
-    await page.locator(`[data-testid=resource-row][data-key="${NS_R}/cm-9"]`).waitFor({ timeout: 30000 });
-    await page.getByTestId('row-filter').fill('cm-');
-    await page.getByTestId('mark-all').check();
-    assert.equal(await page.getByTestId('bulk-count').innerText(), '10 marked');
-    await page.getByTestId('bulk-delete').waitFor({ timeout: 15000 });
-    // No patch: no Label, no Annotate.
-    assert.equal(await page.getByTestId('bulk-label').count(), 0);
-    assert.equal(await page.getByTestId('bulk-annotate').count(), 0);
-    await page.getByTestId('bulk-delete').click();
-    const confirm = page.getByTestId('bulk-confirm');
-    await confirm.getByTestId('bulk-tally').filter({ hasText: '4 will be sent; 6 you may not delete' }).waitFor({ timeout: 20000 });
-    const r9 = confirm.locator(`[data-testid=bulk-result][data-key="${NS_R}/cm-9"]`);
-    assert.equal(await r9.getAttribute('data-state'), 'refused');
-    assert.equal(await r9.locator('.bulk-fate').innerText(), `not sent: you may not delete configmaps in ${NS_R}`);
-    await confirm.getByTestId('bulk-go').click();
-    await confirm.getByTestId('bulk-tally').filter({ hasText: '4 done, 6 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
-    assert.equal(await r9.getAttribute('data-sent'), 'false');
-    assert.ok(await until(() => names(NS_R).join(' ') === 'cm-4 cm-5 cm-6 cm-7 cm-8 cm-9', 20000), `kubectl lists ${names(NS_R)}`);
-    // A DELETE went for each of the four, and none for the six.
-    assert.deepEqual(deletes.sort(), ['cm-0', 'cm-1', 'cm-2', 'cm-3']);
-
-    // Where it may do nothing: marks, and no verb.
-    await page.goto(`${restricted.url}#/r/configmaps?ns=demo-shop`);
-    const row = page.locator('[data-testid=resource-row][data-key^="demo-shop/"]').first();
-    await row.waitFor({ timeout: 30000 });
-    await row.locator('[data-testid=row-mark]').click();
-    await page.getByTestId('bulk-none').waitFor({ timeout: 15000 });
-    assert.equal(await page.locator('[data-testid=bulk-bar] button[data-testid^="bulk-"]:not([data-testid=bulk-clear])').count(), 0);
-    // No shell for a user who may not exec.
-    await page.goto(`${restricted.url}#/r/pods?ns=demo-shop`);
-    // Once the review's answer is in: no.
-    await page.locator('[data-testid=resource-row][data-key^="demo-shop/"] [data-shell=no]').first().waitFor({ state: 'attached', timeout: 30000 });
-    assert.equal(await page.locator('[data-shell=asking], [data-shell=yes]').count(), 0);
-    assert.equal(await page.getByTestId('row-shell').count(), 0);
-  } finally {
+  t.after(async () => {
     await browser.close();
     await restricted.stop();
-  }
+  });
+  const { page } = browser;
+  const deletes = [];
+  page.on('request', (r) => { if (r.method() === 'DELETE') deletes.push(decodeURIComponent(new URL(r.url()).pathname).split('/').pop()); });
+  await page.goto(`${restricted.url}#/r/configmaps?ns=${NS_R}`);
+  await page.locator(`[data-testid=resource-row][data-key="${NS_R}/cm-9"]`).waitFor({ timeout: 30000 });
+  await page.getByTestId('row-filter').fill('cm-');
+  await page.getByTestId('mark-all').check();
+  assert.equal(await page.getByTestId('bulk-count').innerText(), '10 marked');
+  await page.getByTestId('bulk-delete').waitFor({ timeout: 15000 });
+  // No patch: no Label, no Annotate.
+  assert.equal(await page.getByTestId('bulk-label').count(), 0);
+  assert.equal(await page.getByTestId('bulk-annotate').count(), 0);
+  await page.getByTestId('bulk-delete').click();
+  const confirm = page.getByTestId('bulk-confirm');
+  await confirm.getByTestId('bulk-tally').filter({ hasText: '4 will be sent; 6 you may not delete' }).waitFor({ timeout: 20000 });
+  const r9 = confirm.locator(`[data-testid=bulk-result][data-key="${NS_R}/cm-9"]`);
+  assert.equal(await r9.getAttribute('data-state'), 'refused');
+  assert.equal(await r9.locator('.bulk-fate').innerText(), `not sent: you may not delete configmaps in ${NS_R}`);
+  await confirm.getByTestId('bulk-go').click();
+  await confirm.getByTestId('bulk-tally').filter({ hasText: '4 done, 6 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
+  assert.equal(await r9.getAttribute('data-sent'), 'false');
+  assert.ok(await until(() => names(NS_R).join(' ') === 'cm-4 cm-5 cm-6 cm-7 cm-8 cm-9', 20000), `kubectl lists ${names(NS_R)}`);
+  // A DELETE went for each of the four, and none for the six.
+  assert.deepEqual(deletes.sort(), ['cm-0', 'cm-1', 'cm-2', 'cm-3']);
+
+  // Where it may do nothing: marks, and no verb.
+  await page.goto(`${restricted.url}#/r/configmaps?ns=demo-shop`);
+  const row = page.locator('[data-testid=resource-row][data-key^="demo-shop/"]').first();
+  await row.waitFor({ timeout: 30000 });
+  await row.locator('[data-testid=row-mark]').click();
+  await page.getByTestId('bulk-none').waitFor({ timeout: 15000 });
+  assert.equal(await page.locator('[data-testid=bulk-bar] button[data-testid^="bulk-"]:not([data-testid=bulk-clear])').count(), 0);
+  // No shell for a user who may not exec.
+  await page.goto(`${restricted.url}#/r/pods?ns=demo-shop`);
+  // Once the review's answer is in: no.
+  await page.locator('[data-testid=resource-row][data-key^="demo-shop/"] [data-shell=no]').first().waitFor({ state: 'attached', timeout: 30000 });
+  assert.equal(await page.locator('[data-shell=asking], [data-shell=yes]').count(), 0);
+  assert.equal(await page.getByTestId('row-shell').count(), 0);
 });
 
 test('a running pod\'s row offers a Shell, which opens the shell page', async () => {

@@ -4,14 +4,13 @@
 // event between the changes, and what was there before it opened is not a row.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until } from '../lib.mjs';
 
-const port = ports('changes');
 const SUFFIX = Date.now() % 1000000;
 const NAME = `e2e-changes-${SUFFIX}`;
 const CM = `e2e-changes-cm-${SUFFIX}`;
 
-const app = withApp(port(0), {
+const app = withApp({
   teardown() {
     cleanUp(
       ['-n', 'demo-shop', 'delete', 'deployment', NAME, '--ignore-not-found', '--wait=false'],

@@ -5,15 +5,14 @@
 // user who may create nothing has no Create.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, apply, kubectl, until, ports, startApp, launchBrowser } from '../lib.mjs';
+import { withApp, cleanUp, apply, kubectl, until, startApp, launchBrowser } from '../lib.mjs';
 
-const port = ports('create');
 const SUFFIX = Date.now() % 1000000;
 const CM = `e2e-create-cm-${SUFFIX}`;
 const DB = `e2e-create-db-${SUFFIX}`;
 const NS = `e2e-create-${SUFFIX}`;
 
-const app = withApp(port(0), {
+const app = withApp({
   teardown() {
     cleanUp(
       ['-n', 'demo-shop', 'delete', 'configmap', CM, `${CM}-2`, `${CM}-3`, '--ignore-not-found'],
@@ -131,21 +130,20 @@ spec:
   assert.ok(!exists(NS, 'pod', 'e2e-limits'), 'a dry run only');
 });
 
-test('create: a user who may create nothing has no Create link', async () => {
+test('create: a user who may create nothing has no Create link', async (t) => {
   const { page } = app;
   await page.goto('about:blank');
   await page.goto(`${app.url}#/`);
   await page.getByTestId('nav-create').waitFor({ timeout: 15000 });
-  const restricted = await startApp(port(1), process.env.RESTRICTED_KUBECONFIG);
+  const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
   const browser = await launchBrowser();
-  try {
-    await browser.page.goto(`${restricted.url}#/`);
-    await browser.page.getByTestId('nav-changes').waitFor({ timeout: 20000 });
-    // The rules review answered no.
-    await browser.page.getByTestId('create-denied').waitFor({ state: 'attached', timeout: 20000 });
-    assert.equal(await browser.page.getByTestId('nav-create').count(), 0, 'no Create for the restricted user');
-  } finally {
+  t.after(async () => {
     await browser.close();
     await restricted.stop();
-  }
+  });
+  await browser.page.goto(`${restricted.url}#/`);
+  await browser.page.getByTestId('nav-changes').waitFor({ timeout: 20000 });
+  // The rules review answered no.
+  await browser.page.getByTestId('create-denied').waitFor({ state: 'attached', timeout: 20000 });
+  assert.equal(await browser.page.getByTestId('nav-create').count(), 0, 'no Create for the restricted user');
 });

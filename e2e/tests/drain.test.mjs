@@ -6,9 +6,8 @@
 // budget"), the DaemonSet's pod stays, and kubectl agrees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until, ports } from '../lib.mjs';
+import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until } from '../lib.mjs';
 
-const port = ports('drain');
 const SUFFIX = `${Date.now() % 1000000}`;
 const NODE = `e2e-drain-${SUFFIX}`;
 const APP = `e2e-drain-${SUFFIX}`;
@@ -17,7 +16,7 @@ const onNode = (selector) => kubectl('-n', NS, 'get', 'pods', '-l', selector, '-
   '-o', 'jsonpath={.items[*].metadata.name}').split(' ').filter(Boolean);
 const toleration = { key: 'e2e-drain', operator: 'Exists', effect: 'NoSchedule' };
 
-const app = withApp(port(0), {
+const app = withApp({
   async setup() {
     apply({
       apiVersion: 'v1', kind: 'Node',
@@ -118,15 +117,14 @@ test('a drain cordons the node, evicts the Deployment\'s pods as the budget allo
   assert.deepEqual(app.errors.filter((e) => !/status of (429 \(Too Many Requests\)|404 \(Not Found\))$/.test(e)), []);
 });
 
-test('the restricted user, who may not patch nodes or evict, is offered no Drain', async () => {
-  const restricted = await startApp(port(1), process.env.RESTRICTED_KUBECONFIG);
+test('the restricted user, who may not patch nodes or evict, is offered no Drain', async (t) => {
+  const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
   const browser = await launchBrowser();
-  try {
-    await browser.page.goto(`${restricted.url}#/o/nodes/${NODE}`);
-    await browser.page.getByTestId('drain-denied').waitFor({ state: 'attached' });
-    assert.equal(await browser.page.getByTestId('drain-open').count(), 0);
-  } finally {
+  t.after(async () => {
     await browser.close();
     await restricted.stop();
-  }
+  });
+  await browser.page.goto(`${restricted.url}#/o/nodes/${NODE}`);
+  await browser.page.getByTestId('drain-denied').waitFor({ state: 'attached' });
+  assert.equal(await browser.page.getByTestId('drain-open').count(), 0);
 });

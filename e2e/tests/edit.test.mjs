@@ -4,11 +4,9 @@
 // kubectl meanwhile and its rebase, and a server validation error at its line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until } from '../lib.mjs';
 import { objectPage } from '../pages.mjs';
 
-const port = ports('edit');
-const PORT = port(0);
 const NAME = `e2e-edit-${Date.now() % 1000000}`;
 
 // A custom resource whose status is written through the object itself (no
@@ -22,7 +20,7 @@ const gauge = (path) => kubectl('-n', 'demo-shop', 'get', GAUGE_CRD, 'g1', '-o',
 
 const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.replicas}'));
 
-const app = withApp(PORT, {
+const app = withApp({
   async setup() {
     apply(deployment(NAME, 'registry.example/e2e/edit:1'));
     // Until its rollout is done the controller keeps writing its status,

@@ -6,14 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until, ports } from '../lib.mjs';
+import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until } from '../lib.mjs';
 
-const port = ports('forward');
 const SUFFIX = `${Date.now() % 1000000}`;
 const NAME = `e2e-fwd-${SUFFIX}`;
 const HELLO = /Hello from the demo cluster: this page came through kubectl port-forward/;
 
-const app = withApp(port(0), {
+const app = withApp({
   async setup() {
     apply({
       apiVersion: 'v1', kind: 'Pod',
@@ -109,8 +108,8 @@ test('a pod\'s port forwards from its page, and a forward fails in kubectl\'s wo
   assert.match(await page.getByTestId('forward-outcome').innerText(), /services "nobody-here" not found/);
 });
 
-test('no forward outlives the launcher, even killed, and read-only and restricted runs offer none', async () => {
-  const run = await startApp(port(1));
+test('no forward outlives the launcher, even killed, and read-only and restricted runs offer none', async (t) => {
+  const run = await startApp();
   try {
     const res = await fetch(`${run.api}/glass/forwards`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
@@ -128,7 +127,7 @@ test('no forward outlives the launcher, even killed, and read-only and restricte
   } finally {
     await run.stop();
   }
-  const ro = await startApp(port(2), undefined, { readOnly: true });
+  const ro = await startApp(undefined, { readOnly: true });
   const browser = await launchBrowser();
   try {
     const res = await fetch(`${ro.api}/glass/forwards`, { method: 'POST', body: '{}' });
@@ -142,15 +141,14 @@ test('no forward outlives the launcher, even killed, and read-only and restricte
     await browser.close();
     await ro.stop();
   }
-  const restricted = await startApp(port(3), process.env.RESTRICTED_KUBECONFIG);
+  const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
   const rb = await launchBrowser();
-  try {
-    await rb.page.goto(`${restricted.url}#/o/pods/demo-shop/${NAME}`);
-    await rb.page.getByTestId('container-logs').first().waitFor();
-    await rb.page.getByTestId('forward-denied').waitFor({ state: 'attached' });
-    assert.equal(await rb.page.getByTestId('forward-ports').count(), 0, 'no Forward for a user RBAC refuses');
-  } finally {
+  t.after(async () => {
     await rb.close();
     await restricted.stop();
-  }
+  });
+  await rb.page.goto(`${restricted.url}#/o/pods/demo-shop/${NAME}`);
+  await rb.page.getByTestId('container-logs').first().waitFor();
+  await rb.page.getByTestId('forward-denied').waitFor({ state: 'attached' });
+  assert.equal(await rb.page.getByTestId('forward-ports').count(), 0, 'no Forward for a user RBAC refuses');
 });

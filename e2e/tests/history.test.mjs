@@ -3,14 +3,12 @@
 // against the real cluster (kubectl scale and kubectl label as the changes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until } from '../lib.mjs';
 import { objectPage } from '../pages.mjs';
 
-const port = ports('history');
-const PORT = port(0);
 const NAME = `e2e-history-${Date.now() % 1000000}`;
 
-const app = withApp(PORT, {
+const app = withApp({
   async setup() {
     apply(deployment(NAME, 'registry.example/e2e/history:1'));
   },

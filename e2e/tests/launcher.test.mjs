@@ -8,16 +8,18 @@ import { lookup } from 'node:dns';
 import { existsSync, mkdtempSync, mkdirSync, copyFileSync, rmSync, statSync, writeFileSync, readFileSync, chmodSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
-import { kubectl, launchBrowser, until, ports, env } from '../lib.mjs';
+import { kubectl, launchBrowser, until, freePort, nodeBase, env } from '../lib.mjs';
 
-const port = ports('launcher');
-const PORT = port(0);
+// The port the runs are given with --port: free on both loopbacks when
+// the file starts (the launcher's own pick is tested where it is).
+let PORT;
 let browser;
 let scratch;
 
 let pluginDir;
 
 before(async () => {
+  PORT = await freePort();
   browser = await launchBrowser();
   scratch = mkdtempSync(join(tmpdir(), 'kubeglass-launcher-'));
   // "Installed": the binary as kubectl-glass in a bin folder of its own.
@@ -65,7 +67,6 @@ function glass(args, { kubectlPath = env('KUBECTL'), kubeconfig = env('KUBECONFI
 
 const apiOf = (url) => url.slice(0, url.indexOf('/ui/'));
 /** The same URL as a program reaches it: 127.0.0.1 (only a browser resolves `<name>.localhost`). */
-const programOf = (url) => { const u = new URL(url); u.hostname = '127.0.0.1'; return u.href.replace(/\/$/, url.endsWith('/') ? '/' : ''); };
 /** Where the store of the app's preferences goes in these runs (not the user's ~/.local/state). */
 let state;
 
@@ -117,8 +118,8 @@ async function frontDoorHolds(url, dir) {
   assert.equal((await raw(`${api}/version`, { headers: { 'Sec-Fetch-Site': 'same-site' } })).status, 403, 'another port');
   assert.equal((await raw(`${api}/version`, { headers: { Origin: `http://${host}`, 'Sec-Fetch-Site': 'same-origin' } })).status, 200, 'our page');
   assert.equal((await raw(`${api}/version`, { headers: { Origin: `http://127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-origin' } })).status, 403, 'the address as an origin');
-  assert.equal((await raw(`${programOf(api)}/version`, { headers: { 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Dest': 'document' } })).status, 421, 'a browser at the address');
-  assert.equal((await raw(`${programOf(api)}/version`)).status, 200, 'a program at the address');
+  assert.equal((await raw(`${nodeBase(api)}/version`, { headers: { 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Dest': 'document' } })).status, 421, 'a browser at the address');
+  assert.equal((await raw(`${nodeBase(api)}/version`)).status, 200, 'a program at the address');
   assert.equal((await raw(`http://localhost:${port}/${token}/version`, { headers: { Host: `localhost:${port}` } })).status, 421, 'localhost');
   const upgrade = { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' };
   assert.equal((await raw(`http://127.0.0.1:${port}/api/v1/pods?watch=1`, { headers: upgrade })).status, 404, 'an upgrade without the token');
@@ -154,7 +155,7 @@ test('kubectl glass serves the app for the context, names it in the header, and 
   assert.equal(statSync(dir).mode & 0o777, 0o700, 'the app folder is private');
   // The capability URL: nothing without the token.
   assert.equal((await fetch(`http://127.0.0.1:${PORT}/version`)).status, 404);
-  assert.equal((await fetch(`${programOf(apiOf(url))}/version`)).status, 200);
+  assert.equal((await fetch(`${nodeBase(apiOf(url))}/version`)).status, 200);
   await frontDoorHolds(url, dir);
   const { page } = browser;
   const responses = [];
@@ -188,7 +189,7 @@ test('kubectl glass serves the app for the context, names it in the header, and 
   run.child.kill('SIGTERM');
   assert.equal(await run.exited, 0, run.stderr);
   assert.ok(!existsSync(dir), 'the app folder is removed');
-  await assert.rejects(fetch(`${programOf(apiOf(url))}/version`), 'the proxy is gone');
+  await assert.rejects(fetch(`${nodeBase(apiOf(url))}/version`), 'the proxy is gone');
 });
 
 test('--read-only: the proxy refuses every write, and the app shows a badge and no actions', async () => {
@@ -199,7 +200,7 @@ test('--read-only: the proxy refuses every write, and the app shows a badge and 
   const run = glass(['--port', String(PORT), '--read-only'], { kubeconfig: named });
   const { urls } = await run.started;
   assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
-  const api = programOf(apiOf(urls[0]));
+  const api = nodeBase(apiOf(urls[0]));
   try {
     const name = `read-only-probe-${Date.now() % 1000000}`;
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'patch']) { // 'patch': fetch normalizes the case of POST, PUT and DELETE, not PATCH
@@ -255,7 +256,7 @@ test('every run has an origin nobody has visited before, and -n opens that names
     run.child.kill('SIGINT');
     assert.equal(await run.exited, 0);
     assert.ok(!existsSync(dir), 'SIGINT removes the app folder');
-    await assert.rejects(fetch(`${programOf(apiOf(urls[0]))}/version`), 'and stops the proxy');
+    await assert.rejects(fetch(`${nodeBase(apiOf(urls[0]))}/version`), 'and stops the proxy');
   }
   assert.notEqual(origins[0], origins[1]);
   for (const o of origins) assert.match(o, /^http:\/\/[0-9a-f]{32}\.localhost:\d+$/);
@@ -305,7 +306,7 @@ test('--all-contexts starts one proxy per context and prints a table', async () 
     assert.match(run.stdout, /^CONTEXT\s+URL$/m);
     assert.equal(urls.length, 2, run.stdout);
     assert.notEqual(new URL(urls[0]).port, new URL(urls[1]).port, 'separate origins');
-    for (const u of urls) assert.equal((await fetch(`${programOf(apiOf(u))}/version`)).status, 200);
+    for (const u of urls) assert.equal((await fetch(`${nodeBase(apiOf(u))}/version`)).status, 200);
     const { page } = browser;
     const shown = [];
     for (const u of urls) {
@@ -319,7 +320,7 @@ test('--all-contexts starts one proxy per context and prints a table', async () 
     run.child.kill('SIGINT');
     await run.exited;
   }
-  for (const u of urls) await assert.rejects(fetch(`${programOf(apiOf(u))}/version`));
+  for (const u of urls) await assert.rejects(fetch(`${nodeBase(apiOf(u))}/version`));
 });
 
 test('a page on another origin cannot read, watch or write through the launcher, even knowing the token', async () => {
@@ -363,7 +364,7 @@ test('a Service Worker planted where Kubeglass ran before never sees a run: ever
   // Another program held the port first and served a page that registered
   // a worker on 127.0.0.1:port and on localhost:port: it passes every
   // request through and reports each URL it sees.
-  const squat = port(5);
+  const squat = await freePort();
   const seen = [];
   const spy = createServer((req, res) => { seen.push(decodeURIComponent(req.url.slice(1))); res.end(); });
   await new Promise((r) => spy.listen(0, '127.0.0.1', r));

@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { withApp, cleanUp, startApp, apply, kubectl, until, ports } from '../lib.mjs';
+import { withApp, cleanUp, startApp, apply, kubectl, until } from '../lib.mjs';
 import { logView } from '../pages.mjs';
 
-const port = ports('logs');
-const PORT = port(0);
 const SUFFIX = `${Date.now() % 1000000}`;
 const POD = `e2e-logs-${SUFFIX}`;
 // hack/demo-logs.py keeps each container's log under the cluster's folder.
@@ -23,7 +21,7 @@ const lines = (page) => logView(page).texts();
 const kubectlLines = (...args) => execFileSync(process.env.KUBECTL, ['--kubeconfig', process.env.KUBECONFIG,
   '-n', 'demo-shop', 'logs', POD, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n').filter((l) => l !== '');
 
-const app = withApp(PORT, {
+const app = withApp({
   async setup() {
     const manifest = {
       apiVersion: 'v1', kind: 'Pod',
@@ -249,25 +247,22 @@ test('a 10 MiB line is cut with a mark, control and bidi characters show, and th
   assert.ok(await until(async () => (await lines(page)).length === 1, 10000), 'the filter still answers');
 });
 
-test('someone who may not read a namespace is told so', async () => {
+test('someone who may not read a namespace is told so', async (t) => {
   const { page } = app;
-  const restricted = await startApp(port(2), process.env.RESTRICTED_KUBECONFIG);
-  try {
-    await page.goto(`${restricted.url}#/logs/demo-data/postgres-0`);
-    const problem = page.getByTestId('log-problem');
-    await problem.waitFor();
-    assert.equal(await problem.getAttribute('data-problem'), 'forbidden');
-    assert.match(await problem.innerText(), /You cannot/);
-    // Where the account may read (view in demo-shop), the log shows.
-    await page.goto(`${restricted.url}#/logs/demo-shop/${POD}?c=worker`);
-    await page.getByTestId('log-line').first().waitFor();
-    assert.equal(await page.getByTestId('log-problem').count(), 0);
-  } finally {
-    await restricted.stop();
-  }
+  const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
+  t.after(async () => { await restricted.stop(); });
+  await page.goto(`${restricted.url}#/logs/demo-data/postgres-0`);
+  const problem = page.getByTestId('log-problem');
+  await problem.waitFor();
+  assert.equal(await problem.getAttribute('data-problem'), 'forbidden');
+  assert.match(await problem.innerText(), /You cannot/);
+  // Where the account may read (view in demo-shop), the log shows.
+  await page.goto(`${restricted.url}#/logs/demo-shop/${POD}?c=worker`);
+  await page.getByTestId('log-line').first().waitFor();
+  assert.equal(await page.getByTestId('log-problem').count(), 0);
 });
 
-test('someone who may read a pod but not its log (pods/log) is told so', async () => {
+test('someone who may read a pod but not its log (pods/log) is told so', async (t) => {
   const { page } = app;
   // In demo-batch the restricted user may read pods, and nothing else.
   const rbac = [
@@ -278,19 +273,18 @@ test('someone who may read a pod but not its log (pods/log) is told so', async (
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'viewer' }] },
   ];
   apply({ apiVersion: 'v1', kind: 'List', items: rbac });
-  const restricted = await startApp(port(3), process.env.RESTRICTED_KUBECONFIG);
-  try {
-    const pod = kubectl('-n', 'demo-batch', 'get', 'pods', '-l', 'app=importer', '-o', 'jsonpath={.items[0].metadata.name}');
-    assert.ok(pod, 'the importer has a pod');
-    await page.goto(`${restricted.url}#/logs/demo-batch/${pod}`);
-    const problem = page.getByTestId('log-problem');
-    await problem.waitFor();
-    assert.equal(await problem.getAttribute('data-problem'), 'forbidden');
-    assert.match(await problem.innerText(), new RegExp(`You cannot read the logs of container \\S+ of pod ${pod}: your account is not allowed to \\(pods/log\\)`));
-    // The pod itself was readable: its containers are offered.
-    assert.ok((await page.getByTestId('log-container').locator('option').count()) >= 1);
-  } finally {
+  const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
+  t.after(async () => {
     await restricted.stop();
     kubectl('-n', 'demo-batch', 'delete', 'rolebinding,role', 'e2e-pods-only', '--ignore-not-found');
-  }
+  });
+  const pod = kubectl('-n', 'demo-batch', 'get', 'pods', '-l', 'app=importer', '-o', 'jsonpath={.items[0].metadata.name}');
+  assert.ok(pod, 'the importer has a pod');
+  await page.goto(`${restricted.url}#/logs/demo-batch/${pod}`);
+  const problem = page.getByTestId('log-problem');
+  await problem.waitFor();
+  assert.equal(await problem.getAttribute('data-problem'), 'forbidden');
+  assert.match(await problem.innerText(), new RegExp(`You cannot read the logs of container \\S+ of pod ${pod}: your account is not allowed to \\(pods/log\\)`));
+  // The pod itself was readable: its containers are offered.
+  assert.ok((await page.getByTestId('log-container').locator('option').count()) >= 1);
 });

@@ -8,18 +8,19 @@ import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { kubectl, startProxy, launchBrowser, until, ports, env } from '../lib.mjs';
+import { kubectl, startProxy, launchBrowser, until, listenAnywhere, env } from '../lib.mjs';
 
-const port = ports('origin');
-const PORT = port(0);
-const FOREIGN_PORT = port(1);
+// The proxy's port and the attacker's page's, each picked when it starts.
+let PORT;
+let evil;
 let proxy;
 let browser;
 let foreign;
 let node;
 
 before(async () => {
-  proxy = await startProxy(PORT);
+  proxy = await startProxy();
+  PORT = proxy.port;
   browser = await launchBrowser();
   node = kubectl('get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}').trim();
   // The attacker's page: any HTML the test asks for, on its own origin.
@@ -30,7 +31,7 @@ before(async () => {
       ? `<!doctype html><title>evil</title><iframe id="f" src="${frame}" width="1200" height="700"></iframe>`
       : '<!doctype html><title>evil</title><p>evil</p>');
   });
-  await new Promise((r) => foreign.listen(FOREIGN_PORT, '127.0.0.1', r));
+  evil = `http://127.0.0.1:${await listenAnywhere(foreign)}/`;
 });
 
 after(async () => {
@@ -38,8 +39,6 @@ after(async () => {
   await proxy?.stop();
   await new Promise((r) => (foreign ? foreign.close(r) : r()));
 });
-
-const evil = `http://127.0.0.1:${FOREIGN_PORT}/`;
 
 /** POSTs JSON to etcd over TLS with the cluster's CA and (unless told not to) its client certificate. */
 function etcdPost(path, body, { cert = true } = {}) {
@@ -193,20 +192,19 @@ test('framed by another origin, the app draws no controls and says why', async (
   assert.equal(await page.getByTestId('framed').count(), 0);
 });
 
-test('served without a token, the app works and says that other pages can reach the cluster', async () => {
-  const plain = await startProxy(port(2), undefined, { plain: true });
+test('served without a token, the app works and says that other pages can reach the cluster', async (t) => {
+  const plain = await startProxy(undefined, { plain: true });
   const b = await launchBrowser();
-  try {
-    const { page } = b;
-    await page.goto(plain.url);
-    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
-    assert.match(await page.getByTestId('unprotected-banner').innerText(), /no token/);
-    // Under the token URL the same app says nothing of the kind.
-    await page.goto(proxy.url);
-    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
-    assert.equal(await page.getByTestId('unprotected-banner').count(), 0);
-  } finally {
+  t.after(async () => {
     await b.close();
     await plain.stop();
-  }
+  });
+  const { page } = b;
+  await page.goto(plain.url);
+  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  assert.match(await page.getByTestId('unprotected-banner').innerText(), /no token/);
+  // Under the token URL the same app says nothing of the kind.
+  await page.goto(proxy.url);
+  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  assert.equal(await page.getByTestId('unprotected-banner').count(), 0);
 });

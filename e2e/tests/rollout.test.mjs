@@ -4,11 +4,9 @@
 // the first image, as kubectl rollout undo.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, apply, deployment, kubectl, until, ports } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until } from '../lib.mjs';
 import { objectPage } from '../pages.mjs';
 
-const port = ports('rollout');
-const PORT = port(0);
 const NAME = `e2e-rollout-${Date.now() % 1000000}`;
 const IMAGE = (n) => `registry.example/e2e/rollout:${n}`;
 
@@ -28,7 +26,7 @@ const withCause = (d, cause) => ({ ...d, metadata: { ...d.metadata, annotations:
 
 const image = () => kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
 
-const app = withApp(PORT, {
+const app = withApp({
   async setup() {
     apply(withCause(deployment(NAME, IMAGE(1)), 'first image'));
     apply(withCause(deployment(NAME, IMAGE(2)), 'second image'));

@@ -7,15 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until, ports } from '../lib.mjs';
+import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until, listenAnywhere } from '../lib.mjs';
 import { shellView } from '../pages.mjs';
 
-const port = ports('shell');
 const SUFFIX = `${Date.now() % 1000000}`;
 const POD = `e2e-shell-${SUFFIX}`;
 const EXEC = `/api/v1/namespaces/demo-shop/pods/${POD}/exec?container=app&command=%2Fbin%2Fsh&stdin=true&stdout=true&tty=true`;
 
-const app = withApp(port(0), {
+const app = withApp({
   async setup() {
     apply({
       apiVersion: 'v1', kind: 'Pod',
@@ -100,25 +99,24 @@ test('a shell runs what is typed, takes the window\'s size and says how it ended
   assert.deepEqual(app.errors, []);
 });
 
-test('the restricted user sees no Shell, and its shell page says why', async () => {
-  const restricted = await startApp(port(1), process.env.RESTRICTED_KUBECONFIG);
+test('the restricted user sees no Shell, and its shell page says why', async (t) => {
+  const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
   const browser = await launchBrowser();
-  try {
-    const { page } = browser;
-    await page.goto(`${restricted.url}#/o/pods/demo-shop/${POD}`);
-    await page.getByTestId('shell-denied').waitFor({ state: 'attached' });
-    assert.equal(await page.getByTestId('container-shell').count(), 0);
-    await page.goto(`${restricted.url}#/exec/demo-shop/${POD}/app`);
-    await page.getByTestId('exec-refused').waitFor();
-    assert.match(await page.getByTestId('exec-refused').innerText(), /RBAC does not allow create on pods\/exec/);
-    assert.equal(await page.getByTestId('terminal').count(), 0);
-  } finally {
+  t.after(async () => {
     await browser.close();
     await restricted.stop();
-  }
+  });
+  const { page } = browser;
+  await page.goto(`${restricted.url}#/o/pods/demo-shop/${POD}`);
+  await page.getByTestId('shell-denied').waitFor({ state: 'attached' });
+  assert.equal(await page.getByTestId('container-shell').count(), 0);
+  await page.goto(`${restricted.url}#/exec/demo-shop/${POD}/app`);
+  await page.getByTestId('exec-refused').waitFor();
+  assert.match(await page.getByTestId('exec-refused').innerText(), /RBAC does not allow create on pods\/exec/);
+  assert.equal(await page.getByTestId('terminal').count(), 0);
 });
 
-test('--read-only and --no-exec refuse a shell at the door, and another origin cannot open one', async () => {
+test('--read-only and --no-exec refuse a shell at the door, and another origin cannot open one', async (t) => {
   // The same request by hand: the usual app lets it through, so the
   // refusals below are the flags', not the request's.
   assert.equal((await askForShell(app.api)).status, 101);
@@ -129,7 +127,7 @@ test('--read-only and --no-exec refuse a shell at the door, and another origin c
   const ours = await askForShell(app.api, { origin: `http://${host}`, host });
   assert.equal(ours.status, 101, `the same request from our own origin: ${ours.body}`);
   for (const [flags, words] of [[['--no-exec'], /--no-exec/], [['--read-only'], /--read-only/]]) {
-    const run = await startApp(port(2), undefined, { flags });
+    const run = await startApp(undefined, { flags });
     try {
       const a = await askForShell(run.api);
       assert.equal(a.status, 403, `${flags}: ${a.body}`);
@@ -149,17 +147,14 @@ test('--read-only and --no-exec refuse a shell at the door, and another origin c
   // A page on another origin, in the same Chromium, opening the socket to
   // the run's own name with the token: refused before it opens.
   const foreign = http.createServer((req, res) => { res.setHeader('content-type', 'text/html'); res.end('<!doctype html><title>evil</title>'); });
-  await new Promise((r) => foreign.listen(port(3), '127.0.0.1', r));
-  try {
-    await app.page.goto(`http://127.0.0.1:${port(3)}/`);
-    const target = `${app.browserApi.replace(/^http/, 'ws')}${EXEC}`;
-    const outcome = await app.page.evaluate((u) => new Promise((resolve) => {
-      const ws = new WebSocket(u, ['v5.channel.k8s.io']);
-      ws.onopen = () => resolve('opened');
-      ws.onclose = (e) => resolve(`closed ${e.code}`);
-    }), target);
-    assert.equal(outcome, 'closed 1006');
-  } finally {
-    await new Promise((r) => foreign.close(r));
-  }
+  const foreignPort = await listenAnywhere(foreign);
+  t.after(async () => { await new Promise((r) => foreign.close(r)); });
+  await app.page.goto(`http://127.0.0.1:${foreignPort}/`);
+  const target = `${app.browserApi.replace(/^http/, 'ws')}${EXEC}`;
+  const outcome = await app.page.evaluate((u) => new Promise((resolve) => {
+    const ws = new WebSocket(u, ['v5.channel.k8s.io']);
+    ws.onopen = () => resolve('opened');
+    ws.onclose = (e) => resolve(`closed ${e.code}`);
+  }), target);
+  assert.equal(outcome, 'closed 1006');
 });

@@ -2,24 +2,22 @@
 // `kubectl proxy` in front of the real local apiserver.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { apply, kubectl, startProxy, launchBrowser, shownPodCount, until, ARTIFACTS, ports } from '../lib.mjs';
+import { apply, cleanUp, kubectl, startProxy, launchBrowser, shownPodCount, until, ARTIFACTS } from '../lib.mjs';
 
-const port = ports('skeleton');
-const PORT = port(0);
 // Unique per run: a namespace from an earlier run may still be terminating.
 const NS = `e2e-skeleton-${Date.now() % 1000000}`;
 let proxy;
 let browser;
 
 before(async () => {
-  proxy = await startProxy(PORT);
+  proxy = await startProxy();
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
   await proxy?.stop();
-  try { kubectl('delete', 'namespace', NS, '--ignore-not-found', '--wait=false'); } catch { /* best effort */ }
+  cleanUp(['delete', 'namespace', NS, '--ignore-not-found', '--wait=false']);
 });
 
 test('shows the server version and the kube-system namespace', async () => {
@@ -106,7 +104,7 @@ test('says clearly when the proxy is gone and recovers when it returns', async (
   // The same proxy again: same port, same token (a new token would answer
   // the page's requests with 404, and the count would only seem to recover
   // while no pod came or went).
-  proxy = await startProxy(PORT, undefined, { token: proxy.token });
+  proxy = await startProxy(undefined, { token: proxy.token, port: proxy.port });
   t = Date.now();
   await banner.waitFor({ state: 'detached', timeout: 60000 });
   console.log(`  reconnected ${Date.now() - t} ms after the proxy answered again`);

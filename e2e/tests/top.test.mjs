@@ -8,12 +8,9 @@
 // the app works.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, cleanUp, apply, deployment, kubectl, until, ports, startApp } from '../lib.mjs';
+import { withApp, cleanUp, apply, deployment, kubectl, until, startApp } from '../lib.mjs';
 import { table } from '../pages.mjs';
 
-const port = ports('top');
-const PORT = port(0);
-const RESTRICTED_PORT = port(1);
 const SUFFIX = Date.now() % 1000000;
 const BUSY = `e2e-top-busy-${SUFFIX}`;
 const QUIET = `e2e-top-quiet-${SUFFIX}`;
@@ -27,7 +24,7 @@ function using(name, cpu, memory, replicas = 1) {
   return d;
 }
 
-const app = withApp(PORT, {
+const app = withApp({
   async setup() {
     apply(using(BUSY, '900m', '700Mi', 2));
     apply(using(QUIET, '2m', '8Mi'));
@@ -295,66 +292,62 @@ test('the node table\'s CPU and memory match kubectl top node', async () => {
   assert.ok(compared >= 5, `${compared} nodes compared`);
 });
 
-test('the restricted user sees its own namespace\'s pod metrics, and is told the nodes\' are forbidden', async () => {
-  const restricted = await startApp(RESTRICTED_PORT, process.env.RESTRICTED_KUBECONFIG);
-  try {
-    const { page } = app;
-    await page.goto(`${restricted.url}#/r/pods?ns=demo-shop`);
-    await table(page).loaded();
-    assert.ok(await until(async () => {
-      const g = await grid(page);
-      const busy = g.rows.find((r) => r.key.startsWith(`demo-shop/${BUSY}-`));
-      const cpu = /^(\d+)m$/.exec(g.cell(busy, 'CPU') ?? '');
-      return busy && cpu && near(cpu[1], 900);
-    }, 120000, 500), `its pods' figures: ${await page.getByTestId('usage-state').innerText().catch(() => 'no state line')}`);
-    await page.goto(`${restricted.url}#/top`);
-    const nodes = page.getByTestId('top-nodes-state');
-    assert.ok(await until(async () => (await nodes.getAttribute('data-state').catch(() => null)) === 'forbidden', 20000, 200),
-      `the nodes: ${await nodes.innerText().catch(() => 'none')}`);
-    // All namespaces' pods are not its to read either.
-    const pods = page.getByTestId('top-pods-state');
-    assert.ok(await until(async () => (await pods.getAttribute('data-state').catch(() => null)) === 'forbidden', 20000, 200),
-      `all pods: ${await pods.innerText().catch(() => 'none')}`);
-    assert.equal(await page.getByTestId('top-pods').getByTestId('top-row').count(), 0);
-  } finally {
-    await restricted.stop();
-  }
+test('the restricted user sees its own namespace\'s pod metrics, and is told the nodes\' are forbidden', async (t) => {
+  const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
+  t.after(async () => { await restricted.stop(); });
+  const { page } = app;
+  await page.goto(`${restricted.url}#/r/pods?ns=demo-shop`);
+  await table(page).loaded();
+  assert.ok(await until(async () => {
+    const g = await grid(page);
+    const busy = g.rows.find((r) => r.key.startsWith(`demo-shop/${BUSY}-`));
+    const cpu = /^(\d+)m$/.exec(g.cell(busy, 'CPU') ?? '');
+    return busy && cpu && near(cpu[1], 900);
+  }, 120000, 500), `its pods' figures: ${await page.getByTestId('usage-state').innerText().catch(() => 'no state line')}`);
+  await page.goto(`${restricted.url}#/top`);
+  const nodes = page.getByTestId('top-nodes-state');
+  assert.ok(await until(async () => (await nodes.getAttribute('data-state').catch(() => null)) === 'forbidden', 20000, 200),
+    `the nodes: ${await nodes.innerText().catch(() => 'none')}`);
+  // All namespaces' pods are not its to read either.
+  const pods = page.getByTestId('top-pods-state');
+  assert.ok(await until(async () => (await pods.getAttribute('data-state').catch(() => null)) === 'forbidden', 20000, 200),
+    `all pods: ${await pods.innerText().catch(() => 'none')}`);
+  assert.equal(await page.getByTestId('top-pods').getByTestId('top-row').count(), 0);
 });
 
-test('with metrics-server gone, one line says so, and the other views work', async () => {
+test('with metrics-server gone, one line says so, and the other views work', async (t) => {
   const { page } = app;
   const errorsBefore = app.errors.length;
   const saved = JSON.parse(kubectl('get', 'apiservice', 'v1beta1.metrics.k8s.io', '-o', 'json'));
   // As the API server sees a stopped metrics-server: nothing answers on the
   // APIService's port (503).
   kubectl('patch', 'apiservice', 'v1beta1.metrics.k8s.io', '--type=merge', '-p', '{"spec":{"service":{"port":1}}}');
-  try {
-    await page.goto(`${app.url}#/`);
-    await page.goto(`${app.url}#/top`);
-    const state = page.getByTestId('top-pods-state');
-    assert.ok(await until(async () => (await state.getAttribute('data-state').catch(() => null)) === 'not-served', 30000, 200),
-      `the pods' state: ${await state.innerText().catch(() => 'none')}`);
-    assert.match(await state.innerText(), /503.*install metrics-server, or check that it is running/);
-    assert.equal(await page.getByTestId('top-nodes-state').getAttribute('data-state'), 'not-served');
-    // The rest of the app is unaffected; a pod table no earlier view
-    // polled says so once, with no CPU column.
-    await page.goto(`${app.url}#/r/pods?ns=demo-data`);
-    await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
-    const line = page.getByTestId('usage-state');
-    assert.ok(await until(async () => (await line.getAttribute('data-state').catch(() => null)) === 'not-served', 30000, 200),
-      `the table's line: ${await line.innerText().catch(() => 'none')}`);
-    assert.equal(await line.count(), 1);
-    assert.ok(!(await grid(page)).headers.includes('CPU'), 'no empty CPU column');
-    // With no sample, the table did not watch its pods' specs for their
-    // requests (such a watch would linger a minute on X-ray; the table's own
-    // stops as it is left).
-    await page.goto(`${app.url}#/xray`);
-    await page.getByTestId('xray-informer').first().waitFor({ timeout: 10000 });
-    const watched = (await page.getByTestId('xray-informer').allInnerTexts()).filter((t) => t.startsWith('/api/v1/namespaces/demo-data/pods'));
-    assert.deepEqual(watched, []);
-    assert.deepEqual(app.errors.slice(errorsBefore).filter((e) => !/status of 503/.test(e)), []);
-  } finally {
+  t.after(async () => {
     const { metadata: { name, labels }, spec } = saved;
     apply({ apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name, labels }, spec });
-  }
+  });
+  await page.goto(`${app.url}#/`);
+  await page.goto(`${app.url}#/top`);
+  const state = page.getByTestId('top-pods-state');
+  assert.ok(await until(async () => (await state.getAttribute('data-state').catch(() => null)) === 'not-served', 30000, 200),
+    `the pods' state: ${await state.innerText().catch(() => 'none')}`);
+  assert.match(await state.innerText(), /503.*install metrics-server, or check that it is running/);
+  assert.equal(await page.getByTestId('top-nodes-state').getAttribute('data-state'), 'not-served');
+  // The rest of the app is unaffected; a pod table no earlier view
+  // polled says so once, with no CPU column.
+  await page.goto(`${app.url}#/r/pods?ns=demo-data`);
+  await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
+  const line = page.getByTestId('usage-state');
+  assert.ok(await until(async () => (await line.getAttribute('data-state').catch(() => null)) === 'not-served', 30000, 200),
+    `the table's line: ${await line.innerText().catch(() => 'none')}`);
+  assert.equal(await line.count(), 1);
+  assert.ok(!(await grid(page)).headers.includes('CPU'), 'no empty CPU column');
+  // With no sample, the table did not watch its pods' specs for their
+  // requests (such a watch would linger a minute on X-ray; the table's own
+  // stops as it is left).
+  await page.goto(`${app.url}#/xray`);
+  await page.getByTestId('xray-informer').first().waitFor({ timeout: 10000 });
+  const watched = (await page.getByTestId('xray-informer').allInnerTexts()).filter((t) => t.startsWith('/api/v1/namespaces/demo-data/pods'));
+  assert.deepEqual(watched, []);
+  assert.deepEqual(app.errors.slice(errorsBefore).filter((e) => !/status of 503/.test(e)), []);
 });

@@ -18,12 +18,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { startProxy, apply, kubectl, launchBrowser, until, ports } from '../lib.mjs';
+import { startProxy, apply, kubectl, launchBrowser, until, listenAnywhere, cleanUp } from '../lib.mjs';
 import { table as tableOf } from '../pages.mjs';
 
-const port = ports('undecodable');
-const PORT = port(0);
-const FORWARD_PORT = port(1);
+// The proxy's port and the forwarder's, each picked when it starts.
+let PORT;
+let FORWARD_PORT;
 const NS = `e2e-undecodable-${Date.now() % 1000000}`;
 const BAD = 'corrupted-cm';
 const BAD_EVENT = 'corrupted-event';
@@ -108,7 +108,7 @@ function passWatch(res, upRes) {
 }
 
 /** Forwards 127.0.0.1:FORWARD_PORT to the kubectl proxy on PORT. */
-function startForwarder() {
+async function startForwarder() {
   const server = http.createServer((req, res) => {
     const target = isTargetList(req.url);
     const watch = isTargetWatch(req.url);
@@ -154,7 +154,8 @@ function startForwarder() {
     up.on('error', close);
     socket.on('error', close);
   });
-  return new Promise((resolve) => server.listen(FORWARD_PORT, '127.0.0.1', () => resolve(server)));
+  FORWARD_PORT = await listenAnywhere(server);
+  return server;
 }
 
 before(async () => {
@@ -172,7 +173,8 @@ before(async () => {
   }
   // A plain kubectl proxy: the forwarder stands between it and the page on
   // another port, which the launcher (our Host and origin only) refuses.
-  proxy = await startProxy(PORT);
+  proxy = await startProxy();
+  PORT = proxy.port;
   forwarder = await startForwarder();
   browser = await launchBrowser();
 });
@@ -182,7 +184,7 @@ after(async () => {
   forwarder?.closeAllConnections();
   await new Promise((r) => (forwarder ? forwarder.close(r) : r()));
   await proxy?.stop();
-  try { kubectl('delete', 'namespace', NS, '--wait=false'); } catch { /* best effort */ }
+  cleanUp(['delete', 'namespace', NS, '--wait=false']);
 });
 
 test('a ConfigMap whose row does not decode is named, and every other one is listed and stays live', async () => {

@@ -2,13 +2,13 @@
 // Chromium page load shows the server's gitVersion and kube-system, and
 // `kubectl scale` on a demo Deployment changes the shown pod count.
 //
-//   node e2e/check-demo.mjs     (with `make demo` running in another terminal)
+//   node e2e/tools/check-demo.mjs     (with `make demo` running in another terminal)
 //
 // It scales demo-shop/cart (which the churn leaves alone) up by 2 and back, and prints what it saw.
 import { execFileSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
 
 const url = process.env.KUBEGLASS_URL ?? 'http://127.0.0.1:8001/ui/';
 const kubeconfig = process.env.KUBECONFIG ?? `${homedir()}/.cache/kubeglass/cluster/admin.kubeconfig`;

@@ -7,7 +7,7 @@
 // apiserver and kubelet API, and the browser's own WebSocket and fetch of it
 // through the proxy with the lines only counted.
 //
-//   node e2e/bench-logs.mjs <api base, as `make demo` prints it without ui/> [lines]
+//   node e2e/bench/logs.mjs <api base, as `make demo` prints it without ui/> [lines]
 //
 // Needs KUBECTL, KUBECONFIG and KUBEGLASS_CLUSTER_DIR (the cluster whose
 // hack/demo-logs.py writes the logs; `hack/cluster.sh env` prints them).
@@ -18,10 +18,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { frameSummary, launchChromium, profiled, recordFrames, sleep } from './bench-lib.mjs';
+import { frameSummary, launchChromium, profiled, recordFrames, sleep } from './lib.mjs';
 
 const [base, countArg = '200000'] = process.argv.slice(2);
-if (!base) throw new Error('usage: node e2e/bench-logs.mjs <api base> [lines]');
+if (!base) throw new Error('usage: node e2e/bench/logs.mjs <api base> [lines]');
 const N = Number(countArg);
 const NS = 'bench-logs';
 const POD = 'bench-logs';

@@ -3,7 +3,7 @@
 // while scrolling and while 200 events/s arrive. Run against a running app
 // after `make demo`:
 //
-//   node e2e/bench-ui.mjs http://127.0.0.1:8001 20000
+//   node e2e/bench/ui.mjs http://127.0.0.1:8001 20000
 //
 // It creates namespace `bench-ui` with N pods bound straight to the kwok
 // nodes (kwok marks them Running), measures, and deletes the namespace.
@@ -23,7 +23,7 @@
 // the tab's CPU fourfold (Chromium's DevTools throttling) from the route
 // change on: a slow tab reading the table's large unpaged list (the first
 // list asks resourceVersion=0, which the watch cache answers in one piece).
-import { fillNamespace, frameSummary, keepAliveClient, launchChromium, nodeBase, profiled, recordFrames, releaseNamespace, settled, traced, writeAtRate } from './bench-lib.mjs';
+import { fillNamespace, frameSummary, keepAliveClient, launchChromium, nodeBase, profiled, recordFrames, releaseNamespace, settled, traced, writeAtRate } from './lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);

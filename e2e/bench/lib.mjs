@@ -1,9 +1,12 @@
-// Helpers shared by the UI measurement scripts (bench-ui.mjs,
-// bench-events.mjs): Debian's Chromium, a keep-alive API client, a worker
+// Helpers shared by the UI measurement scripts (bench/ui.mjs,
+// bench/events.mjs): Debian's Chromium, a keep-alive API client, a worker
 // pool, and frame-time recording and percentiles.
 import http from 'node:http';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
+import { nodeBase } from '../lib.mjs';
+
+export { nodeBase };
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -28,18 +31,6 @@ export async function pool(items, concurrency, fn) {
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (i < items.length) await fn(items[i++]);
   }));
-}
-
-/**
- * `base` as Node reaches it: kubectl glass prints a `<name>.localhost`
- * that only a browser resolves by itself, and answers programs on
- * 127.0.0.1 at the same port. The page keeps using `base`.
- */
-export function nodeBase(base) {
-  const u = new URL(base);
-  if (!u.hostname.endsWith('.localhost')) return base;
-  u.hostname = '127.0.0.1';
-  return u.href.replace(/\/$/, '');
 }
 
 /**

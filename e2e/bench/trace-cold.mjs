@@ -5,22 +5,22 @@
 // work, and listed task by task (each over 3 ms, with the events inside it
 // that took longest). Run against a running app after `make demo`:
 //
-//   RUNS=3 node e2e/bench-trace-cold.mjs <app URL>
+//   RUNS=3 node e2e/bench/trace-cold.mjs <app URL>
 //
 // REPEAT=1 traces a repeat visit instead: the overview is first opened in
 // an untraced tab (until the pod count is drawn), then in a new tab of the
-// same profile, traced, as e2e/bench-cold.mjs's repeat visit does (here
+// same profile, traced, as e2e/bench/cold.mjs's repeat visit does (here
 // the first tab is closed before the second opens).
 //
 // The trace is sampled by Chromium's own instrumentation, so the page runs
-// somewhat slower than in e2e/bench-cold.mjs; compare its shares, not its
+// somewhat slower than in e2e/bench/cold.mjs; compare its shares, not its
 // totals, with that bench's times.
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
-import { noteFirstDraws } from './bench-lib.mjs';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
+import { noteFirstDraws } from './lib.mjs';
 
 const [url] = process.argv.slice(2);
-if (!url) throw new Error('usage: node e2e/bench-trace-cold.mjs <app URL>');
+if (!url) throw new Error('usage: node e2e/bench/trace-cold.mjs <app URL>');
 const RUNS = Number(process.env.RUNS ?? 3);
 const REPEAT = process.env.REPEAT === '1';
 // Each kind is one trace event name; they nest (a FunctionCall holds the

@@ -6,15 +6,15 @@
 // reviews' time, the time from the confirmation's click to the last
 // object's result, and the requests per second the browser sent meanwhile.
 //
-//   node e2e/bench-bulk.mjs <the app's URL, as make demo prints it> [N]
+//   node e2e/bench/bulk.mjs <the app's URL, as make demo prints it> [N]
 //
 // Needs KUBECTL and KUBECONFIG. It creates namespace bench-bulk and
 // deletes it at the end.
 import { execFileSync } from 'node:child_process';
-import { launchChromium } from './bench-lib.mjs';
+import { launchChromium } from './lib.mjs';
 
 const [url, count = '500'] = process.argv.slice(2);
-if (!url) throw new Error('usage: node e2e/bench-bulk.mjs <the app URL> [N]');
+if (!url) throw new Error('usage: node e2e/bench/bulk.mjs <the app URL> [N]');
 const N = Number(count);
 const NS = 'bench-bulk';
 const env = (k) => process.env[k] ?? (() => { throw new Error(`${k} is not set`); })();

@@ -5,14 +5,14 @@
 // same table with the columns hidden. Run against a running app after
 // `make demo` (it has a real metrics-server):
 //
-//   node e2e/bench-metrics.mjs http://127.0.0.1:8001/<token> 10000
+//   node e2e/bench/metrics.mjs http://127.0.0.1:8001/<token> 10000
 //
 // It creates namespace `bench-metrics` with N pods bound straight to the
 // kwok nodes, each saying (in kwok's usage annotations) that it uses 1 to
 // 200 millicores and 8 to 127 MiB, waits until metrics-server reports them
 // all, measures, and deletes the namespace (BENCH_KEEP=1 keeps it and
 // reuses it when it already holds N pods).
-import { fillNamespace, frameSummary, launchChromium, nodeBase, recordFrames, releaseNamespace, settled, sleep } from './bench-lib.mjs';
+import { fillNamespace, frameSummary, launchChromium, nodeBase, recordFrames, releaseNamespace, settled, sleep } from './lib.mjs';
 
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
 const N = Number(countArg);

@@ -5,15 +5,15 @@
 // 200 keys typed one at a time; and the terminal's weight (the shell
 // page's part of the wasm, fetched only when the page is opened).
 //
-//   node e2e/bench-shell.mjs <the app's URL, as make demo prints it>
+//   node e2e/bench/shell.mjs <the app's URL, as make demo prints it>
 //
 // Needs KUBECTL and KUBECONFIG. It creates namespace bench-shell with one
 // pod and deletes it at the end.
 import { execFileSync } from 'node:child_process';
-import { launchChromium, pct, sleep } from './bench-lib.mjs';
+import { launchChromium, pct, sleep } from './lib.mjs';
 
 const [url] = process.argv.slice(2);
-if (!url) throw new Error('usage: node e2e/bench-shell.mjs <the app URL>');
+if (!url) throw new Error('usage: node e2e/bench/shell.mjs <the app URL>');
 const KEYS = 200;
 const NS = 'bench-shell';
 const env = (k) => process.env[k] ?? (() => { throw new Error(`${k} is not set`); })();

@@ -1,12 +1,12 @@
 // Takes the screenshots in docs/screenshots/ (light and dark) from a running
-// app: `node e2e/screenshots.mjs http://127.0.0.1:8001/ui/ docs/screenshots`
+// app: `node e2e/tools/screenshots.mjs http://127.0.0.1:8001/ui/ docs/screenshots`
 // after `make demo`. Uses Debian's Chromium, like the tests. SHOTS=logs,pods
 // takes only those (Top waits for a few polls of history). The scenes that change the cluster (the timeline,
 // History, an edit's review and conflict, create) run KUBECTL (default
 // `kubectl`) with the environment's KUBECONFIG, on the demo's `frontend`.
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
 
 const [base = 'http://127.0.0.1:8001/ui/', out = 'docs/screenshots'] = process.argv.slice(2);
 const views = [

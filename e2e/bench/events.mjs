@@ -5,7 +5,7 @@
 // and slowest apply of a frame's changes). Run against a running app after
 // `make demo`:
 //
-//   node e2e/bench-events.mjs http://127.0.0.1:8001 10000
+//   node e2e/bench/events.mjs http://127.0.0.1:8001 10000
 //
 // It creates namespace `bench-events` with N Events (20 reasons, one in ten
 // a Warning, last seen over the past half hour), measures, and deletes the
@@ -15,7 +15,7 @@
 // CPU profile of the write phase and prints the functions that cost most;
 // BENCH_TRACE=file takes a Chromium trace of it and prints the main
 // thread's time by kind (script, style, layout, paint, GC).
-import { frameSummary, keepAliveClient, launchChromium, pool, profiled, recordFrames, sleep, traced, writeAtRate } from './bench-lib.mjs';
+import { frameSummary, keepAliveClient, launchChromium, pool, profiled, recordFrames, sleep, traced, writeAtRate } from './lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);

@@ -8,7 +8,7 @@
 // shaped to 20 Mbit/s down, 5 up, 20 ms each way (Chromium's network
 // emulation), where the size on the wire counts.
 //
-//   node e2e/bench-cold.mjs <app URL> [<app URL> …]
+//   node e2e/bench/cold.mjs <app URL> [<app URL> …]
 //
 // e.g. the same build served by plain `kubectl proxy --www` (uncompressed)
 // and by `kubectl glass` (brotli, application/wasm). For the median run it
@@ -23,11 +23,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.mjs';
-import { noteFirstDraws } from './bench-lib.mjs';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
+import { noteFirstDraws } from './lib.mjs';
 
 const urls = process.argv.slice(2);
-if (urls.length === 0) throw new Error('usage: node e2e/bench-cold.mjs <app URL> [<app URL> …]');
+if (urls.length === 0) throw new Error('usage: node e2e/bench/cold.mjs <app URL> [<app URL> …]');
 const RUNS = Number(process.env.RUNS ?? 5);
 const LINKS = {
   loopback: null,

@@ -4,13 +4,13 @@
 // JavaScript heap and, at the end, the X-ray page's figures (rows, MiB of
 // diffs, wasm memory). Run against a running app after `make demo`:
 //
-//   node e2e/bench-timeline.mjs http://127.0.0.1:8001/<token> 10
+//   node e2e/bench/timeline.mjs http://127.0.0.1:8001/<token> 10
 //
 // It creates namespace `bench-timeline` with 200 ConfigMaps, patches their
 // data at random (each patch a real change with a diff: the timeline's
 // informers keep managedFields, and the demo's own churn goes on beside
 // it), and deletes the namespace at the end.
-import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep, writeAtRate } from './bench-lib.mjs';
+import { frameSummary, keepAliveClient, launchChromium, pool, recordFrames, sleep, writeAtRate } from './lib.mjs';
 
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', minutesArg = '10'] = process.argv.slice(2);
 const MINUTES = Number(minutesArg);
