@@ -42,7 +42,7 @@ done
 app=$(grep -o "http://[0-9a-f]*\.localhost:$port/[^ ]*/ui/" "$out" | head -1)
 [[ -n "$app" ]] || { cat "$out" >&2; die "kubectl-glass printed no URL"; }
 # (The benches' own requests go to 127.0.0.1, as any program's do: Node
-# does not resolve the run's <name>.localhost; bench-lib's nodeBase.)
+# does not resolve the run's <name>.localhost; e2e/lib.mjs's nodeBase.)
 api=${app%ui/}
 api=${api%/}
 

@@ -15,7 +15,7 @@ use kubeglass_client::cache::factory::Spawner;
 use kubeglass_client::discovery::MemoryStore;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply, StreamHandle};
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply, StreamHandle};
 use kubeglass_web::ConnectionCounts;
 use leptos::prelude::*;
 use serde_json::{Value, json};

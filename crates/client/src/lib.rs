@@ -3,9 +3,11 @@
 //! The crate builds requests and decodes responses but never performs I/O
 //! itself: a [`transport::Transport`] sends requests and a [`clock::Clock`]
 //! tells the time and sleeps. The browser implementations live in
-//! `kubeglass-web`; scripted fakes for tests live in [`testing`] behind the
-//! `testing` feature. Nothing here depends on web-sys, wasm-bindgen, js-sys,
-//! gloo or tokio.
+//! `kubeglass-web`; the fakes for tests (a scripted API server, a stepped
+//! clock) and the scenarios run against fakes and the real cluster alike
+//! live in the `kubeglass-testing` crate (`crates/testing`, never
+//! published), which no build of the app links. Nothing here depends on
+//! web-sys, wasm-bindgen, js-sys, gloo or tokio.
 #![warn(missing_docs)]
 
 pub mod api;
@@ -18,8 +20,6 @@ pub mod reconnect;
 pub mod record;
 pub mod remotecommand;
 pub mod rest;
-#[cfg(feature = "testing")]
-pub mod testing;
 pub mod transport;
 pub mod typed;
 pub mod workqueue;

@@ -12,8 +12,8 @@ use futures::task::LocalSpawnExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kubeglass_client::rest::list::{ListDecoder, ListPage};
 use kubeglass_client::rest::{BodyReader, Error, RestClient};
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
 use kubeglass_client::transport::TransportError;
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply};
 use serde_json::json;
 
 const PATH: &str = "/api/v1/namespaces/ns/configmaps";

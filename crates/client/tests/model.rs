@@ -19,8 +19,8 @@ use kubeglass_client::cache::{
     InformerOptions, Notification, QueueKind, SharedInformer, object_key,
 };
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::FakeClock;
-use kubeglass_client::testing::sim::SimServer;
+use kubeglass_testing::FakeClock;
+use kubeglass_testing::sim::SimServer;
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]

@@ -6,9 +6,9 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use http::Method;
 use kubeglass_client::rest::{Error, RestClient};
-use kubeglass_client::testing::{FakeApiServer, Reply};
 use kubeglass_client::transport::TransportError;
 use kubeglass_kubectl::access::{Access, AccessQuery, REVIEW_PATH, can_i};
+use kubeglass_testing::{FakeApiServer, Reply};
 use serde_json::json;
 
 fn scale_query() -> AccessQuery {

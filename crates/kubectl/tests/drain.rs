@@ -13,10 +13,10 @@ use futures::task::LocalSpawnExt;
 use http::Method;
 use kubeglass_client::clock::Clock;
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
 use kubeglass_kubectl::drain::{
     Allow, Blocker, DrainEnd, DrainOptions, Left, PodState, Report, drain,
 };
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply};
 use serde_json::{Value, json};
 
 fn pod(name: &str, owner: &str) -> Value {

@@ -13,8 +13,8 @@ use http::Method;
 use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
 use kubeglass_client::record::EventBroadcaster;
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
 use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult};
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply};
 use serde_json::json;
 
 const WEB: &str = "/apis/apps/v1/namespaces/shop/deployments/web";

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use futures::executor::block_on;
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{informer_scenarios, scenarios};
 use kubeglass_native::{NativeTransport, SystemClock};
+use kubeglass_testing::{informer_scenarios, scenarios};
 
 const NEEDS: &str = "needs the local cluster and kubectl proxy: run through `make test`";
 

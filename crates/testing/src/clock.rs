@@ -8,7 +8,7 @@ use futures::FutureExt;
 use futures::channel::oneshot;
 use futures::future::LocalBoxFuture;
 
-use crate::clock::{Clock, PassiveClock, Timestamp};
+use kubeglass_client::clock::{Clock, PassiveClock, Timestamp};
 
 /// A clock that only moves when a test advances it.
 #[derive(Clone, Default)]
@@ -79,7 +79,7 @@ impl PassiveClock for FakeClock {
 /// Deterministic per clock, a new value on every draw (splitmix64 of a
 /// counter), so tests are reproducible and sources made in the same instant
 /// still differ.
-impl crate::clock::Entropy for FakeClock {
+impl kubeglass_client::clock::Entropy for FakeClock {
     fn random_u64(&self) -> u64 {
         let mut inner = self.inner.borrow_mut();
         inner.draws += 1;

@@ -1,4 +1,9 @@
-//! Fakes for unit tests: a manually stepped clock and a scripted API server.
+//! kubeglass-testing: what the tests of every crate share, and no build of
+//! the app links (`publish = false`): fakes for unit tests (a manually
+//! stepped clock and a scripted API server), a simulated apiserver, and the
+//! scenarios the client's behaviour is checked by, run against the fakes,
+//! natively against the real cluster (`crates/native`) and in Chromium
+//! (`crates/web`).
 //!
 //! These are fakes, not the real thing: integration tests use the real
 //! apiserver through `kubectl proxy`.
@@ -11,8 +16,7 @@
 //! Transports implement `Transport` (`send` for whole bodies, `stream` for
 //! watches); tests use `FakeApiServer`, a scripted server that asserts each
 //! request and fails on an unexpected or missing one — verified when the test's
-//! handle is dropped, unless the test says `lenient()` and why. Both fakes ship with the
-//! client behind its `testing` feature.
+//! handle is dropped.
 
 mod clock;
 pub mod informer_scenarios;

@@ -2,7 +2,7 @@
 
 use futures::channel::mpsc;
 
-use crate::transport::TransportError;
+use kubeglass_client::transport::TransportError;
 
 /// The scripted answer to one request.
 pub enum Reply {

@@ -15,11 +15,11 @@ use kube_core::watch::WatchEvent;
 use kube_core::{ApiResource, DynamicObject, GroupVersionKind};
 use serde_json::json;
 
-use crate::api::Api;
-use crate::clock::Clock;
-use crate::discovery::DiscoveryClient;
-use crate::rest::RestClient;
-use crate::rest::table::IncludeObject;
+use kubeglass_client::api::Api;
+use kubeglass_client::clock::Clock;
+use kubeglass_client::discovery::DiscoveryClient;
+use kubeglass_client::rest::RestClient;
+use kubeglass_client::rest::table::IncludeObject;
 
 /// The namespace scenarios write to (created by `hack/cluster.sh`).
 pub const NAMESPACE: &str = "default";
@@ -357,8 +357,8 @@ pub async fn restricted_user_is_forbidden(restricted: &RestClient) {
 
 /// The events.k8s.io/v1 sink writes an Event and turns a repeat into a series.
 pub async fn events_v1_sink(client: &RestClient, clock: Rc<dyn Clock>) {
-    use crate::record::{ApiSink, EventSink, EventsApi};
     use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
+    use kubeglass_client::record::{ApiSink, EventSink, EventsApi};
     let discovery = DiscoveryClient::new(client.clone())
         .fetch()
         .await

@@ -8,7 +8,7 @@ use futures::future::LocalBoxFuture;
 use futures::{FutureExt, StreamExt};
 
 use super::reply::{Reply, into_response};
-use crate::transport::{ByteStream, Request, Transport, TransportError};
+use kubeglass_client::transport::{ByteStream, Request, Transport, TransportError};
 
 /// One expected request: method, path and the query parameters it must carry.
 struct Expectation {

@@ -19,7 +19,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
 use super::{decode, into_response};
-use crate::transport::{ByteStream, Request, Transport, TransportError};
+use kubeglass_client::transport::{ByteStream, Request, Transport, TransportError};
 
 type Feed = mpsc::UnboundedSender<Result<Vec<u8>, TransportError>>;
 

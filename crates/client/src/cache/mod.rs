@@ -15,7 +15,7 @@
 //! against a simulated API server with faults (`tests/model.rs`: random writes,
 //! dropped and broken watches, 410s, compactions, outages; the cache and the
 //! replayed notifications always end equal to the server's state), and against
-//! the real cluster natively and in Chromium (`testing::informer_scenarios`:
+//! the real cluster natively and in Chromium (`kubeglass_testing::informer_scenarios`:
 //! 2,000 objects of churn, the proxy killed and restarted mid-watch with no
 //! relist, etcd compacted while the watch is down, a CRD's Table columns live).
 

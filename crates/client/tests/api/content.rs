@@ -197,7 +197,7 @@ fn the_rate_limit_spaces_requests_and_metrics_count_them() {
     use futures::executor::LocalPool;
     use futures::task::LocalSpawnExt;
     use kubeglass_client::clock::PassiveClock;
-    use kubeglass_client::testing::FakeClock;
+    use kubeglass_testing::FakeClock;
     let server = FakeApiServer::new();
     let clock = FakeClock::new(Duration::from_secs(1_000));
     let client = RestClient::new(Rc::new(server.clone()))

@@ -20,8 +20,8 @@ use kubeglass_client::kube_core::watch::WatchEvent;
 use kubeglass_client::kube_core::{ApiResource, DynamicObject, GroupVersionKind};
 use kubeglass_client::rest::table::IncludeObject;
 use kubeglass_client::rest::{Error, RestClient};
-use kubeglass_client::testing::{FakeApiServer, Reply};
 use kubeglass_client::transport::TransportError;
+use kubeglass_testing::{FakeApiServer, Reply};
 use serde_json::json;
 
 mod content;

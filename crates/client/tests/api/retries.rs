@@ -20,10 +20,10 @@ fn retrying(
 ) -> (
     Api<ConfigMap>,
     RestClient,
-    kubeglass_client::testing::FakeClock,
+    kubeglass_testing::FakeClock,
     futures::executor::LocalPool,
 ) {
-    let clock = kubeglass_client::testing::FakeClock::new(Duration::from_secs(1_000));
+    let clock = kubeglass_testing::FakeClock::new(Duration::from_secs(1_000));
     let client = RestClient::new(Rc::new(server.clone())).with_clock(Rc::new(clock.clone()));
     (
         Api::namespaced(client.clone(), "shop"),

@@ -10,7 +10,7 @@ use kubeglass_client::discovery::{
     CachedDiscovery, DISCOVERY_TTL, Discovery, DiscoveryClient, KeyValueStore, MemoryStore,
 };
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply};
 
 mod cache;
 mod fetch;

@@ -16,7 +16,7 @@ use kubeglass_client::cache::{
     InformerFactory, InformerOptions, Notification, QueueKind, SharedInformer, object_key,
 };
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply, StreamHandle};
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply, StreamHandle};
 use serde_json::{Value, json};
 
 mod factory;

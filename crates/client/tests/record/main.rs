@@ -15,7 +15,7 @@ use kubeglass_client::record::correlator::{
 };
 use kubeglass_client::record::{ApiSink, EventBroadcaster, EventType, SINK_TRIES};
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply};
 use serde_json::json;
 
 mod correlator;

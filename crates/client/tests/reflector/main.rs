@@ -12,8 +12,8 @@ use kubeglass_client::backoff::Backoff;
 use kubeglass_client::cache::{Reflector, ReflectorConfig, ReflectorState, ReflectorStatus, Store};
 use kubeglass_client::clock::PassiveClock;
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
 use kubeglass_client::transport::TransportError;
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply};
 use serde_json::{Value, json};
 
 mod failures;

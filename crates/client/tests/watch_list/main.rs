@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kubeglass_client::backoff::Backoff;
 use kubeglass_client::cache::{Reflector, ReflectorConfig, ReflectorState, ReflectorStatus, Store};
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply, StreamHandle};
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply, StreamHandle};
 use serde_json::{Value, json};
 
 mod failures;

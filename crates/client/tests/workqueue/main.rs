@@ -8,11 +8,11 @@ use std::time::Duration;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use kubeglass_client::clock::PassiveClock;
-use kubeglass_client::testing::FakeClock;
 use kubeglass_client::workqueue::{
     Bucket, DelayingQueue, ItemExponential, ItemFastSlow, MaxOf, Queue, RateLimiter,
     RateLimitingQueue, WithMaxWait, default_controller_rate_limiter,
 };
+use kubeglass_testing::FakeClock;
 
 mod delaying;
 mod queue;

@@ -12,8 +12,8 @@ use http::Method;
 use kubeglass_client::kube_core::{ApiResource, GroupVersionKind};
 use kubeglass_client::record::{ApiSink, EventBroadcaster};
 use kubeglass_client::rest::{Error, RestClient};
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
 use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult, RollBackTo};
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply};
 use serde_json::json;
 
 mod queue;

@@ -18,10 +18,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use crate::api::Api;
-use crate::cache::{InformerOptions, Notification, SharedInformer, object_key};
-use crate::clock::Clock;
-use crate::rest::RestClient;
+use kubeglass_client::api::Api;
+use kubeglass_client::cache::{InformerOptions, Notification, SharedInformer, object_key};
+use kubeglass_client::clock::Clock;
+use kubeglass_client::rest::RestClient;
 
 mod watch_cache;
 pub use watch_cache::informer_relists_once_when_its_version_left_the_watch_cache;
@@ -408,8 +408,8 @@ pub async fn informer_relists_after_compaction(
 /// carries its printer columns, and a database created during the test
 /// appears as a row with its cells filled in, live.
 pub async fn table_informer_shows_crd_columns_live(admin: &RestClient, clock: Rc<dyn Clock>) {
-    use crate::rest::table::TableRowObject;
     use kube_core::{ApiResource, DynamicObject, GroupVersionKind};
+    use kubeglass_client::rest::table::TableRowObject;
 
     let ar = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("demo.kubeglass.dev", "v1alpha1", "Database"),

@@ -10,10 +10,10 @@ use kube_core::{ApiResource, DynamicObject, GroupVersionKind};
 use serde_json::json;
 
 use super::{control, with_informer};
-use crate::api::Api;
-use crate::cache::{InformerOptions, SharedInformer};
-use crate::clock::Clock;
-use crate::rest::RestClient;
+use kubeglass_client::api::Api;
+use kubeglass_client::cache::{InformerOptions, SharedInformer};
+use kubeglass_client::clock::Clock;
+use kubeglass_client::rest::RestClient;
 
 /// LISTs of `group` the apiserver has answered so far, from its own
 /// `apiserver_request_total` (any code).
@@ -59,7 +59,7 @@ pub async fn informer_relists_once_when_its_version_left_the_watch_cache(
     );
     // As in the app, whoever sees the proxy back (its prober there, this
     // test here) cuts the connection backoff short.
-    let reconnect = crate::reconnect::Reconnect::new();
+    let reconnect = kubeglass_client::reconnect::Reconnect::new();
     informer.set_reconnect(reconnect.clone());
     let result = with_informer(&informer, async {
         informer.wait_synced().await;

@@ -1,4 +1,4 @@
-//! The same integration scenarios the native tests run (kubeglass_client::testing::scenarios and informer_scenarios), here through fetch and WebSocket in Chromium.
+//! The same integration scenarios the native tests run (kubeglass_testing::scenarios and informer_scenarios), here through fetch and WebSocket in Chromium.
 
 use super::*;
 

@@ -19,8 +19,8 @@ use kubeglass_client::kube_core::params::{DeleteParams, PostParams, WatchParams}
 use kubeglass_client::kube_core::watch::WatchEvent;
 use kubeglass_client::kube_core::{ObjectList, Request};
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{informer_scenarios, scenarios};
 use kubeglass_client::transport::{Transport, TransportError};
+use kubeglass_testing::{informer_scenarios, scenarios};
 use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;

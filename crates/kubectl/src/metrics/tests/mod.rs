@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use super::*;
 use kubeglass_client::cache::factory::Spawner;
 use kubeglass_client::rest::RestClient;
-use kubeglass_client::testing::{FakeApiServer, FakeClock, Reply};
 use kubeglass_client::transport::TransportError;
+use kubeglass_testing::{FakeApiServer, FakeClock, Reply};
 
 const GROUP: &str = "/apis/metrics.k8s.io";
 const SHOP: &str = "/apis/metrics.k8s.io/v1beta1/namespaces/demo-shop/pods";
