@@ -34,10 +34,10 @@
 //! the overview's panels, the event stream, an object and its events, what
 //! it owns, the log pages and the API page's CRD watch all use it. Whole-object informers (over WebSocket) linger a minute so going
 //! back is instant; Table and metadata informers hold one of the browser's
-//! six HTTP/1.1 connections, so they stop at once. Metrics have no
-//! watch: `metrics` is the one way a view shows them,
-//! `kube.metrics(Target::Pods(ns))`, a handle on the client's shared
-//! `MetricsPolls` poll of that target with a tick that changes after each
+//! six HTTP/1.1 connections, so they stop at once. Usage has no
+//! watch: `usage` is the one way a view shows it,
+//! `kube.usage(Target::Pods(ns))`, a handle on the client's shared
+//! `UsagePolls` poll of that target with a tick that changes after each
 //! poll, so a view that reads `latest`, `state` or `history` redraws then.
 //! `workload` (`kube.workload_pods`) watches a workload's pods together —
 //! the workload by name for its UID, a Deployment's ReplicaSets, the
@@ -97,7 +97,7 @@ use kubeglass_client::clock::Clock;
 use kubeglass_client::discovery::{CachedDiscovery, Discovery, DiscoveryClient, ResourceInfo};
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
-use kubeglass_kubectl::metrics::MetricsPolls;
+use kubeglass_kubectl::usage::UsagePolls;
 use kubeglass_web::ConnectionCounts;
 use leptos::prelude::*;
 
@@ -114,13 +114,13 @@ pub mod forwards;
 pub mod history;
 pub mod host;
 pub mod logs;
-pub mod metrics;
 pub mod reads;
 pub mod session;
 mod settle;
 pub mod shell;
 pub mod start;
 pub mod timeline;
+pub mod usage;
 pub mod watch;
 pub mod workload;
 
@@ -148,8 +148,8 @@ pub struct Kube {
     pub clock: Rc<dyn Clock>,
     /// Shared informers.
     pub factory: InformerFactory,
-    /// Shared polls of metrics.k8s.io (it has no watch).
-    pub metrics: MetricsPolls,
+    /// Shared polls of metrics.k8s.io usage (it has no watch).
+    pub usage_polls: UsagePolls,
     /// Discovery, cached in localStorage for 10 minutes.
     pub discovery: Rc<CachedDiscovery>,
     /// The latest discovery (None while loading).
@@ -178,7 +178,7 @@ impl Kube {
         scope: &str,
         protected: bool,
     ) -> Self {
-        let metrics = MetricsPolls::new(client.clone(), clock.clone(), host.spawn.clone());
+        let usage_polls = UsagePolls::new(client.clone(), clock.clone(), host.spawn.clone());
         let factory = InformerFactory::with_reconnect(
             client.clone(),
             clock.clone(),
@@ -206,7 +206,7 @@ impl Kube {
             client,
             clock,
             factory,
-            metrics,
+            usage_polls,
             discovery,
             discovered: RwSignal::new(None),
             counts: host.counts.clone(),

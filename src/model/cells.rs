@@ -3,9 +3,9 @@
 use crate::model::filter::{Filter, Test};
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
 
-use crate::model::metrics::usage_text;
 use crate::model::table::{TableModel, is_age, row_text};
 use crate::model::time::{Seconds, age, parse_time};
+use crate::model::usage::usage_text;
 
 /// The text of cell `i` (in `column`) of `row` at `now`: ages and dates
 /// are shown as kubectl's short ages, from the row's creation time where

@@ -1,6 +1,6 @@
 //! Drift: how the live object left the manifest `kubectl apply` last applied, for the fields that manifest sets, compared as the server stores them (a `null` is "absent", quantities by value, merge-keyed lists by key) so nothing the server merely normalised is called drift.
 
-use kubeglass_kubectl::metrics::quantity;
+use kubeglass_kubectl::usage::quantity;
 use serde_json::Value;
 
 use crate::model::history::{FieldChange, Seg, get_at};

@@ -185,7 +185,7 @@ impl TableModel {
 
     /// Sets `columns` and passes every row through `f` (the same row back
     /// when it is unchanged), then sorts once: many rows change at once, as
-    /// a metrics poll changes them, where one upsert each would move every
+    /// a usage poll changes them, where one upsert each would move every
     /// key twice. True when anything changed.
     pub fn rewrite(
         &mut self,

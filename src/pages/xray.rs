@@ -323,12 +323,12 @@ fn XrayLogStreams(now: RwSignal<Seconds>) -> impl IntoView {
 /// view shows it, beside the informers.
 #[component]
 fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
-    use kubeglass_kubectl::metrics::PollState;
+    use kubeglass_kubectl::usage::PollState;
     view! {
         <h3>"Metrics polls"</h3>
         {move || {
             now.track();
-            let polls = kube.with_value(|k| k.metrics.snapshots());
+            let polls = kube.with_value(|k| k.usage_polls.snapshots());
             if polls.is_empty() {
                 return view! { <p class="muted" data-testid="xray-polls">"No metrics shown yet (Top, or a pod's or node's page, polls metrics.k8s.io every 15 s while open)."</p> }.into_any();
             }

@@ -36,7 +36,7 @@ use drift::ObjectDrift;
 use edit::ObjectEditor;
 use events::ObjectEvents;
 use history::ObjectHistoryView;
-use kubeglass_kubectl::metrics::Target;
+use kubeglass_kubectl::usage::Target;
 use meta::{Chips, Conditions, Owners};
 use owned::OwnedSection;
 use rollout::{RolloutHistory, has_rollout_history};

@@ -1,16 +1,16 @@
 //! CPU and memory over the tab's history, from metrics.k8s.io, with what was asked for and may be used drawn in: a pod's (its requests and limits), a node's (its allocatable), a workload's (its pods summed, through the owner index).
 
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_kubectl::metrics::{Point, Target};
+use kubeglass_kubectl::usage::{Point, Target};
 use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::cluster::ClusterState;
-use crate::kube::metrics::Metrics;
+use crate::kube::usage::UsagePoll;
 use crate::kube::use_kube;
 use crate::kube::workload::WorkloadPods;
-use crate::model::metrics::{
+use crate::model::usage::{
     By, Capacity, graph, part, pod_resources, pods_resources, span, span_words, state_words,
     sum_histories,
 };
@@ -41,7 +41,7 @@ pub fn UsageGraphs(
     object: RwSignal<Option<Value>>,
     node: bool,
 ) -> impl IntoView {
-    let metrics = StoredValue::new_local(use_kube().metrics(target));
+    let usage = StoredValue::new_local(use_kube().usage(target));
     let key = StoredValue::new(key);
     let refs = move |by: By| -> Vec<(&'static str, Option<f64>)> {
         object.with(|o| match o {
@@ -58,13 +58,13 @@ pub fn UsageGraphs(
     };
     let drawn = move |by: By| {
         move || {
-            let points = key.with_value(|k| metrics.with_value(|m| m.history(k)));
+            let points = key.with_value(|k| usage.with_value(|m| m.history(k)));
             figure(by, &points, &refs(by), "")
         }
     };
     view! {
         <h3>"Usage"</h3>
-        <PollState metrics/>
+        <PollState usage/>
         <div class="usage-graphs">{drawn(By::Cpu)}{drawn(By::Memory)}</div>
     }
 }
@@ -81,7 +81,7 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
             return view! { <ProblemBox problem doing="find its pods".to_string() testid="usage-problem"/> }.into_any();
         }
     };
-    let metrics = StoredValue::new_local(kube.metrics(pods_target(&namespace)));
+    let usage = StoredValue::new_local(kube.usage(pods_target(&namespace)));
     // Once per change of its pods or poll, for both graphs: the pods'
     // histories summed, their requests and limits summed, how many.
     let summed = Memo::new(move |_| {
@@ -94,7 +94,7 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
                     p.metadata.namespace.as_deref().unwrap_or_default(),
                     p.metadata.name.as_deref().unwrap_or_default()
                 );
-                metrics.with_value(|m| m.history(&key))
+                usage.with_value(|m| m.history(&key))
             })
             .collect();
         let (requests, limits) = pods_resources(found.iter().map(|p| &p.data));
@@ -114,7 +114,7 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
     };
     view! {
         <h3>"Usage"</h3>
-        <PollState metrics/>
+        <PollState usage/>
         <div class="usage-graphs">{drawn(By::Cpu)}{drawn(By::Memory)}</div>
     }
     .into_any()
@@ -122,9 +122,9 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
 
 /// What the poll says, when it is not fresh.
 #[component]
-fn PollState(metrics: StoredValue<Metrics, LocalStorage>) -> impl IntoView {
+fn PollState(usage: StoredValue<UsagePoll, LocalStorage>) -> impl IntoView {
     move || {
-        state_words(&metrics.with_value(Metrics::state)).map(|(kind, words)| {
+        state_words(&usage.with_value(UsagePoll::state)).map(|(kind, words)| {
             view! { <p class="muted" data-testid="usage-state" data-state=kind role="status">{words}</p> }
         })
     }

@@ -23,7 +23,7 @@ use crate::kube::{Kube, Now, Watch};
 use crate::model::cells::keys_in_order;
 use crate::model::filter::Filter;
 use crate::model::live_rows::{LiveRows, More};
-use crate::model::metrics::UsageCells;
+use crate::model::usage::UsageCells;
 use crate::model::problem::Problem;
 use crate::model::table::Sort;
 use crate::model::time::Seconds;

@@ -17,7 +17,7 @@ use crate::kube::Now;
 use crate::kube::Stale;
 use crate::model::cells::{cell_class, cell_text};
 use crate::model::live_rows::{LiveRows, RowState};
-use crate::model::metrics::is_usage_column;
+use crate::model::usage::is_usage_column;
 use crate::model::time::Seconds;
 use crate::model::unread::stale_words;
 

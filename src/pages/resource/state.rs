@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use crate::model::filter::Test;
 use crate::model::live_rows::{LiveRows, More};
 use crate::model::marks::Marks;
-use crate::model::metrics::{UsageOf, is_usage_column};
+use crate::model::usage::{UsageOf, is_usage_column};
 use crate::model::table::Sort;
 use crate::prefs;
 use crate::route::{Route, navigate};

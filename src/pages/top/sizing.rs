@@ -4,14 +4,14 @@ use std::collections::BTreeMap;
 
 use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
-use kubeglass_kubectl::metrics::Target;
+use kubeglass_kubectl::usage::Target;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::metrics::Metrics;
+use crate::kube::usage::UsagePoll;
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::metrics::{
+use crate::model::usage::{
     By, Part, PodSizing, Sizing, controller, fit_words, part_words, right_size,
 };
 use crate::route::Route;
@@ -42,7 +42,7 @@ pub fn RightSizing(scope: Option<String>) -> impl IntoView {
                 .map(|(_, name)| name)
         });
     let _watches = StoredValue::new_local((pods_watch, sets_watch));
-    let metrics = StoredValue::new_local(kube.metrics(Target::Pods(scope)));
+    let usage = StoredValue::new_local(kube.usage(Target::Pods(scope)));
     // Once per poll: the figures only move then, and summing every pod's
     // history on each frame of pod changes would cost a busy cluster a
     // frame. A pod or ReplicaSet that arrived since shows at the next poll.
@@ -53,7 +53,7 @@ pub fn RightSizing(scope: Option<String>) -> impl IntoView {
                 .collect()
         });
         let pods: Vec<PodSizing> = pods.with_untracked(|p| p.values().cloned().collect());
-        metrics.with_value(|m: &Metrics| {
+        usage.with_value(|m: &UsagePoll| {
             m.track();
             right_size(&pods, &deployments, &|k| m.history(k))
         })

@@ -1,8 +1,8 @@
-//! The Top page's rules: pods and nodes ranked by CPU or memory from the latest sample in `kubectl top`'s words (`top`), a node's usage as a share of what it can allocate, a poll's state in words, and a usage line over the tab's own history.
+//! Usage (CPU and memory from metrics.k8s.io), the rules: the tables' usage columns (`columns`), graphs (`graph`), right-sizing (`sizing`), and for the Top page (named after `kubectl top`, whose words it prints) pods and nodes ranked by CPU or memory from the latest sample in `kubectl top`'s words (`top`), a node's usage as a share of what it can allocate, a poll's state in words, and a usage line over the tab's own history.
 
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_kubectl::metrics::quantity::{bytes, cpu_millis};
-use kubeglass_kubectl::metrics::{Point, PollState, Usage};
+use kubeglass_kubectl::usage::quantity::{bytes, cpu_millis};
+use kubeglass_kubectl::usage::{Point, PollState, Usage};
 
 mod columns;
 mod graph;

@@ -1,24 +1,28 @@
-//! Metrics for views: the shared poll of metrics.k8s.io for a target (it has no watch), and a tick that changes after each poll, so what a view draws from the poll follows it.
+//! Usage for views: the shared poll of metrics.k8s.io for a target (it has no watch), and a tick that changes after each poll, so what a view draws from the poll follows it.
+//!
+//! "Usage" is the app's one word for what metrics.k8s.io serves (CPU and
+//! memory in use); "metrics" in the app means client-go's counters only
+//! (requests, work queues, informers).
 
 use std::rc::Rc;
 
-use kubeglass_kubectl::metrics::{
+use kubeglass_kubectl::usage::{
     ObjectUsage, Point, PollRef, PollState, PollSubscription, Target, Version,
 };
 use leptos::prelude::*;
 
 use super::Kube;
 
-/// What a view holds while it shows metrics. Reads track the poll: a view
+/// What a view holds while it shows usage. Reads track the poll: a view
 /// that reads redraws after each poll.
 #[derive(Clone)]
-pub struct Metrics {
+pub struct UsagePoll {
     poll: PollRef,
     _subscription: Rc<PollSubscription>,
     tick: RwSignal<u64>,
 }
 
-impl Metrics {
+impl UsagePoll {
     /// Makes the reader redraw after each poll, whatever it reads.
     pub fn track(&self) {
         self.tick.track();
@@ -53,14 +57,14 @@ impl Metrics {
 impl Kube {
     /// Holds the poll of `target` (shared with every view that shows it;
     /// it stops when the last lets go) and ticks after each of its polls.
-    /// Every view that shows metrics subscribes through this.
-    pub fn metrics(&self, target: Target) -> Metrics {
-        let poll = self.metrics.poll(target);
+    /// Every view that shows usage subscribes through this.
+    pub fn usage(&self, target: Target) -> UsagePoll {
+        let poll = self.usage_polls.poll(target);
         let tick = RwSignal::new(0u64);
         let subscription = poll.on_poll(move || {
             let _ = tick.try_update(|n| *n += 1);
         });
-        Metrics {
+        UsagePoll {
             poll,
             _subscription: Rc::new(subscription),
             tick,

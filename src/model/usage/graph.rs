@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use kubeglass_kubectl::metrics::quantity::{bytes, bytes_words, cpu_millis, cpu_words};
-use kubeglass_kubectl::metrics::{Point, Usage};
+use kubeglass_kubectl::usage::quantity::{bytes, bytes_words, cpu_millis, cpu_words};
+use kubeglass_kubectl::usage::{Point, Usage};
 use serde_json::Value;
 
 use super::{By, Capacity};

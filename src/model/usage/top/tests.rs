@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use kubeglass_kubectl::metrics::quantity::Quantity;
-use kubeglass_kubectl::metrics::{ObjectUsage, PollState, Quantities, Target};
+use kubeglass_kubectl::usage::quantity::Quantity;
+use kubeglass_kubectl::usage::{ObjectUsage, PollState, Quantities, Target};
 
 use super::*;
 use crate::model::filter::{Filter, literal_compile};

@@ -1,9 +1,13 @@
 //! CPU and memory use from `metrics.k8s.io` (what `kubectl top` reads, at the version it would read), polled and shared per target.
 //!
+//! "Usage" is the one word for these figures here and in the app, so
+//! "metrics" keeps its client-go sense: counters of requests, queues and
+//! informers (`kubeglass_client::rest`, `kubeglass_client::workqueue`).
+//!
 //! The metrics API serves PodMetrics and NodeMetrics from metrics-server,
 //! an aggregated API behind the apiserver. It has no watch: figures are
 //! samples that metrics-server takes every 15 s, so the only way to follow
-//! them is to ask again. [`MetricsPolls`] does that the way
+//! them is to ask again. [`UsagePolls`] does that the way
 //! [`kubeglass_client::cache::InformerFactory`] shares watches: one poll per
 //! [`Target`] however many views hold a [`PollRef`], started by the first
 //! holder and stopped when the last lets go.
@@ -26,7 +30,7 @@
 //!
 //! This module reads `metrics.k8s.io` (PodMetrics and
 //! NodeMetrics, what `kubectl top` reads). That API has no watch, so it is
-//! polled: `MetricsPolls` keeps one poll per `Target` (pods in a namespace,
+//! polled: `UsagePolls` keeps one poll per `Target` (pods in a namespace,
 //! pods in all namespaces, nodes) the way `InformerFactory` keeps one watch,
 //! and views hold a `PollRef`. The first hold starts the poll (its first GET
 //! at once), every holder shares one GET per `POLL_EVERY` (15 s,
@@ -69,7 +73,7 @@
 //! - A namespace that is not a valid name sends nothing: the poll is
 //!   `Failed`.
 //!
-//! Tested natively in `metrics/tests.rs` against the scripted fake server and
+//! Tested natively in `usage/tests` against the scripted fake server and
 //! the fake clock (sharing, stopping and restarting, the slow retry while not
 //! served, failures keeping the last sample, history bounds, subscriptions,
 //! the version read), and `quantity`'s and `decode`'s own tests (apimachinery's
@@ -87,5 +91,5 @@ mod types;
 pub use decode::decode_list;
 pub use fetch::Read;
 pub use history::{KEY_TTL_SECS, MAX_TOTAL_POINTS};
-pub use poll::{LINGER, MetricsPolls, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription};
+pub use poll::{LINGER, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription, UsagePolls};
 pub use types::*;

@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use kubeglass_kubectl::metrics::quantity::{Quantity, top_cpu, top_memory, top_percent, top_share};
-use kubeglass_kubectl::metrics::{ObjectUsage, PollState, Quantities, Target, Usage};
+use kubeglass_kubectl::usage::quantity::{Quantity, top_cpu, top_memory, top_percent, top_share};
+use kubeglass_kubectl::usage::{ObjectUsage, PollState, Quantities, Target, Usage};
 
 use super::{By, Capacity, state_words};
 use crate::model::filter::Test;

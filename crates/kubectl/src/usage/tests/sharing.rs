@@ -34,7 +34,7 @@ fn metrics_one_get_per_target_per_period_however_many_handles() {
     .expect("json");
     assert_eq!(
         r.polls.snapshots()[0].last_read,
-        Some(crate::metrics::Read {
+        Some(crate::usage::Read {
             bytes: sent.len(),
             decode_ms: 0.0
         })

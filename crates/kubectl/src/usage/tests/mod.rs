@@ -29,7 +29,7 @@ struct Rig {
     server: FakeApiServer,
     clock: FakeClock,
     pool: LocalPool,
-    polls: MetricsPolls,
+    polls: UsagePolls,
 }
 
 fn rig() -> Rig {
@@ -39,7 +39,7 @@ fn rig() -> Rig {
     let spawner = pool.spawner();
     let spawn: Spawner = Rc::new(move |f| spawner.spawn_local(f).expect("spawn"));
     let client = RestClient::new(Rc::new(server.clone()));
-    let polls = MetricsPolls::new(client, Rc::new(clock.clone()), spawn);
+    let polls = UsagePolls::new(client, Rc::new(clock.clone()), spawn);
     Rig {
         server,
         clock,

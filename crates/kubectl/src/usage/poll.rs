@@ -1,7 +1,7 @@
 //! The polls: one loop per target, shared by ref-counted handles, stopped when the last handle drops.
 //!
-//! Like the informer factory, [`MetricsPolls`] keeps one entry per
-//! [`Target`] with a count of holders; [`MetricsPolls::poll`] starts the
+//! Like the informer factory, [`UsagePolls`] keeps one entry per
+//! [`Target`] with a count of holders; [`UsagePolls::poll`] starts the
 //! loop on the first hold (its first GET at once) and the last hold to go
 //! aborts it. A later `poll` of the same target starts afresh: no state
 //! outlives the last holder, so nothing stale is shown as current.
@@ -175,16 +175,16 @@ impl Drop for PollsInner {
 
 /// Shares polls of the metrics API between views (see the module).
 #[derive(Clone)]
-pub struct MetricsPolls {
+pub struct UsagePolls {
     inner: Rc<PollsInner>,
 }
 
-/// One row of [`MetricsPolls::snapshots`] (the X-ray page).
+/// One row of [`UsagePolls::snapshots`] (the X-ray page).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PollSnapshot {
     /// What is polled.
     pub target: Target,
-    /// Holds on it ([`MetricsPolls::poll`] calls whose [`PollRef`] lives).
+    /// Holds on it ([`UsagePolls::poll`] calls whose [`PollRef`] lives).
     pub holders: usize,
     /// GETs that finished, well or not.
     pub polls: u64,
@@ -204,7 +204,7 @@ pub struct PollSnapshot {
     pub version: Option<Version>,
 }
 
-impl MetricsPolls {
+impl UsagePolls {
     /// Polls that GET through `client`, wait on `clock` and run on `spawner`.
     pub fn new(client: RestClient, clock: Rc<dyn Clock>, spawner: Spawner) -> Self {
         Self {

@@ -157,7 +157,7 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::Usage;
+    use crate::usage::Usage;
 
     fn pod(name: &str, stamp: &str, cpu: f64) -> ObjectUsage {
         ObjectUsage {

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_kubectl::metrics::Point;
-use kubeglass_kubectl::metrics::quantity::{bytes_words, cpu_words};
+use kubeglass_kubectl::usage::Point;
+use kubeglass_kubectl::usage::quantity::{bytes_words, cpu_words};
 
 use super::graph::{pod_resources, sum_histories};
 use super::{By, Capacity, part};

@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use kubeglass_kubectl::metrics::{Point, PollState, Usage};
+use kubeglass_kubectl::usage::{Point, PollState, Usage};
 
 use super::sizing::Fit;
 use super::*;

@@ -6,8 +6,8 @@ use std::rc::Rc;
 use kubeglass_client::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::rest::table::{TableColumn, TableRowObject};
-use kubeglass_kubectl::metrics::Quantities;
-use kubeglass_kubectl::metrics::quantity::{Quantity, top_cpu, top_memory, top_percent};
+use kubeglass_kubectl::usage::Quantities;
+use kubeglass_kubectl::usage::quantity::{Quantity, top_cpu, top_memory, top_percent};
 use serde_json::Value;
 
 use super::{By, Capacity, share_of};
