@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::model::edit::Reviewed;
-use crate::model::history::{FieldChange, short};
+use crate::model::versions::{FieldChange, short};
 
 /// The table of `changes`; its rows carry `{testid}-row`.
 #[component]

@@ -38,7 +38,7 @@
 //! watch: `usage` is the one way a view shows it,
 //! `kube.usage(Target::Pods(ns))`, a handle on the client's shared
 //! `UsagePolls` poll of that target with a tick that changes after each
-//! poll, so a view that reads `latest`, `state` or `history` redraws then.
+//! poll, so a view that reads `latest`, `state` or `points` redraws then.
 //! `workload` (`kube.workload_pods`) watches a workload's pods together —
 //! the workload by name for its UID, a Deployment's ReplicaSets, the
 //! namespace's pods, both by the owner-UID index — for its merged logs and
@@ -52,7 +52,7 @@
 //! "no". `session` reads the launcher's `kubeglass-context.json` once before
 //! any page is drawn; its schema is one type, `kubeglass_kubectl::session`'s
 //! `Session`, which `kubectl glass` writes (`session_for`) and the app parses,
-//! with unknown fields refused. `history` is the tab's `HistoryStore`: every
+//! with unknown fields refused. `versions` is the tab's `VersionStore`: every
 //! version the object page's informer hands over is recorded there, and the
 //! History section reads it. `timeline` is the tab's `TimelineStore`: started
 //! the first time the changes page opens, it subscribes to every object of
@@ -111,7 +111,6 @@ pub mod cluster;
 pub mod create;
 pub mod edit;
 pub mod forwards;
-pub mod history;
 pub mod host;
 pub mod logs;
 pub mod reads;
@@ -121,6 +120,7 @@ pub mod shell;
 pub mod start;
 pub mod timeline;
 pub mod usage;
+pub mod versions;
 pub mod watch;
 pub mod workload;
 

@@ -47,10 +47,10 @@ impl UsagePoll {
         self.poll.latest()
     }
 
-    /// One object's points over the tab's history, oldest first.
-    pub fn history(&self, key: &str) -> Vec<Point> {
+    /// One object's points over the tab's last hour (the poll's ring), oldest first.
+    pub fn points(&self, key: &str) -> Vec<Point> {
         self.tick.track();
-        self.poll.history(key)
+        self.poll.points(key)
     }
 }
 

@@ -3,7 +3,7 @@
 use kubeglass_kubectl::usage::quantity;
 use serde_json::Value;
 
-use crate::model::history::{FieldChange, Seg, get_at};
+use crate::model::versions::{FieldChange, Seg, get_at};
 
 /// `kubectl apply`'s record of the manifest it last applied.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";

@@ -5,7 +5,7 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use kubeglass_kubectl::actions::patch::merge_patch;
 
-use crate::model::history::{FieldChange, diff, get_at, set_at};
+use crate::model::versions::{FieldChange, diff, get_at, set_at};
 use crate::model::yaml::to_yaml;
 
 /// The object as a person edits it: without `status` (the server ignores

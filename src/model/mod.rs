@@ -74,8 +74,8 @@
 //! given is known and has the verbs the page needs. `discovery`: the API
 //! page's search, and when discovery is out of date (a CRD came, went or
 //! changed). `rates`: counters read each tick as rates per second (the X-ray
-//! page's events per second per informer). `history`: an object's versions
-//! as the tab saw them (`Histories`: per object at most `PER_OBJECT`, all
+//! page's events per second per informer). `versions`: an object's versions
+//! as the tab saw them (`Versions`: per object at most `PER_OBJECT`, all
 //! together at most `TOTAL_BYTES` of JSON, the oldest of other objects
 //! dropped first, each drop counted; `mod`), the field-by-field `diff` of two
 //! versions (resourceVersion and managedFields left out; `diff`), the managers whose
@@ -127,7 +127,6 @@ pub mod edit;
 pub mod editor;
 pub mod events;
 pub mod filter;
-pub mod history;
 pub mod labels;
 pub mod live_rows;
 pub mod log_merge;
@@ -150,4 +149,5 @@ pub mod time;
 pub mod timeline;
 pub mod unread;
 pub mod usage;
+pub mod versions;
 pub mod yaml;

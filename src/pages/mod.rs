@@ -42,7 +42,7 @@
 //! the last `kubectl apply` (`drift`), a Deployment's, StatefulSet's or
 //! DaemonSet's rollout history and roll back (`rollout`: its ReplicaSets or
 //! ControllerRevisions through a shared informer's owner-UID index; the write is `ActionKind::RollBack`, read then written
-//! back with the revision's template), its History (`history`:
+//! back with the revision's template), its History (`versions`:
 //! the versions seen since the tab opened, newest first, and the fields that
 //! differ between any two) and a Secret's data and annotation values, both
 //! behind Reveal (`secret`). The event stream (`events/`) is split the same way: `mod`
@@ -59,7 +59,7 @@
 //! shared) in `mod`, and in `rows` one table per poll (nodes; pods in the
 //! header's namespace, a new poll when it changes): the poll's state in a
 //! line, then the rows `model/usage` `rank` picks, each with its
-//! `usage_line` over the tab's history (`span`: at least a minute, at most
+//! `usage_line` over the tab's last hour (`span`: at least a minute, at most
 //! an hour). The rows say what `kubectl top` says (`model/usage/top`:
 //! `TopRow`'s CPU, memory and a node's shares are `quantity`'s `top_*`
 //! words; every node the nodes informer lists and the sample does not is a
@@ -71,17 +71,17 @@
 //! `sizing` is right-sizing: the scope's pods (their controller
 //! and requests, `PodSizing`) and ReplicaSets (to find a pod's Deployment)
 //! through two informers, and `model/usage` `right_size` groups the pods
-//! by workload, sums their histories and requests, and says whether the
+//! by workload, sums their series and requests, and says whether the
 //! workload uses more than it requests (average over it), asks for more
 //! than it uses (peak under half) or fits, naming the pods far from their
 //! own requests (under a quarter, over one and a half). A pod's or node's page draws its CPU
 //! and memory over the same span (`object/usage`: `model/usage`
 //! `graph`, with a pod's summed requests and limits, `pod_resources`, or a
 //! node's allocatable as dashed lines; a workload's, `WorkloadUsage`, is its
-//! pods' histories summed poll by poll, `sum_histories`, against their
+//! pods' series summed poll by poll, `sum_points`, against their
 //! requests and limits summed, `pods_resources`); a pod's figures come from the
 //! header namespace's poll when that holds the pod, so it shares Top's poll
-//! and history. A pod's page adds its containers
+//! and points. A pod's page adds its containers
 //! (`object/containers`), each with a link to its log; a workload's page
 //! links to its merged logs. The log view (`logs/`): `mod` is one pod's log
 //! — the pod watched for its containers and states, a stream reopened when

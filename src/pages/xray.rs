@@ -365,7 +365,7 @@ fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     }
 }
 
-/// What the tab holds: the discovery cache's age, WebAssembly memory and the objects' history.
+/// What the tab holds: the discovery cache's age, WebAssembly memory and the objects' versions.
 #[component]
 fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     let discovery_age = move || {
@@ -375,13 +375,13 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
             None => "not cached yet".into(),
         }
     };
-    let history = crate::kube::history::use_history();
-    let history_held = move || {
-        let (bytes, objects, dropped) = history.held();
+    let versions = crate::kube::versions::use_versions();
+    let versions_held = move || {
+        let (bytes, objects, dropped) = versions.held();
         format!(
             "{objects} objects, {:.1} MiB of versions (at most {} MiB), {dropped} dropped",
             bytes as f64 / 1_048_576.0,
-            crate::model::history::TOTAL_BYTES >> 20
+            crate::model::versions::TOTAL_BYTES >> 20
         )
     };
     let timeline = crate::kube::timeline::use_timeline();
@@ -407,7 +407,7 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
         <h3>"Memory"</h3>
         <p data-testid="xray-memory">{memory}</p>
         <h3>"Object history"</h3>
-        <p data-testid="xray-history">{history_held}</p>
+        <p data-testid="xray-history">{versions_held}</p>
         <h3>"Change timeline"</h3>
         <p data-testid="xray-timeline">{timeline_held}</p>
     }

@@ -4,7 +4,7 @@ use serde_json::Value;
 use yaml_rust2::YamlLoader;
 
 use crate::model::edit::{EditError, Reviewed, editable, field_line, to_json};
-use crate::model::history::{diff, get_at};
+use crate::model::versions::{diff, get_at};
 
 /// Fields every created object gets from the server, which say nothing
 /// about this one: left out of a review.

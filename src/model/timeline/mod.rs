@@ -3,7 +3,7 @@
 //! No backend and no history before the recording started: the informers
 //! hand over each object they see, [`Timeline::observe`] compares it with
 //! the version seen before it (the field diff and the writers of
-//! `model::history`), and a Warning event becomes a row of its own. Updates
+//! `model::versions`), and a Warning event becomes a row of its own. Updates
 //! that change only `status` (or nothing but resourceVersion and
 //! managedFields) are marked, so a view can fold them away.
 
@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::model::history::{
+use crate::model::time::Seconds;
+use crate::model::versions::{
     FieldChange, diff, manager_words, managers, sections, summary, writers,
 };
-use crate::model::time::Seconds;
 
 /// The kinds the timeline watches unless the person adds more, as the
 /// app's routes name them: the workload kinds and what they lean on.

@@ -150,13 +150,13 @@ pub fn pods_resources<'a>(pods: impl IntoIterator<Item = &'a Value>) -> (Capacit
     (requests, limits)
 }
 
-/// Several objects' histories summed poll by poll (each poll stamps all
+/// Several objects' series summed poll by poll (each poll stamps all
 /// its points with one time): the polls that saw any of them, each with
 /// the usage of those it saw (metrics-server leaves out a pod with nothing
 /// to report, so a sum can dip when one is missing).
-pub fn sum_histories(histories: &[Vec<Point>]) -> Vec<Point> {
+pub fn sum_points(series: &[Vec<Point>]) -> Vec<Point> {
     let mut by_poll: BTreeMap<i64, Point> = BTreeMap::new();
-    for p in histories.iter().flatten() {
+    for p in series.iter().flatten() {
         let slot = by_poll
             .entry((p.at * 1000.0).round() as i64)
             .or_insert(Point {

@@ -1,4 +1,4 @@
-//! Usage (CPU and memory from metrics.k8s.io), the rules: the tables' usage columns (`columns`), graphs (`graph`), right-sizing (`sizing`), and for the Top page (named after `kubectl top`, whose words it prints) pods and nodes ranked by CPU or memory from the latest sample in `kubectl top`'s words (`top`), a node's usage as a share of what it can allocate, a poll's state in words, and a usage line over the tab's own history.
+//! Usage (CPU and memory from metrics.k8s.io), the rules: the tables' usage columns (`columns`), graphs (`graph`), right-sizing (`sizing`), and for the Top page (named after `kubectl top`, whose words it prints) pods and nodes ranked by CPU or memory from the latest sample in `kubectl top`'s words (`top`), a node's usage as a share of what it can allocate, a poll's state in words, and a usage line over the poll's points (the tab's last hour).
 
 use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_kubectl::usage::quantity::{bytes, cpu_millis};
@@ -11,7 +11,7 @@ mod top;
 pub use columns::{
     Against, RESOURCES_ONLY, UsageCells, UsageOf, is_usage_column, resources_only, usage_text,
 };
-pub use graph::{graph, part, pod_resources, pods_resources, sum_histories};
+pub use graph::{graph, part, pod_resources, pods_resources, sum_points};
 pub use sizing::{Part, PodSizing, Sizing, controller, fit_words, part_words, right_size};
 pub use top::{TopRow, rank, share_of, top_state_words};
 
@@ -79,8 +79,8 @@ pub fn state_words(state: &PollState) -> Option<(&'static str, String)> {
     }
 }
 
-/// The seconds a line spans: the history it has, at least a minute (a new
-/// history is drawn across, not as a dot at the end of an empty hour) and
+/// The seconds a line spans: the points it has, at least a minute (a new
+/// line is drawn across, not as a dot at the end of an empty hour) and
 /// at most `max`.
 pub fn span(points: &[Point], max: f64) -> f64 {
     match (points.first(), points.last()) {

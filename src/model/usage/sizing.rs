@@ -1,8 +1,8 @@
-//! Right-sizing from the tab's own history, with no Prometheus: each workload's pods' usage against what they request, and the pods far from their requests.
+//! Right-sizing from the tab's own points (its last hour), with no Prometheus: each workload's pods' usage against what they request, and the pods far from their requests.
 //!
 //! A workload's usage is its pods' summed poll by poll; its request is the
 //! sum of its pods' now. After a scale the two cover different pods for a
-//! while: the figures are a guide over the tab's history, not an audit.
+//! while: the figures are a guide over the tab's last hour, not an audit.
 
 use std::collections::BTreeMap;
 
@@ -10,7 +10,7 @@ use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_kubectl::usage::Point;
 use kubeglass_kubectl::usage::quantity::{bytes_words, cpu_words};
 
-use super::graph::{pod_resources, sum_histories};
+use super::graph::{pod_resources, sum_points};
 use super::{By, Capacity, part};
 
 /// A peak under this share of the request: the workload asks for more than
@@ -116,13 +116,13 @@ pub struct Sizing {
 
 /// The workloads of `pods` (a ReplicaSet's pods under its Deployment, by
 /// `deployment_of`: `namespace/replicaset` → Deployment name), each sized
-/// from `history` (a pod's points by key); the ones using more than they
+/// from `points_of` (a pod's points by key); the ones using more than they
 /// ask first, then the ones asking for more than they use, then by name.
 /// Pods with no controller are left out.
 pub fn right_size(
     pods: &[PodSizing],
     deployment_of: &BTreeMap<String, String>,
-    history: &dyn Fn(&str) -> Vec<Point>,
+    points_of: &dyn Fn(&str) -> Vec<Point>,
 ) -> Vec<Sizing> {
     let mut groups: BTreeMap<(String, String, String), Vec<&PodSizing>> = BTreeMap::new();
     for p in pods {
@@ -140,11 +140,11 @@ pub fn right_size(
     let mut out: Vec<Sizing> = groups
         .into_iter()
         .map(|((kind, namespace, name), members)| {
-            let histories: Vec<Vec<Point>> = members.iter().map(|p| history(&p.key)).collect();
-            let summed = sum_histories(&histories);
+            let series: Vec<Vec<Point>> = members.iter().map(|p| points_of(&p.key)).collect();
+            let summed = sum_points(&series);
             let requests: Vec<Capacity> = members.iter().map(|p| p.requests).collect();
             let mut outliers = Vec::new();
-            for (p, h) in members.iter().zip(&histories) {
+            for (p, h) in members.iter().zip(&series) {
                 for by in [By::Cpu, By::Memory] {
                     if let (Some(avg), Some(req)) =
                         (average(h, by), part(&p.requests, by).filter(|r| *r > 0.0))

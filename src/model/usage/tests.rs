@@ -209,7 +209,7 @@ fn a_graph_scales_to_its_references_and_says_the_shares() {
 }
 
 #[test]
-fn a_line_spans_the_history_it_has_from_a_minute_to_an_hour() {
+fn a_line_spans_the_points_it_has_from_a_minute_to_an_hour() {
     let p = |at: f64| Point {
         at,
         usage: Usage::default(),
@@ -218,7 +218,7 @@ fn a_line_spans_the_history_it_has_from_a_minute_to_an_hour() {
     assert_eq!(
         span(&[p(0.0), p(15.0)], 3600.0),
         60.0,
-        "a new history fills a minute"
+        "a new line fills a minute"
     );
     assert_eq!(span(&[p(0.0), p(600.0)], 3600.0), 600.0);
     assert_eq!(span(&[p(0.0), p(7200.0)], 3600.0), 3600.0);
@@ -240,7 +240,7 @@ fn a_workloads_usage_is_its_pods_summed_poll_by_poll() {
     let a = vec![p(0.0, 100.0), p(15.0, 110.0), p(30.0, 120.0)];
     // b started later, and was left out of the 30 s poll.
     let b = vec![p(15.0, 5.0)];
-    let sum = sum_histories(&[a, b]);
+    let sum = sum_points(&[a, b]);
     let got: Vec<(f64, f64, f64)> = sum
         .iter()
         .map(|q| (q.at, q.usage.cpu_millis, q.usage.memory_bytes))
@@ -253,7 +253,7 @@ fn a_workloads_usage_is_its_pods_summed_poll_by_poll() {
             (30.0, 120.0, 240.0)
         ]
     );
-    assert!(sum_histories(&[]).is_empty());
+    assert!(sum_points(&[]).is_empty());
 }
 
 #[test]
@@ -309,14 +309,14 @@ fn right_sizing_groups_pods_by_workload_and_says_who_asks_too_much_or_too_little
             memory_bytes: 0.0,
         },
     };
-    let history = |key: &str| match key {
+    let points_of = |key: &str| match key {
         "shop/web-a1-x" => vec![p(0.0, 400.0), p(15.0, 400.0)],
         "shop/web-a1-y" => vec![p(0.0, 10.0), p(15.0, 10.0)],
         "shop/cart-b2-z" => vec![p(0.0, 5.0), p(15.0, 7.0)],
         "data/pg-0" => vec![p(0.0, 150.0), p(15.0, 170.0)],
         _ => Vec::new(),
     };
-    let sized = right_size(&pods, &deployments, &history);
+    let sized = right_size(&pods, &deployments, &points_of);
     let seen: Vec<(&str, &str, usize, Fit)> = sized
         .iter()
         .map(|s| (s.kind.as_str(), s.name.as_str(), s.pods, s.cpu.fit))

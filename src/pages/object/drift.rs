@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::model::drift::drift;
-use crate::model::history::short;
+use crate::model::versions::short;
 
 /// The Drift section; nothing when the object was never `kubectl apply`'d.
 #[component]

@@ -15,7 +15,7 @@ use crate::kube::access::may_update;
 use crate::kube::session::SessionState;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::kube::{Kube, Watch, use_kube};
-use crate::model::history::{diff, short};
+use crate::model::versions::{diff, short};
 use crate::model::rollout::{Revision, controller_revisions, current, revisions};
 use crate::model::time::{Seconds, age};
 

@@ -1,4 +1,4 @@
-//! CPU and memory over the tab's history, from metrics.k8s.io, with what was asked for and may be used drawn in: a pod's (its requests and limits), a node's (its allocatable), a workload's (its pods summed, through the owner index).
+//! CPU and memory over the tab's last hour, from metrics.k8s.io, with what was asked for and may be used drawn in: a pod's (its requests and limits), a node's (its allocatable), a workload's (its pods summed, through the owner index).
 
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_kubectl::usage::{Point, Target};
@@ -12,7 +12,7 @@ use crate::kube::use_kube;
 use crate::kube::workload::WorkloadPods;
 use crate::model::usage::{
     By, Capacity, graph, part, pod_resources, pods_resources, span, span_words, state_words,
-    sum_histories,
+    sum_points,
 };
 
 /// The graphs' size, in SVG units.
@@ -22,7 +22,7 @@ const HEIGHT: f64 = 60.0;
 const HOUR: f64 = 3600.0;
 
 /// The pods' poll a page of `namespace` reads: the header namespace's when
-/// that holds it (shared with Top, and its history), else the namespace's.
+/// that holds it (shared with Top, and its points), else the namespace's.
 pub fn pods_target(namespace: &str) -> Target {
     let header = expect_context::<ClusterState>().namespace.get_untracked();
     Target::Pods(match header {
@@ -58,7 +58,7 @@ pub fn UsageGraphs(
     };
     let drawn = move |by: By| {
         move || {
-            let points = key.with_value(|k| usage.with_value(|m| m.history(k)));
+            let points = key.with_value(|k| usage.with_value(|m| m.points(k)));
             figure(by, &points, &refs(by), "")
         }
     };
@@ -83,10 +83,10 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
     };
     let usage = StoredValue::new_local(kube.usage(pods_target(&namespace)));
     // Once per change of its pods or poll, for both graphs: the pods'
-    // histories summed, their requests and limits summed, how many.
+    // series summed, their requests and limits summed, how many.
     let summed = Memo::new(move |_| {
         let found = pods.with_value(WorkloadPods::pods).unwrap_or_default();
-        let histories: Vec<Vec<Point>> = found
+        let series: Vec<Vec<Point>> = found
             .iter()
             .map(|p| {
                 let key = format!(
@@ -94,11 +94,11 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
                     p.metadata.namespace.as_deref().unwrap_or_default(),
                     p.metadata.name.as_deref().unwrap_or_default()
                 );
-                usage.with_value(|m| m.history(&key))
+                usage.with_value(|m| m.points(&key))
             })
             .collect();
         let (requests, limits) = pods_resources(found.iter().map(|p| &p.data));
-        (sum_histories(&histories), requests, limits, found.len())
+        (sum_points(&series), requests, limits, found.len())
     });
     let drawn = move |by: By| {
         move || {

@@ -1,4 +1,4 @@
-//! Top (`#/top`, `:top`): pods and nodes by CPU or memory from metrics.k8s.io, live at the server's resolution, with each one's line over the tab's own history — `kubectl top`, kept up to date, with no Prometheus.
+//! Top (`#/top`, `:top`): pods and nodes by CPU or memory from metrics.k8s.io, live at the server's resolution, with each one's line over the tab's last hour — `kubectl top`, kept up to date, with no Prometheus.
 //!
 //! The page keeps kubectl's name, `top` (its route `#/top`, its link, its
 //! module and `model::usage::top`), because it is `kubectl top`'s view in

@@ -96,7 +96,7 @@ pub fn TopTable(
                         .into_iter()
                         .map(|r| {
                             let line = usage.with_value(|m| {
-                                let points = m.history(&r.key);
+                                let points = m.points(&r.key);
                                 let end = points.last().map_or(0.0, |p| p.at);
                                 usage_line(&points, by, end, span(&points, HOUR), 120.0, 20.0)
                             });

@@ -1,4 +1,4 @@
-//! Right-sizing, under Top: each workload's pods' usage over the tab's history against what they request, what that suggests, and the pods far from their own requests.
+//! Right-sizing, under Top: each workload's pods' usage over the tab's last hour against what they request, what that suggests, and the pods far from their own requests.
 
 use std::collections::BTreeMap;
 
@@ -44,7 +44,7 @@ pub fn RightSizing(scope: Option<String>) -> impl IntoView {
     let _watches = StoredValue::new_local((pods_watch, sets_watch));
     let usage = StoredValue::new_local(kube.usage(Target::Pods(scope)));
     // Once per poll: the figures only move then, and summing every pod's
-    // history on each frame of pod changes would cost a busy cluster a
+    // points on each frame of pod changes would cost a busy cluster a
     // frame. A pod or ReplicaSet that arrived since shows at the next poll.
     let sized = move || {
         let deployments: BTreeMap<String, String> = sets.with_untracked(|s| {
@@ -55,7 +55,7 @@ pub fn RightSizing(scope: Option<String>) -> impl IntoView {
         let pods: Vec<PodSizing> = pods.with_untracked(|p| p.values().cloned().collect());
         usage.with_value(|m: &UsagePoll| {
             m.track();
-            right_size(&pods, &deployments, &|k| m.history(k))
+            right_size(&pods, &deployments, &|k| m.points(k))
         })
     };
     view! {

@@ -215,7 +215,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_go_durations_read_as_seconds() {
+    fn usage_go_durations_read_as_seconds() {
         for (s, want) in [
             ("15.123s", 15.123),
             ("1m0s", 60.0),
@@ -235,7 +235,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_pod_list_decodes_with_container_sums() {
+    fn usage_pod_list_decodes_with_container_sums() {
         let body = pods(json!([{
         "metadata": {"name": "web-1", "namespace": "shop"},
         "timestamp": "2024-05-01T10:00:00Z", "window": "15.123s",
@@ -256,7 +256,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_a_pods_containers_are_added_exactly_as_kubectl_adds_them() {
+    fn usage_a_pods_containers_are_added_exactly_as_kubectl_adds_them() {
         // As f64 millicores 0.33 + 0.56 + 0.11 is 1.0000000000000002,
         // which kubectl's rounding up would print as 2m; kubectl says 1m.
         let body = pods(json!([{
@@ -276,7 +276,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_node_list_decodes() {
+    fn usage_node_list_decodes() {
         let body = json!({"kind": "NodeMetricsList", "items": [
             {"metadata": {"name": "kwok-node-0"}, "timestamp": "t", "window": "1m0s",
              "usage": {"cpu": "2", "memory": "1Gi"}}]})
@@ -291,7 +291,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_malformed_items_are_skipped_not_fatal() {
+    fn usage_malformed_items_are_skipped_not_fatal() {
         let good = json!({"metadata": {"name": "ok", "namespace": "a"},
                           "containers": [{"name": "c", "usage": {"cpu": "1m"}}]});
         let body = pods(json!([
@@ -320,7 +320,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_a_body_that_is_not_a_list_is_an_error_with_words() {
+    fn usage_a_body_that_is_not_a_list_is_an_error_with_words() {
         let t = Target::Pods(None);
         let cases: [(&[u8], &str); 6] = [
             (b"<html>proxy error</html>", "not JSON"),

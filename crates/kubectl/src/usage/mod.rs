@@ -16,7 +16,7 @@
 //!   `kubectl top` does and as short words;
 //! - `decode` reads PodMetricsList and NodeMetricsList, skipping what is
 //!   malformed;
-//! - `history` keeps a bounded ring of [`Point`]s per object;
+//! - `ring` keeps a bounded ring of [`Point`]s per object;
 //! - `poll` runs the polls and shares them; each asks the group's
 //!   discovery first which version to read ([`Version::first_served`],
 //!   kubectl's choice).
@@ -63,7 +63,7 @@
 //!   words say to install metrics-server), a 403 `Forbidden`; both are asked
 //!   again only every `NOT_SERVED_EVERY` (a minute). Any other failure is
 //!   `Failed`; the last good sample stays readable through failures.
-//! - `history` keeps a ring of `HISTORY_POINTS` (an hour) per object, adds
+//! - `ring` keeps a ring of `RING_POINTS` (an hour) per object, adds
 //!   no point when metrics-server has not scraped since the last poll,
 //!   forgets an object unseen for `KEY_TTL_SECS`, and holds at most
 //!   `MAX_TOTAL_POINTS` per poll: over that, objects missing from the latest
@@ -75,21 +75,21 @@
 //!
 //! Tested natively in `usage/tests` against the scripted fake server and
 //! the fake clock (sharing, stopping and restarting, the slow retry while not
-//! served, failures keeping the last sample, history bounds, subscriptions,
+//! served, failures keeping the last sample, ring bounds, subscriptions,
 //! the version read), and `quantity`'s and `decode`'s own tests (apimachinery's
 //! rounding, kubectl's words, a pod's containers added exactly).
 
 mod decode;
 mod fetch;
-mod history;
 mod poll;
 pub mod quantity;
+mod ring;
 #[cfg(test)]
 mod tests;
 mod types;
 
 pub use decode::decode_list;
 pub use fetch::Read;
-pub use history::{KEY_TTL_SECS, MAX_TOTAL_POINTS};
 pub use poll::{LINGER, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription, UsagePolls};
+pub use ring::{KEY_TTL_SECS, MAX_TOTAL_POINTS};
 pub use types::*;

@@ -20,7 +20,7 @@ use std::time::Duration;
 use futures::future::{AbortHandle, abortable};
 
 use super::fetch::{Read, Sample, discover, fetch};
-use super::history::History;
+use super::ring::Ring;
 use super::types::{ObjectUsage, POLL_EVERY, Point, PollState, Target, Version};
 use kubeglass_client::cache::factory::Spawner;
 use kubeglass_client::clock::Clock;
@@ -33,7 +33,7 @@ pub const NOT_SERVED_EVERY: Duration = Duration::from_secs(60);
 
 /// How long a poll nobody holds goes on before it stops: as long as a
 /// whole-object informer lingers, so a view left and come back to within a
-/// minute finds its history.
+/// minute finds its points.
 pub const LINGER: Duration = Duration::from_secs(60);
 
 /// Callbacks of [`PollRef::on_poll`], by registration id.
@@ -44,7 +44,7 @@ struct PollData {
     target: Target,
     state: RefCell<PollState>,
     latest: RefCell<Rc<Vec<ObjectUsage>>>,
-    history: RefCell<History>,
+    ring: RefCell<Ring>,
     /// GETs answered or failed.
     polls: Cell<u64>,
     /// Polls that ended in anything but a good sample.
@@ -64,7 +64,7 @@ impl PollData {
             target,
             state: RefCell::new(PollState::Waiting),
             latest: RefCell::default(),
-            history: RefCell::default(),
+            ring: RefCell::default(),
             polls: Cell::new(0),
             failures: Cell::new(0),
             last_took_ms: Cell::new(None),
@@ -84,7 +84,7 @@ impl PollData {
         let state = match outcome {
             Ok((items, read)) => {
                 self.last_read.set(Some(read));
-                self.history.borrow_mut().record(at, &items);
+                self.ring.borrow_mut().record(at, &items);
                 let n = items.len();
                 *self.latest.borrow_mut() = Rc::new(items);
                 PollState::Fresh { at, items: n }
@@ -194,7 +194,7 @@ pub struct PollSnapshot {
     pub state: PollState,
     /// Objects in the last good sample.
     pub objects: usize,
-    /// History points kept in all.
+    /// Ring points kept in all.
     pub points: usize,
     /// How long the last GET took, in milliseconds.
     pub last_took_ms: Option<f64>,
@@ -259,7 +259,7 @@ impl UsagePolls {
                     failures: d.failures.get(),
                     state: d.state.borrow().clone(),
                     objects: d.latest.borrow().len(),
-                    points: d.history.borrow().total(),
+                    points: d.ring.borrow().total(),
                     last_took_ms: d.last_took_ms.get(),
                     last_read: d.last_read.get(),
                     version: d.version.get(),
@@ -295,7 +295,7 @@ impl Drop for Hold {
             return;
         }
         // Nobody holds it: it polls on for LINGER (a view left and come
-        // back to finds its history), then stops unless held again.
+        // back to finds its points), then stops unless held again.
         let (clock, data, polls) = (inner.clock.clone(), self.data.clone(), self.polls.clone());
         (inner.spawner)(Box::pin(async move {
             clock.sleep(LINGER).await;
@@ -361,10 +361,10 @@ impl PollRef {
     }
 
     /// Points for one object key ([`ObjectUsage::key`]), oldest first (at
-    /// most [`super::HISTORY_POINTS`]; see [`super::MAX_TOTAL_POINTS`] for
+    /// most [`super::RING_POINTS`]; see [`super::MAX_TOTAL_POINTS`] for
     /// what goes first when a poll holds too many).
-    pub fn history(&self, key: &str) -> Vec<Point> {
-        self.data().history.borrow().points(key)
+    pub fn points(&self, key: &str) -> Vec<Point> {
+        self.data().ring.borrow().points(key)
     }
 
     /// Calls `f` after every poll (good or not); dropping the returned

@@ -250,7 +250,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_cpu_quantities_read_as_millicores() {
+    fn usage_cpu_quantities_read_as_millicores() {
         for (q, want) in [
             ("250m", 250.0),
             ("1", 1000.0),
@@ -272,7 +272,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_memory_quantities_read_as_bytes() {
+    fn usage_memory_quantities_read_as_bytes() {
         for (q, want) in [
             ("128Mi", 134_217_728.0),
             ("1Gi", 1_073_741_824.0),
@@ -292,7 +292,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_unreadable_quantities_are_none() {
+    fn usage_unreadable_quantities_are_none() {
         for q in [
             "", "Mi", "m", "1..2", "1.2.3", "1Mb", "1KI", "1e", "1e+", "1ee3", "1e3.5", "abc",
             "--1", "1-", "1 Mi", "NaN", "inf", "1e999", ".", "+", "0x10",
@@ -303,7 +303,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_cpu_words_are_whole_millicores_rounded_up() {
+    fn usage_cpu_words_are_whole_millicores_rounded_up() {
         assert_eq!(cpu_words(400.0), "400m");
         assert_eq!(cpu_words(1500.0), "1500m");
         assert_eq!(cpu_words(0.4), "1m");
@@ -314,7 +314,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_bytes_words_use_binary_units_with_at_most_one_decimal() {
+    fn usage_bytes_words_use_binary_units_with_at_most_one_decimal() {
         for (b, want) in [
             (335_544_320.0, "320Mi"),
             (524_288.0, "512Ki"),
@@ -335,7 +335,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_quantities_are_held_exactly_in_billionths_rounded_up_as_apimachinery_does() {
+    fn usage_quantities_are_held_exactly_in_billionths_rounded_up_as_apimachinery_does() {
         for (q, nanos) in [
             ("12345678n", 12_345_678),
             ("250m", 250_000_000),
@@ -356,7 +356,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_milli_value_and_value_round_up_as_apimachinery_does() {
+    fn usage_milli_value_and_value_round_up_as_apimachinery_does() {
         let q = |s: &str| Quantity::parse(s).expect(s);
         assert_eq!(q("12345678n").milli_value(), 13);
         assert_eq!(q("13000000n").milli_value(), 13);
@@ -369,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_kubectl_top_prints_cpu_as_milli_value() {
+    fn usage_kubectl_top_prints_cpu_as_milli_value() {
         let cpu = |s: &str| top_cpu(Quantity::parse(s).expect(s));
         assert_eq!(cpu("12345678n"), "13m");
         assert_eq!(cpu("1500000n"), "2m");
@@ -380,7 +380,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_kubectl_top_prints_memory_as_bytes_rounded_up_then_whole_mebibytes() {
+    fn usage_kubectl_top_prints_memory_as_bytes_rounded_up_then_whole_mebibytes() {
         let mem = |s: &str| top_memory(Quantity::parse(s).expect(s));
         assert_eq!(mem("1048575"), "0Mi", "a byte short of a mebibyte");
         assert_eq!(mem("1048576"), "1Mi");
@@ -393,7 +393,7 @@ mod tests {
     }
 
     #[test]
-    fn metrics_kubectl_top_percentages_are_truncated_and_zero_of_nothing() {
+    fn usage_kubectl_top_percentages_are_truncated_and_zero_of_nothing() {
         assert_eq!(top_percent(top_share(445, 4000)), "11%");
         assert_eq!(top_percent(top_share(999, 1000)), "99%", "not 100%");
         assert_eq!(top_percent(top_share(1999, 1000)), "199%");

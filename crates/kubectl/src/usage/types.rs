@@ -1,6 +1,6 @@
-//! The words every part of the metrics room shares: the versions of
+//! The words every part of the usage room shares: the versions of
 //! `metrics.k8s.io`, what is polled (`Target`), an object's figures
-//! (`ObjectUsage`, `Usage`, `Quantities`), a poll's state and a history's
+//! (`ObjectUsage`, `Usage`, `Quantities`), a poll's state and a ring's
 //! points, and the poll's constants. The ground floor: it imports nothing
 //! of the room but `quantity`.
 
@@ -14,7 +14,7 @@ use kubeglass_client::names::{self, NameError};
 pub const POLL_EVERY: Duration = Duration::from_secs(15);
 
 /// Points kept per object: an hour at [`POLL_EVERY`].
-pub const HISTORY_POINTS: usize = 240;
+pub const RING_POINTS: usize = 240;
 
 /// The API group's discovery document (an `APIGroup`: its versions in the
 /// server's order).

@@ -1,5 +1,5 @@
 //! The polls against the scripted fake API server and the fake clock:
-//! sharing, stopping, intervals, states, history through polls, subscriptions,
+//! sharing, stopping, intervals, states, the ring through polls, subscriptions,
 //! and the version read (kubectl's choice from the group's discovery).
 
 use std::cell::Cell;
@@ -21,7 +21,7 @@ const SHOP: &str = "/apis/metrics.k8s.io/v1beta1/namespaces/demo-shop/pods";
 const NODES: &str = "/apis/metrics.k8s.io/v1beta1/nodes";
 const START: u64 = 1_700_000_000;
 
-mod history;
+mod ring;
 mod sharing;
 mod states;
 
@@ -115,7 +115,7 @@ fn now(secs_after_start: u64) -> f64 {
 }
 
 #[test]
-fn metrics_targets_name_their_paths_and_say_what_they_are() {
+fn usage_targets_name_their_paths_and_say_what_they_are() {
     let beta = Version::V1beta1;
     assert_eq!(shop().path(beta), SHOP);
     assert_eq!(

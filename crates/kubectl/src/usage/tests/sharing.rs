@@ -3,7 +3,7 @@
 use super::*;
 
 #[test]
-fn metrics_one_get_per_target_per_period_however_many_handles() {
+fn usage_one_get_per_target_per_period_however_many_handles() {
     let mut r = rig();
     r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![pod("web-1", "t1", "400m", "320Mi")]));
@@ -51,7 +51,7 @@ fn metrics_one_get_per_target_per_period_however_many_handles() {
     r.expect(SHOP, pods(vec![pod("web-1", "t2", "500m", "320Mi")]));
     r.step(1);
     assert_eq!(r.gets(), 2);
-    assert_eq!(a.history("demo-shop/web-1").len(), 2);
+    assert_eq!(a.points("demo-shop/web-1").len(), 2);
 
     assert_eq!(r.discoveries(), 1, "a version known is not asked again");
     r.expect_group(&["v1beta1"]);
@@ -74,7 +74,7 @@ fn metrics_one_get_per_target_per_period_however_many_handles() {
 }
 
 #[test]
-fn metrics_polls_stop_with_the_last_handle_and_restart_fresh() {
+fn usage_polls_stop_with_the_last_handle_and_restart_fresh() {
     let mut r = rig();
     r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![pod("web-1", "t1", "400m", "320Mi")]));
@@ -119,13 +119,13 @@ fn metrics_polls_stop_with_the_last_handle_and_restart_fresh() {
     assert!(again.latest().is_empty());
     r.pool.run_until_stalled();
     assert_eq!(r.gets(), polled + 1, "its first GET at once");
-    assert!(again.history("demo-shop/web-1").is_empty());
-    assert_eq!(again.history("demo-shop/web-2").len(), 1);
+    assert!(again.points("demo-shop/web-1").is_empty());
+    assert_eq!(again.points("demo-shop/web-2").len(), 1);
     assert_eq!(r.polls.snapshots()[0].polls, 1);
 }
 
 #[test]
-fn metrics_subscribers_hear_every_poll_until_they_let_go() {
+fn usage_subscribers_hear_every_poll_until_they_let_go() {
     let mut r = rig();
     r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![]));
@@ -145,7 +145,7 @@ fn metrics_subscribers_hear_every_poll_until_they_let_go() {
 }
 
 #[test]
-fn metrics_polls_stop_when_their_owner_is_dropped() {
+fn usage_polls_stop_when_their_owner_is_dropped() {
     let mut r = rig();
     r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![]));

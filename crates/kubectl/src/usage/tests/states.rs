@@ -3,7 +3,7 @@
 use super::*;
 
 #[test]
-fn metrics_not_served_is_said_and_asked_again_only_each_minute() {
+fn usage_not_served_is_said_and_asked_again_only_each_minute() {
     let mut r = rig();
     // No metrics-server: the group itself is not found.
     r.expect(
@@ -55,7 +55,7 @@ fn metrics_not_served_is_said_and_asked_again_only_each_minute() {
 }
 
 #[test]
-fn metrics_v1_is_read_where_the_server_serves_it() {
+fn usage_v1_is_read_where_the_server_serves_it() {
     let mut r = rig();
     r.expect_group(&["v1", "v1beta1"]);
     r.expect(
@@ -79,7 +79,7 @@ fn metrics_v1_is_read_where_the_server_serves_it() {
 }
 
 #[test]
-fn metrics_a_group_without_a_version_kubectl_reads_is_not_served() {
+fn usage_a_group_without_a_version_kubectl_reads_is_not_served() {
     let mut r = rig();
     r.expect_group(&["v2alpha1"]);
     let p = r.polls.poll(shop());
@@ -101,7 +101,7 @@ fn metrics_a_group_without_a_version_kubectl_reads_is_not_served() {
 }
 
 #[test]
-fn metrics_failures_are_said_and_the_last_good_sample_is_kept() {
+fn usage_failures_are_said_and_the_last_good_sample_is_kept() {
     let mut r = rig();
     r.expect_group(&["v1beta1"]);
     r.expect(SHOP, pods(vec![pod("web-1", "t1", "400m", "320Mi")]));
@@ -145,7 +145,7 @@ fn metrics_failures_are_said_and_the_last_good_sample_is_kept() {
 }
 
 #[test]
-fn metrics_an_invalid_namespace_sends_nothing() {
+fn usage_an_invalid_namespace_sends_nothing() {
     let mut r = rig();
     let p = r.polls.poll(Target::Pods(Some("../secrets".into())));
     r.step(600);
@@ -157,7 +157,7 @@ fn metrics_an_invalid_namespace_sends_nothing() {
 }
 
 #[test]
-fn metrics_the_version_is_kubectls_choice_the_first_it_reads_in_the_servers_order() {
+fn usage_the_version_is_kubectls_choice_the_first_it_reads_in_the_servers_order() {
     let first = |listed: &[&str]| Version::first_served(listed.iter().copied());
     assert_eq!(first(&["v1", "v1beta1"]), Some(Version::V1), "v1 preferred");
     assert_eq!(first(&["v1beta1"]), Some(Version::V1beta1));

@@ -1,8 +1,8 @@
-//! A poll's history: a ring of points per object, bounded per object, in all, and in time.
+//! A poll's ring: the points per object, bounded per object, in all, and in time.
 
 use std::collections::{HashMap, VecDeque};
 
-use super::types::{HISTORY_POINTS, ObjectUsage, Point};
+use super::types::{ObjectUsage, Point, RING_POINTS};
 
 /// The most points one poll keeps in all (about 12 MB of points): 2,000
 /// objects at a full hour, or 10,000 at twelve minutes.
@@ -15,7 +15,7 @@ pub const KEY_TTL_SECS: f64 = 3600.0;
 /// One object's points.
 #[derive(Default)]
 struct Series {
-    /// Oldest first; at most `History::per_key`.
+    /// Oldest first; at most `Ring::per_key`.
     points: VecDeque<Point>,
     /// When a sample last named the object.
     last_seen: f64,
@@ -33,7 +33,7 @@ struct Series {
 ///   then the oldest points of the longest series, cutting all to one
 ///   length. The latest point of an object in the latest sample always
 ///   stays.
-pub(super) struct History {
+pub(super) struct Ring {
     series: HashMap<String, Series>,
     /// Sum of every series' length.
     total: usize,
@@ -42,14 +42,14 @@ pub(super) struct History {
     ttl: f64,
 }
 
-impl Default for History {
+impl Default for Ring {
     fn default() -> Self {
-        Self::with_limits(HISTORY_POINTS, MAX_TOTAL_POINTS, KEY_TTL_SECS)
+        Self::with_limits(RING_POINTS, MAX_TOTAL_POINTS, KEY_TTL_SECS)
     }
 }
 
-impl History {
-    /// A history with its own bounds (tests use small ones).
+impl Ring {
+    /// A ring with its own bounds (tests use small ones).
     pub(super) fn with_limits(per_key: usize, max_total: usize, ttl: f64) -> Self {
         Self {
             series: HashMap::new(),
@@ -89,7 +89,7 @@ impl History {
         self.bound(at);
     }
 
-    /// Brings the total under `max_total` (see [`History`]).
+    /// Brings the total under `max_total` (see [`Ring`]).
     fn bound(&mut self, at: f64) {
         if self.total <= self.max_total {
             return;
@@ -167,7 +167,7 @@ mod tests {
                 cpu_millis: cpu,
                 memory_bytes: 0.0,
             },
-            // The history keeps the numbers only.
+            // The ring keeps the numbers only.
             quantities: Default::default(),
             containers: Vec::new(),
             timestamp: stamp.into(),
@@ -176,23 +176,23 @@ mod tests {
     }
 
     #[test]
-    fn metrics_history_keeps_a_ring_per_object() {
-        let mut h = History::default();
+    fn usage_ring_keeps_a_ring_per_object() {
+        let mut h = Ring::default();
         for i in 0..300 {
             let at = f64::from(i) * 15.0;
             h.record(at, &[pod("a", &i.to_string(), f64::from(i))]);
         }
         let p = h.points("ns/a");
-        assert_eq!(p.len(), HISTORY_POINTS);
+        assert_eq!(p.len(), RING_POINTS);
         assert_eq!(p[0].usage.cpu_millis, 60.0, "the oldest went first");
-        assert_eq!(p[HISTORY_POINTS - 1].at, 299.0 * 15.0);
-        assert_eq!(h.total(), HISTORY_POINTS);
+        assert_eq!(p[RING_POINTS - 1].at, 299.0 * 15.0);
+        assert_eq!(h.total(), RING_POINTS);
         assert!(h.points("ns/b").is_empty());
     }
 
     #[test]
-    fn metrics_history_adds_no_point_for_a_sample_seen_before() {
-        let mut h = History::default();
+    fn usage_ring_adds_no_point_for_a_sample_seen_before() {
+        let mut h = Ring::default();
         h.record(0.0, &[pod("a", "t1", 1.0)]);
         h.record(15.0, &[pod("a", "t1", 1.0)]);
         h.record(30.0, &[pod("a", "t2", 2.0), pod("b", "", 1.0)]);
@@ -202,8 +202,8 @@ mod tests {
     }
 
     #[test]
-    fn metrics_history_forgets_objects_unseen_for_an_hour() {
-        let mut h = History::default();
+    fn usage_ring_forgets_objects_unseen_for_an_hour() {
+        let mut h = Ring::default();
         h.record(0.0, &[pod("gone", "1", 1.0), pod("stays", "1", 1.0)]);
         h.record(3600.0, &[pod("stays", "2", 1.0)]);
         assert_eq!(h.points("ns/gone").len(), 1, "an hour exactly is kept");
@@ -214,8 +214,8 @@ mod tests {
     }
 
     #[test]
-    fn metrics_history_drops_missing_objects_first_then_the_oldest_points() {
-        let mut h = History::with_limits(10, 20, KEY_TTL_SECS);
+    fn usage_ring_drops_missing_objects_first_then_the_oldest_points() {
+        let mut h = Ring::with_limits(10, 20, KEY_TTL_SECS);
         for i in 0..5 {
             let at = f64::from(i);
             let stamp = i.to_string();

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{FieldChange, Seg};
 
-/// One manager's entry in `metadata.managedFields`, as far as history needs it.
+/// One manager's entry in `metadata.managedFields`, as far as the versions need it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Manager {
     /// `manager` (`kubectl-scale`, `kube-controller-manager`…).
@@ -121,8 +121,8 @@ pub fn manager_words(m: &Manager) -> String {
 #[cfg(test)]
 mod tests {
     use super::owns;
-    use crate::model::history::testing::*;
-    use crate::model::history::*;
+    use crate::model::versions::testing::*;
+    use crate::model::versions::*;
     use serde_json::json;
 
     #[test]

@@ -1,15 +1,15 @@
-//! An object's History: the versions this tab has seen, each with who changed what in one line, and the field-by-field difference between any two.
+//! An object's versions, under the heading "History" (its testids say `history`): the versions this tab has seen, each with who changed what in one line, and the field-by-field difference between any two.
 
 use leptos::prelude::*;
 
 use crate::components::diff::FieldDiff;
-use crate::kube::history::use_history;
-use crate::model::history::{Kind, ObjectHistory, diff};
+use crate::kube::versions::use_versions;
+use crate::model::versions::{Kind, ObjectVersions, diff};
 
 /// The versions seen, and the two compared (indexes).
 #[derive(Clone, Copy)]
 struct Compared {
-    history: Memo<ObjectHistory>,
+    seen: Memo<ObjectVersions>,
     from: RwSignal<Option<usize>>,
     to: RwSignal<Option<usize>>,
 }
@@ -17,7 +17,7 @@ struct Compared {
 impl Compared {
     /// The two versions compared; by default the last change.
     fn chosen(self) -> (usize, usize) {
-        let n = self.history.with(|h| h.versions.len());
+        let n = self.seen.with(|h| h.versions.len());
         let to = self
             .to
             .get()
@@ -32,21 +32,21 @@ impl Compared {
     }
 }
 
-/// The History section of an object's page; `key` is its history's key.
+/// The History section of an object's page; `key` is its versions' key (`VersionStore::key`); the heading keeps the word History.
 #[component]
-pub fn ObjectHistoryView(key: String) -> impl IntoView {
-    let store = use_history();
-    let history = Memo::new(move |_| store.get(&key).unwrap_or_default());
+pub fn VersionsView(key: String) -> impl IntoView {
+    let store = use_versions();
+    let seen = Memo::new(move |_| store.get(&key).unwrap_or_default());
     // Status-only versions (a controller reporting) are folded unless asked.
     let show_status = RwSignal::new(false);
     // The two versions compared (indexes); by default the last change.
     let compared = Compared {
-        history,
+        seen,
         from: RwSignal::new(None::<usize>),
         to: RwSignal::new(None::<usize>),
     };
-    let heading = move || history.with(heading_text);
-    let folded = move || history.with(|h| h.versions.iter().filter(|v| v.status_only).count());
+    let heading = move || seen.with(heading_text);
+    let folded = move || seen.with(|h| h.versions.iter().filter(|v| v.status_only).count());
     view! {
         <div data-testid="history">
             <p class="muted small" data-testid="history-heading">{heading}</p>
@@ -58,16 +58,16 @@ pub fn ObjectHistoryView(key: String) -> impl IntoView {
             <div class="table-scroll">
                 <table class="grid">
                     <thead><tr><th>"From"</th><th>"To"</th><th>"Seen"</th><th>"resourceVersion"</th><th>"Change"</th></tr></thead>
-                    <tbody><HistoryRows compared show_status/></tbody>
+                    <tbody><VersionRows compared show_status/></tbody>
                 </table>
             </div>
-            <HistoryDiff compared/>
+            <VersionDiff compared/>
         </div>
     }
 }
 
 /// "3 versions seen since this tab opened", with those dropped and whether the object is gone.
-fn heading_text(h: &ObjectHistory) -> String {
+fn heading_text(h: &ObjectVersions) -> String {
     let mut s = match h.versions.len() {
         1 => "1 version".to_string(),
         n => format!("{n} versions"),
@@ -84,12 +84,12 @@ fn heading_text(h: &ObjectHistory) -> String {
 
 /// A row per version, newest first; status-only ones folded unless `show_status` or compared.
 #[component]
-fn HistoryRows(compared: Compared, show_status: RwSignal<bool>) -> impl IntoView {
-    let Compared { history, from, to } = compared;
+fn VersionRows(compared: Compared, show_status: RwSignal<bool>) -> impl IntoView {
+    let Compared { seen, from, to } = compared;
     move || {
         let (f, t) = compared.chosen();
         let all = show_status.get();
-        history.with(|h| {
+        seen.with(|h| {
             h.versions
                 .iter()
                 .enumerate()
@@ -121,18 +121,18 @@ fn HistoryRows(compared: Compared, show_status: RwSignal<bool>) -> impl IntoView
 
 /// What differs between the two versions compared, field by field.
 #[component]
-fn HistoryDiff(compared: Compared) -> impl IntoView {
-    let history = compared.history;
+fn VersionDiff(compared: Compared) -> impl IntoView {
+    let seen = compared.seen;
     let changes = move || {
         let (f, t) = compared.chosen();
-        history.with(|h| match (h.versions.get(f), h.versions.get(t)) {
+        seen.with(|h| match (h.versions.get(f), h.versions.get(t)) {
             (Some(a), Some(b)) if f != t => diff(&a.object, &b.object),
             _ => Vec::new(),
         })
     };
     let between = move || {
         let (f, t) = compared.chosen();
-        history.with(|h| {
+        seen.with(|h| {
             let rv = |i: usize| {
                 h.versions
                     .get(i)

@@ -1,9 +1,9 @@
-//! History through polls: per object, an object missing from a sample, at most an hour.
+//! The ring through polls: per object, an object missing from a sample, at most an hour.
 
 use super::*;
 
 #[test]
-fn metrics_history_grows_per_object_and_a_missing_object_gets_no_point() {
+fn usage_ring_grows_per_object_and_a_missing_object_gets_no_point() {
     let mut r = rig();
     r.expect_group(&["v1beta1"]);
     r.expect(
@@ -27,27 +27,27 @@ fn metrics_history_grows_per_object_and_a_missing_object_gets_no_point() {
     );
     r.step(15);
     let web: Vec<(f64, f64)> = p
-        .history("demo-shop/web-1")
+        .points("demo-shop/web-1")
         .iter()
         .map(|pt| (pt.at, pt.usage.cpu_millis))
         .collect();
     assert_eq!(web, [(now(0), 400.0), (now(15), 410.0), (now(30), 420.0)]);
     let cart: Vec<f64> = p
-        .history("demo-shop/cart-1")
+        .points("demo-shop/cart-1")
         .iter()
         .map(|pt| pt.at)
         .collect();
     assert_eq!(cart, [now(0), now(30)]);
     assert_eq!(r.polls.snapshots()[0].points, 5);
-    assert!(p.history("demo-shop/nobody").is_empty());
+    assert!(p.points("demo-shop/nobody").is_empty());
 }
 
 #[test]
-fn metrics_history_keeps_at_most_an_hour_of_points() {
+fn usage_ring_keeps_at_most_an_hour_of_points() {
     let mut r = rig();
     r.expect_group(&["v1beta1"]);
     let p = r.polls.poll(Target::Nodes);
-    for i in 0..HISTORY_POINTS + 10 {
+    for i in 0..RING_POINTS + 10 {
         let item = json!({"metadata": {"name": "node-0"}, "timestamp": i.to_string(),
                           "usage": {"cpu": format!("{i}m"), "memory": "1Gi"}});
         r.expect(
@@ -56,8 +56,8 @@ fn metrics_history_keeps_at_most_an_hour_of_points() {
         );
         r.step(if i == 0 { 0 } else { 15 });
     }
-    let h = p.history("node-0");
-    assert_eq!(h.len(), HISTORY_POINTS);
+    let h = p.points("node-0");
+    assert_eq!(h.len(), RING_POINTS);
     assert_eq!(h[0].usage.cpu_millis, 10.0);
-    assert_eq!(r.gets(), HISTORY_POINTS + 10);
+    assert_eq!(r.gets(), RING_POINTS + 10);
 }

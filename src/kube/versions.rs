@@ -1,28 +1,28 @@
-//! The tab's object history as every view shares it: versions recorded as the informers hand them over, read by the object page's History, under the caps of `model::history`.
+//! The versions of objects the tab has seen, as every view shares them: recorded as the informers hand them over, read by the object page's History, under the caps of `model::versions`.
 
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::model::history::{Histories, ObjectHistory};
 use crate::model::time::Seconds;
+use crate::model::versions::{ObjectVersions, Versions};
 
-/// The histories, and a counter that moves when one changes (what views track).
+/// The versions, and a counter that moves when one changes (what views track).
 #[derive(Clone, Copy)]
-pub struct HistoryStore {
-    inner: StoredValue<Histories, LocalStorage>,
+pub struct VersionStore {
+    inner: StoredValue<Versions, LocalStorage>,
     changed: RwSignal<u64>,
 }
 
-impl HistoryStore {
+impl VersionStore {
     /// Empty, with the default caps; provided once by the app.
     pub fn new() -> Self {
         Self {
-            inner: StoredValue::new_local(Histories::new()),
+            inner: StoredValue::new_local(Versions::new()),
             changed: RwSignal::new(0),
         }
     }
 
-    /// The key of an object's history: its resource, namespace and name.
+    /// The key of an object's versions: its resource, namespace and name.
     pub fn key(resource: &str, namespace: Option<&str>, name: &str) -> String {
         match namespace {
             Some(ns) => format!("{resource} {ns}/{name}"),
@@ -49,13 +49,13 @@ impl HistoryStore {
         }
     }
 
-    /// `key`'s history now (tracked: re-read when any history changes).
-    pub fn get(&self, key: &str) -> Option<ObjectHistory> {
+    /// `key`'s versions now (tracked: re-read when any object's versions change).
+    pub fn get(&self, key: &str) -> Option<ObjectVersions> {
         self.changed.track();
         self.inner.with_value(|h| h.get(key).cloned())
     }
 
-    /// Bytes held, objects with a history and versions dropped under the
+    /// Bytes held, objects with versions and versions dropped under the
     /// byte cap, for the X-ray page (tracked).
     pub fn held(&self) -> (usize, usize, u64) {
         self.changed.track();
@@ -66,7 +66,7 @@ impl HistoryStore {
     }
 }
 
-/// The tab's histories (provided by the app).
-pub fn use_history() -> HistoryStore {
-    expect_context::<HistoryStore>()
+/// The tab's versions store (provided by the app).
+pub fn use_versions() -> VersionStore {
+    expect_context::<VersionStore>()
 }

@@ -153,8 +153,8 @@ fn walk(
 
 #[cfg(test)]
 mod tests {
-    use crate::model::history::testing::*;
-    use crate::model::history::*;
+    use crate::model::versions::testing::*;
+    use crate::model::versions::*;
     use serde_json::json;
 
     #[test]

@@ -1,4 +1,4 @@
-//! Object history: the versions of each object this tab has seen, what changed between two of them field by field, who changed it (from managedFields), and a one-line summary, all under a byte cap.
+//! Object versions: each object's versions this tab has seen, what changed between two of them field by field, who changed it (from managedFields), and a one-line summary, all under a byte cap.
 //!
 //! No backend: an informer hands over every version it sees, and
 //! `metadata.managedFields` says which manager last wrote which fields and
@@ -21,7 +21,7 @@ use crate::model::time::Seconds;
 
 /// Versions kept per object; older ones are dropped (and counted).
 pub const PER_OBJECT: usize = 50;
-/// Bytes (of the objects' JSON) kept across every history in the tab;
+/// Bytes (of the objects' JSON) kept across every object's versions in the tab;
 /// past it, the oldest versions of the objects not shown now are dropped.
 pub const TOTAL_BYTES: usize = 16 << 20;
 
@@ -60,14 +60,14 @@ pub struct Version {
 
 /// The versions of one object, oldest first.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ObjectHistory {
+pub struct ObjectVersions {
     /// Kept versions.
     pub versions: VecDeque<Version>,
     /// Versions dropped under the caps.
     pub dropped: u64,
 }
 
-impl ObjectHistory {
+impl ObjectVersions {
     /// The object is gone.
     pub fn deleted(&self) -> bool {
         self.versions
@@ -76,11 +76,11 @@ impl ObjectHistory {
     }
 }
 
-/// Every object's history in the tab, keyed by `resource namespace/name`,
+/// Every object's versions in the tab, keyed by `resource namespace/name`,
 /// under [`PER_OBJECT`] versions each and [`TOTAL_BYTES`] in all.
 #[derive(Debug, Clone, Default)]
-pub struct Histories {
-    objects: HashMap<String, ObjectHistory>,
+pub struct Versions {
+    objects: HashMap<String, ObjectVersions>,
     bytes: usize,
     /// Versions dropped for the total cap, across objects.
     pub dropped: u64,
@@ -88,7 +88,7 @@ pub struct Histories {
     total_bytes: usize,
 }
 
-impl Histories {
+impl Versions {
     /// Empty, with the default caps.
     pub fn new() -> Self {
         Self::with_caps(PER_OBJECT, TOTAL_BYTES)
@@ -103,12 +103,12 @@ impl Histories {
         }
     }
 
-    /// The history under `key`.
-    pub fn get(&self, key: &str) -> Option<&ObjectHistory> {
+    /// The versions under `key`.
+    pub fn get(&self, key: &str) -> Option<&ObjectVersions> {
         self.objects.get(key)
     }
 
-    /// Bytes held, and objects with a history.
+    /// Bytes held, and objects with versions.
     pub fn held(&self) -> (usize, usize) {
         (self.bytes, self.objects.len())
     }
@@ -159,7 +159,7 @@ impl Histories {
     }
 
     /// Records that the object under `key` was deleted at `now`; false
-    /// when there was nothing to record (no history, or gone already).
+    /// when there was nothing to record (no versions, or gone already).
     pub fn deleted(&mut self, key: &str, now: Seconds) -> bool {
         let Some(h) = self.objects.get_mut(key) else {
             return false;
@@ -194,7 +194,7 @@ impl Histories {
                 .iter()
                 .filter(|(k, h)| k.as_str() != keep && !h.versions.is_empty())
                 .min_by(|a, b| {
-                    let t = |h: &ObjectHistory| h.versions.front().map_or(f64::MAX, |v| v.seen);
+                    let t = |h: &ObjectVersions| h.versions.front().map_or(f64::MAX, |v| v.seen);
                     t(a.1).total_cmp(&t(b.1))
                 })
                 .map(|(k, _)| k.clone())
@@ -222,7 +222,7 @@ impl Histories {
 
 #[cfg(test)]
 pub(crate) mod testing {
-    //! Objects the history tests share.
+    //! Objects the versions tests share.
     use serde_json::{Value, json};
 
     pub fn deployment(rv: &str, replicas: u64, labels: Value, fields: Value) -> Value {
@@ -251,8 +251,8 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_history_keeps_each_version_once_and_says_when_it_is_gone() {
-        let mut h = Histories::new();
+    fn an_objects_versions_keep_each_version_once_and_says_when_it_is_gone() {
+        let mut h = Versions::new();
         let v1 = deployment(
             "1",
             3,
@@ -287,7 +287,7 @@ mod tests {
         assert!(h.record("deployments shop/web", &v3, 4.0));
         assert!(h.deleted("deployments shop/web", 5.0));
         assert!(!h.deleted("deployments shop/web", 6.0), "gone already");
-        let o = h.get("deployments shop/web").expect("a history");
+        let o = h.get("deployments shop/web").expect("its versions");
         let summaries: Vec<&str> = o.versions.iter().map(|v| v.summary.as_str()).collect();
         assert_eq!(
             summaries,
@@ -305,7 +305,7 @@ mod tests {
         let mut reported = v3.clone();
         reported["metadata"]["resourceVersion"] = json!("9");
         reported["status"] = json!({"readyReplicas": 5});
-        let mut h = Histories::new();
+        let mut h = Versions::new();
         h.record("k", &v3, 1.0);
         h.record("k", &reported, 2.0);
         let v = &h.get("k").expect("k").versions[1];
@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn the_caps_drop_the_oldest_and_count_them() {
-        let mut h = Histories::with_caps(3, usize::MAX);
+        let mut h = Versions::with_caps(3, usize::MAX);
         for rv in 1..=5u64 {
             h.record(
                 "a",
@@ -330,7 +330,7 @@ mod tests {
         // The byte cap takes from other objects first, oldest first, and
         // never the newest version of the one being recorded.
         let one = deployment("1", 1, json!({}), json!([])).to_string().len();
-        let mut h = Histories::with_caps(50, one * 3);
+        let mut h = Versions::with_caps(50, one * 3);
         h.record("old", &deployment("1", 1, json!({}), json!([])), 1.0);
         h.record("new", &deployment("1", 1, json!({}), json!([])), 2.0);
         h.record("new", &deployment("2", 2, json!({}), json!([])), 3.0);

@@ -87,7 +87,7 @@ pub fn sections(changes: &[FieldChange]) -> BTreeMap<String, usize> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use crate::model::history::*;
+    use crate::model::versions::*;
     use serde_json::json;
 
     #[test]
