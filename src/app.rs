@@ -44,7 +44,7 @@ pub fn App() -> impl IntoView {
     provide_context(session);
     provide_context(Actions::start(&kube));
     provide_context(crate::kube::versions::VersionStore::new());
-    provide_context(crate::kube::timeline::TimelineStore::new());
+    provide_context(crate::kube::changes::ChangeStore::new());
     let route = use_route();
     provide_context(Parts::new());
     view! {

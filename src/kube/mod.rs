@@ -54,7 +54,7 @@
 //! `Session`, which `kubectl glass` writes (`session_for`) and the app parses,
 //! with unknown fields refused. `versions` is the tab's `VersionStore`: every
 //! version the object page's informer hands over is recorded there, and the
-//! History section reads it. `timeline` is the tab's `TimelineStore`: started
+//! History section reads it. `changes` is the tab's `ChangeStore`: started
 //! the first time the changes page opens, it subscribes to every object of
 //! each kind in `KINDS` and any the person adds (resolved through discovery;
 //! core Secrets refused) with `subscribe(…).with_managed_fields().each(…)`:
@@ -107,6 +107,7 @@ use crate::model::time::Seconds;
 
 pub mod access;
 pub mod bulk;
+pub mod changes;
 pub mod cluster;
 pub mod create;
 pub mod edit;
@@ -118,7 +119,6 @@ pub mod session;
 mod settle;
 pub mod shell;
 pub mod start;
-pub mod timeline;
 pub mod usage;
 pub mod versions;
 pub mod watch;

@@ -311,7 +311,7 @@ impl Kube {
     /// reaches `on` as it happens: each version of each object, with
     /// `initial` marking the state at sync (or a late handler's replay).
     /// For a recorder that must tell a change from the starting point and
-    /// see every version (the change timeline), not for a view, which takes
+    /// see every version (the changes page's store), not for a view, which takes
     /// frames. Its status follows the clock's tick.
     pub(crate) fn watch_each<K>(
         &self,

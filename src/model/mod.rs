@@ -82,13 +82,13 @@
 //! managedFields entries moved between them (`writers`; `managers`), and the one-line
 //! `summary` (`summary`) (`spec.replicas 1 → 3, by kubectl (scale)`); the type
 //! (`apiVersion`, `kind`) is noise too, since a listed object lacks it and a
-//! watched one carries it. `timeline`: the change timeline's rows
-//! (`Timeline::observe` turns the version seen before and the one now into
+//! watched one carries it. `changes`: the changes page's rows
+//! (`Changes::observe` turns the version seen before and the one now into
 //! an added, updated or deleted row with its writers and summary, an update
-//! that touched only `status` marked `status_only`; `Timeline::warning` makes
+//! that touched only `status` marked `status_only`; `Changes::warning` makes
 //! a Warning event a row), at most `MAX_ENTRIES` rows and `MAX_BYTES` of
 //! diffs, the oldest dropped and counted, rows shared as `Arc` so a frame
-//! copies pointers; `TimelineFilter` is its namespace, kind, manager, text
+//! copies pointers; `ChangeFilter` is its namespace, kind, manager, text
 //! and status-only toggle. `create`: the documents of a create (`documents`:
 //! `---` between them, a List as its items, each with its first line so a
 //! field the server names is found at its line; a text that does not read
@@ -118,6 +118,7 @@
 
 pub mod bulk;
 pub mod cells;
+pub mod changes;
 pub mod connection;
 pub mod create;
 pub mod discovery;
@@ -146,7 +147,6 @@ pub mod session;
 pub mod table;
 pub mod terminal;
 pub mod time;
-pub mod timeline;
 pub mod unread;
 pub mod usage;
 pub mod versions;

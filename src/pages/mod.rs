@@ -50,7 +50,7 @@
 //! copy a pause holds, the filter, what arrived while paused) and draws the
 //! heading and toolbar; `filters` are its menus; `rows` is the virtualized
 //! table, which reads the index in place when unfiltered. While paused it
-//! says how many matching events arrived. The change timeline (`changes/`)
+//! says how many matching events arrived. The changes page (`changes/`)
 //! is built the same way: `state` (the filter, the pause as the place of the
 //! next row, the picked row, the rows shown), `filters`, `rows` (virtualized,
 //! newest first) and `detail` (the picked row's diff, drawn by the shared
@@ -128,7 +128,7 @@ table::pages! {
         /// The event stream.
         Events: events::EventsPage in events / preload_events
             at "events" nav("Events", "nav-events", Always);
-        /// The change timeline.
+        /// Changes: every add, update and delete seen.
         Changes: changes::ChangesPage in changes / preload_changes
             at "changes" nav("Changes", "nav-changes", Always);
         /// CPU and memory by pod and node, and right-sizing.

@@ -384,14 +384,14 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
             crate::model::versions::TOTAL_BYTES >> 20
         )
     };
-    let timeline = crate::kube::timeline::use_timeline();
-    let timeline_held = move || match timeline.held() {
+    let changes = crate::kube::changes::use_changes();
+    let changes_held = move || match changes.held() {
         None => "not recording (it starts when the Changes page first opens)".to_string(),
         Some((rows, bytes, dropped)) => format!(
             "{rows} rows, {:.1} MiB of diffs (at most {} rows and {} MiB), {dropped} dropped",
             bytes as f64 / 1_048_576.0,
-            crate::model::timeline::MAX_ENTRIES,
-            crate::model::timeline::MAX_BYTES >> 20
+            crate::model::changes::MAX_ENTRIES,
+            crate::model::changes::MAX_BYTES >> 20
         ),
     };
     let memory = move || {
@@ -409,7 +409,7 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
         <h3>"Object history"</h3>
         <p data-testid="xray-history">{versions_held}</p>
         <h3>"Change timeline"</h3>
-        <p data-testid="xray-timeline">{timeline_held}</p>
+        <p data-testid="xray-timeline">{changes_held}</p>
     }
 }
 

@@ -1,10 +1,10 @@
-//! The timeline's controls: namespace and kind menus (their choices are what the rows hold), a manager box, the free text, the status-only toggle, and pause.
+//! The changes page's controls: namespace and kind menus (their choices are what the rows hold), a manager box, the free text, the status-only toggle, and pause.
 
 use leptos::prelude::*;
 
-use super::state::Changes;
+use super::state::ChangesState;
 use crate::model::filter::Filter;
-use crate::model::timeline::TimelineFilter;
+use crate::model::changes::ChangeFilter;
 
 /// The namespaces and kinds the rows hold now.
 #[derive(Clone, PartialEq, Default)]
@@ -15,7 +15,7 @@ struct Choices {
 
 /// The filter bar; it changes `changes.filter` and the pause.
 #[component]
-pub fn ChangeFilters(changes: Changes) -> impl IntoView {
+pub fn ChangeFilters(changes: ChangesState) -> impl IntoView {
     let filter = changes.filter;
     let choices = Memo::new(move |_| {
         changes.store.with(|t| Choices {
@@ -54,11 +54,11 @@ pub fn ChangeFilters(changes: Changes) -> impl IntoView {
 fn Menu(
     label: &'static str,
     testid: &'static str,
-    filter: RwSignal<TimelineFilter>,
+    filter: RwSignal<ChangeFilter>,
     choices: Memo<Choices>,
     pick: fn(&Choices) -> &Vec<String>,
-    get: fn(&TimelineFilter) -> String,
-    set: fn(&mut TimelineFilter, String),
+    get: fn(&ChangeFilter) -> String,
+    set: fn(&mut ChangeFilter, String),
 ) -> impl IntoView {
     view! {
         <select aria-label=label data-testid=testid

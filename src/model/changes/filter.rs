@@ -1,4 +1,4 @@
-//! What the timeline shows: a namespace, a kind, a manager, the one filter grammar over the row's text, and whether status-only updates show.
+//! What the changes page shows: a namespace, a kind, a manager, the one filter grammar over the row's text, and whether status-only updates show.
 
 use super::Entry;
 use crate::model::filter::{Filter, Test, contains_any_case};
@@ -6,9 +6,9 @@ use crate::model::filter::{Filter, Test, contains_any_case};
 /// A test of one row.
 pub type RowTest = Box<dyn Fn(&Entry) -> bool>;
 
-/// The timeline's filters; the default shows everything but status-only updates.
+/// The changes page's filters; the default shows everything but status-only updates.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TimelineFilter {
+pub struct ChangeFilter {
     /// One namespace, or empty for all (cluster-scoped objects show only then).
     pub namespace: String,
     /// One kind (`Deployment`), or empty for all.
@@ -22,7 +22,7 @@ pub struct TimelineFilter {
     pub status_only: bool,
 }
 
-impl TimelineFilter {
+impl ChangeFilter {
     /// A test of one row; the error of a pattern that does not compile.
     pub fn matcher(
         &self,

@@ -1,4 +1,4 @@
-//! The tab's change timeline as the changes page reads it: one informer per recorded kind (whole objects with managedFields) and the Warning events, each change compared with the version seen before it and kept in `model::timeline`.
+//! The tab's record of changes, as the changes page reads it: one informer per recorded kind (whole objects with managedFields) and the Warning events, each change compared with the version seen before it and kept in `model::changes`.
 //!
 //! Recording starts the first time the changes page opens and then runs
 //! for the tab's life, so coming back finds what happened meanwhile. The
@@ -21,11 +21,11 @@ use kubeglass_client::cache::Notification;
 use kubeglass_web::FrameQueue;
 
 use crate::kube::Kube;
+use crate::model::changes::{Changes, Entry, KINDS, Subject};
 use crate::model::objects::resource_of;
 use crate::model::resolve::Unresolved;
-use crate::model::timeline::{Entry, KINDS, Subject, Timeline};
 
-/// One kind the timeline records, as the page lists it.
+/// One kind whose changes are recorded, as the page lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recorded {
     /// The name it was asked for (`deployments.apps`).
@@ -40,8 +40,8 @@ pub struct Recorded {
 
 /// The recording, its kinds, and a counter that moves when rows come (what views track).
 #[derive(Clone, Copy)]
-pub struct TimelineStore {
-    inner: StoredValue<Timeline, LocalStorage>,
+pub struct ChangeStore {
+    inner: StoredValue<Changes, LocalStorage>,
     changed: RwSignal<u64>,
     /// The kinds asked for, in order, with their state.
     pub kinds: RwSignal<Vec<Recorded>>,
@@ -49,11 +49,11 @@ pub struct TimelineStore {
     started: StoredValue<bool>,
 }
 
-impl TimelineStore {
+impl ChangeStore {
     /// Not recording yet; provided once by the app.
     pub fn new() -> Self {
         Self {
-            inner: StoredValue::new_local(Timeline::new(0.0)),
+            inner: StoredValue::new_local(Changes::new(0.0)),
             changed: RwSignal::new(0),
             kinds: RwSignal::new(Vec::new()),
             holds: StoredValue::new_local(Vec::new()),
@@ -70,7 +70,7 @@ impl TimelineStore {
         }
         self.started.set_value(true);
         let since = kube.now();
-        self.inner.update_value(|t| *t = Timeline::new(since));
+        self.inner.update_value(|t| *t = Changes::new(since));
         for name in KINDS {
             self.add(kube, name);
         }
@@ -162,6 +162,7 @@ impl TimelineStore {
             name: o.metadata.name.clone().unwrap_or_default(),
         };
         let watch = kube
+            // "timeline": the name X-ray shows, kept from before the rename.
             .subscribe("timeline", &path)
             .with_managed_fields()
             .each(move |n: &Notification<DynamicObject>| {
@@ -238,7 +239,7 @@ impl TimelineStore {
     }
 
     /// Reads the recording (tracked: re-read when rows come).
-    pub fn with<R>(&self, f: impl FnOnce(&Timeline) -> R) -> R {
+    pub fn with<R>(&self, f: impl FnOnce(&Changes) -> R) -> R {
         self.changed.track();
         self.inner.with_value(f)
     }
@@ -324,7 +325,7 @@ fn unresolved_words(name: &str, why: Unresolved) -> String {
     }
 }
 
-/// The tab's timeline (provided by the app).
-pub fn use_timeline() -> TimelineStore {
-    expect_context::<TimelineStore>()
+/// The tab's changes (provided by the app).
+pub fn use_changes() -> ChangeStore {
+    expect_context::<ChangeStore>()
 }

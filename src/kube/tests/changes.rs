@@ -1,12 +1,12 @@
-//! The change timeline records what happened, and only that: an object
+//! The changes store records what happened, and only that: an object
 //! that stops decoding was not deleted.
 
 use kubeglass_client::discovery::ResourceInfo;
 
 use super::*;
-use crate::kube::timeline::TimelineStore;
+use crate::kube::changes::ChangeStore;
 use crate::kube::watch::watch_problem;
-use crate::model::timeline::Op;
+use crate::model::changes::Op;
 
 const PATH: &str = "/api/v1/configmaps";
 
@@ -26,8 +26,8 @@ fn configmaps(rig: &Rig) -> ResourceInfo {
         .clone()
 }
 
-/// The timeline's rows as `op name`.
-fn rows(store: &TimelineStore) -> Vec<String> {
+/// The store's rows as `op name`.
+fn rows(store: &ChangeStore) -> Vec<String> {
     store.with(|t| {
         t.entries()
             .map(|e| format!("{} {}", e.op.word(), e.subject.name))
@@ -36,7 +36,7 @@ fn rows(store: &TimelineStore) -> Vec<String> {
 }
 
 // Issue #39, item 3: a relist names b as undecodable (its labels are now a
-// string). The informer keeps its last good copy, so the timeline records
+// string). The informer keeps its last good copy, so the store records
 // no deletion; when a copy that reads comes, that is an update.
 #[test]
 fn an_object_that_stops_decoding_is_not_recorded_as_deleted() {
@@ -48,7 +48,7 @@ fn an_object_that_stops_decoding_is_not_recorded_as_deleted() {
         "10",
         vec![config_map("a", "5"), config_map("b", "6")],
     );
-    let store = TimelineStore::new();
+    let store = ChangeStore::new();
     let watch = store.record(&rig.kube, &info).expect("recording");
     rig.run();
     assert!(watch.has_synced());

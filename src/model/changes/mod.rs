@@ -1,7 +1,7 @@
-//! The change timeline: every add, update and delete the timeline's informers see across the workload kinds, with Warning events between them, newest last, under a count and a byte cap.
+//! Changes: every add, update and delete the changes store's informers see across the workload kinds, with Warning events between them, newest last, under a count and a byte cap.
 //!
 //! No backend and no history before the recording started: the informers
-//! hand over each object they see, [`Timeline::observe`] compares it with
+//! hand over each object they see, [`Changes::observe`] compares it with
 //! the version seen before it (the field diff and the writers of
 //! `model::versions`), and a Warning event becomes a row of its own. Updates
 //! that change only `status` (or nothing but resourceVersion and
@@ -9,7 +9,7 @@
 
 mod filter;
 
-pub use filter::TimelineFilter;
+pub use filter::ChangeFilter;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use crate::model::versions::{
     FieldChange, diff, manager_words, managers, sections, summary, writers,
 };
 
-/// The kinds the timeline watches unless the person adds more, as the
+/// The kinds whose changes are watched unless the person adds more, as the
 /// app's routes name them: the workload kinds and what they lean on.
 pub const KINDS: &[&str] = &[
     "deployments.apps",
@@ -85,7 +85,7 @@ pub struct Subject {
     pub name: String,
 }
 
-/// One row of the timeline.
+/// One row of the changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// Its place in the recording (rows keep it when older ones go).
@@ -111,7 +111,7 @@ pub struct Entry {
 
 /// The recording: rows oldest first, under [`MAX_ENTRIES`] and [`MAX_BYTES`].
 #[derive(Debug, Clone)]
-pub struct Timeline {
+pub struct Changes {
     entries: VecDeque<Arc<Entry>>,
     bytes: usize,
     next: u64,
@@ -127,7 +127,7 @@ pub struct Timeline {
     max_bytes: usize,
 }
 
-impl Timeline {
+impl Changes {
     /// An empty recording started at `since`, with the default caps.
     pub fn new(since: Seconds) -> Self {
         Self::with_caps(since, MAX_ENTRIES, MAX_BYTES)

@@ -53,7 +53,7 @@ fn an_add_an_update_a_status_update_and_a_delete_are_four_rows() {
         json!({"f:status": {"f:readyReplicas": {}}}),
     );
     let v3 = version("3", 3, 3, json!([create, scale, status]));
-    let mut t = Timeline::new(100.0);
+    let mut t = Changes::new(100.0);
     assert!(t.observe(web(), None, Some(&v1), 101.0));
     assert!(
         !t.observe(web(), Some(&v1), Some(&v1), 101.5),
@@ -95,7 +95,7 @@ fn an_add_an_update_a_status_update_and_a_delete_are_four_rows() {
 
 #[test]
 fn a_new_resource_version_with_no_field_changed_is_status_only() {
-    let mut t = Timeline::new(0.0);
+    let mut t = Changes::new(0.0);
     // Listed objects carry no type; watched ones do: the same object.
     let mut typed = version("2", 1, 1, json!([]));
     typed["apiVersion"] = json!("apps/v1");
@@ -113,7 +113,7 @@ fn a_new_resource_version_with_no_field_changed_is_status_only() {
 
 #[test]
 fn a_warning_names_its_reason_count_component_and_a_cut_message() {
-    let mut t = Timeline::new(0.0);
+    let mut t = Changes::new(0.0);
     let event = json!({"reason": "BackOff", "count": 5, "message": "x".repeat(1000),
                        "source": {"component": "kubelet"}});
     t.warning(web(), &event, 1.0);
@@ -131,7 +131,7 @@ fn a_warning_names_its_reason_count_component_and_a_cut_message() {
 
 #[test]
 fn the_caps_drop_the_oldest_rows_and_count_them() {
-    let mut t = Timeline::with_caps(0.0, 3, usize::MAX);
+    let mut t = Changes::with_caps(0.0, 3, usize::MAX);
     for i in 0..5u64 {
         let (a, b) = (
             version(&i.to_string(), i, 0, json!([])),
@@ -143,7 +143,7 @@ fn the_caps_drop_the_oldest_rows_and_count_them() {
     assert_eq!(t.namespaces().collect::<Vec<_>>(), ["shop"]);
     assert_eq!(t.kinds().collect::<Vec<_>>(), ["Deployment"]);
     // A kind and a namespace go from the menus with their last row.
-    let mut one = Timeline::with_caps(0.0, 1, usize::MAX);
+    let mut one = Changes::with_caps(0.0, 1, usize::MAX);
     one.warning(web(), &json!({"reason": "R"}), 1.0);
     let node = Subject {
         resource: "nodes".into(),
@@ -155,7 +155,7 @@ fn the_caps_drop_the_oldest_rows_and_count_them() {
     assert_eq!(one.kinds().collect::<Vec<_>>(), ["Node"]);
     assert_eq!(one.namespaces().count(), 0);
     assert_eq!((t.dropped, t.get(3).map(|e| e.seq)), (2, Some(3)));
-    let mut small = Timeline::with_caps(0.0, 100, 40);
+    let mut small = Changes::with_caps(0.0, 100, 40);
     for i in 0..4u64 {
         let (a, b) = (
             version("1", i, 0, json!([])),
@@ -171,8 +171,8 @@ fn the_caps_drop_the_oldest_rows_and_count_them() {
 }
 
 /// A scale, a status update and a node's Warning.
-fn three_rows() -> Timeline {
-    let mut t = Timeline::new(0.0);
+fn three_rows() -> Changes {
+    let mut t = Changes::new(0.0);
     let scale = json!([entry(
         "kubectl",
         "t2",
@@ -218,58 +218,58 @@ fn the_filter_reads_namespace_kind_manager_text_and_the_status_toggle() {
         ["shop"],
         "a node has no namespace"
     );
-    let shown = |f: TimelineFilter| -> Vec<u64> {
+    let shown = |f: ChangeFilter| -> Vec<u64> {
         let m = f.matcher(compile).expect("a filter");
         t.entries().filter(|e| m(e)).map(|e| e.seq).collect()
     };
     assert_eq!(
-        shown(TimelineFilter::default()),
+        shown(ChangeFilter::default()),
         [0, 2],
         "status-only folded away"
     );
     assert_eq!(
-        shown(TimelineFilter {
+        shown(ChangeFilter {
             status_only: true,
             ..Default::default()
         }),
         [0, 1, 2]
     );
     assert_eq!(
-        shown(TimelineFilter {
+        shown(ChangeFilter {
             namespace: "shop".into(),
             ..Default::default()
         }),
         [0]
     );
     assert_eq!(
-        shown(TimelineFilter {
+        shown(ChangeFilter {
             kind: "Node".into(),
             ..Default::default()
         }),
         [2]
     );
     assert_eq!(
-        shown(TimelineFilter {
+        shown(ChangeFilter {
             manager: "SCALE".into(),
             ..Default::default()
         }),
         [0]
     );
     assert_eq!(
-        shown(TimelineFilter {
+        shown(ChangeFilter {
             text: "/replicas 1/".into(),
             ..Default::default()
         }),
         [0]
     );
     assert_eq!(
-        shown(TimelineFilter {
+        shown(ChangeFilter {
             text: "n1 warning".into(),
             ..Default::default()
         }),
         [2]
     );
-    let bad = TimelineFilter {
+    let bad = ChangeFilter {
         text: "/a(/".into(),
         ..Default::default()
     };
