@@ -29,7 +29,7 @@ use leptos::prelude::*;
 
 use crate::kube::Kube;
 use crate::kube::edit::Refused;
-use crate::model::problem::Problem;
+use crate::rules::problem::Problem;
 
 /// The outcome of the last action, for a person to read.
 #[derive(Debug, Clone, PartialEq)]

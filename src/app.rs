@@ -11,13 +11,13 @@ use crate::kube::cluster::ClusterState;
 use crate::kube::session::SessionState;
 use crate::kube::start::start;
 use crate::kube::{provide_kube, use_kube};
-use crate::model::namespaces::initial_namespace;
-use crate::model::session::SessionLabel;
 use crate::pages::overview::Overview;
 use crate::pages::parts::Parts;
 use crate::pages::{self, Guard, NAV, NavEntry, Part};
 use crate::prefs;
 use crate::route::{Route, use_route};
+use crate::rules::namespaces::initial_namespace;
+use crate::rules::session::SessionLabel;
 
 /// The whole app.
 #[component]

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::model::connection::Connection;
+use crate::rules::connection::Connection;
 
 /// Shows nothing while connected; a warning strip otherwise.
 #[component]

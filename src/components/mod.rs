@@ -1,4 +1,4 @@
-//! Small components shared by pages; each reads models and the cluster's signals, and leaves the rules to `model/`.
+//! Small components shared by pages; each reads models and the cluster's signals, and leaves the rules to `rules/`.
 //!
 //! # The components
 //!
@@ -14,7 +14,7 @@
 //! palette, the virtualized-list window, the theme switch, and the YAML
 //! editor of Edit and Create (`editor` `CodeEditor`): a transparent text
 //! area over a painted copy of its text, the two in one grid cell so they
-//! share a size and scroll together. The paint is `model/editor`'s: each
+//! share a size and scroll together. The paint is `rules/editor`'s: each
 //! line's runs coloured (keys, strings, numbers, literals, comments,
 //! anchors and tags, block scalars to their end), search matches
 //! (ASCII-case-insensitive) cut into them, the lines an error names

@@ -3,7 +3,7 @@
 //! `:pods`, `:deploy`, `:crd`, `:events`, `:api`, `:xray`, any plural,
 //! singular, short name or kind the server's discovery knows (`:db` for the
 //! demo CRD), optionally followed by a namespace (`:pods kube-system`); the
-//! rules are in `model/palette`.
+//! rules are in `rules/palette`.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -11,9 +11,9 @@ use leptos::prelude::*;
 use crate::components::keys::{on_keys, typing};
 use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::model::palette::{Builtin, builtin, parse, suggestions};
-use crate::model::resolve::Unresolved;
 use crate::route::{Route, navigate};
+use crate::rules::palette::{Builtin, builtin, parse, suggestions};
+use crate::rules::resolve::Unresolved;
 
 /// The route of a built-in page.
 fn route_of(b: Builtin) -> Route {

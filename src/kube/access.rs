@@ -4,8 +4,8 @@ use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_kubectl::access::{AccessQuery, can_i};
 
 use crate::kube::Kube;
-use crate::model::objects::KindActions;
-use crate::model::problem::Problem;
+use crate::rules::objects::KindActions;
+use crate::rules::problem::Problem;
 
 /// What the person may do here.
 #[derive(Debug, Clone, Default, PartialEq)]

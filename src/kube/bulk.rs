@@ -9,8 +9,8 @@ use leptos::prelude::*;
 
 use crate::actions::{Actions, Outcome, outcome_text};
 use crate::kube::Kube;
-use crate::model::bulk::{BulkVerb, Fate, Work, fate_of_verdict};
-use crate::model::drain::end_words;
+use crate::rules::bulk::{BulkVerb, Fate, Work, fate_of_verdict};
+use crate::rules::drain::end_words;
 
 /// The objects of one bulk action, in the order shown, each with its fate.
 #[derive(Clone)]

@@ -1,4 +1,4 @@
-//! The tab's record of changes, as the changes page reads it: one informer per recorded kind (whole objects with managedFields) and the Warning events, each change compared with the version seen before it and kept in `model::changes`.
+//! The tab's record of changes, as the changes page reads it: one informer per recorded kind (whole objects with managedFields) and the Warning events, each change compared with the version seen before it and kept in `rules::changes`.
 //!
 //! Recording starts the first time the changes page opens and then runs
 //! for the tab's life, so coming back finds what happened meanwhile. The
@@ -21,9 +21,9 @@ use kubeglass_client::cache::Notification;
 use kubeglass_web::FrameQueue;
 
 use crate::kube::Kube;
-use crate::model::changes::{Changes, Entry, KINDS, Subject};
-use crate::model::objects::resource_of;
-use crate::model::resolve::Unresolved;
+use crate::rules::changes::{Changes, Entry, KINDS, Subject};
+use crate::rules::objects::resource_of;
+use crate::rules::resolve::Unresolved;
 
 /// One kind whose changes are recorded, as the page lists it.
 #[derive(Debug, Clone, PartialEq)]

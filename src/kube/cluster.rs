@@ -11,10 +11,10 @@ use leptos::prelude::*;
 
 use crate::kube::watch::cluster_path;
 use crate::kube::{Kube, Now, Watch};
-use crate::model::connection::{Connection, next_connection};
-use crate::model::objects::NamespaceRow;
-use crate::model::problem::Problem;
-use crate::model::time::Seconds;
+use crate::rules::connection::{Connection, next_connection};
+use crate::rules::objects::NamespaceRow;
+use crate::rules::problem::Problem;
+use crate::rules::time::Seconds;
 
 /// How often the API is probed while it cannot be reached.
 const PROBE_INTERVAL: Duration = Duration::from_secs(1);

@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use crate::kube::Kube;
 use crate::kube::edit::Refused;
-use crate::model::create::Doc;
-use crate::model::objects::resource_of;
-use crate::model::problem::Problem;
+use crate::rules::create::Doc;
+use crate::rules::objects::resource_of;
+use crate::rules::problem::Problem;
 
 /// Where a document goes: its resource and namespace (None for a
 /// cluster-scoped kind, whose namespace, if written, is ignored as kubectl

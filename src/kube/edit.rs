@@ -9,7 +9,7 @@ use kubeglass_kubectl::actions::FIELD_MANAGER;
 use serde_json::Value;
 
 use crate::kube::Kube;
-use crate::model::problem::Problem;
+use crate::rules::problem::Problem;
 
 /// Why the server would not take an edit.
 #[derive(Debug, Clone, PartialEq)]

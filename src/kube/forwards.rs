@@ -7,7 +7,7 @@ use kubeglass_kubectl::access::{AccessQuery, can_i};
 use kubeglass_kubectl::forwards::{FORWARDS_PATH, Forward, ForwardRequest};
 
 use crate::kube::Kube;
-use crate::model::problem::Problem;
+use crate::rules::problem::Problem;
 
 fn request(method: &str, path: String, body: Vec<u8>) -> Result<http::Request<Vec<u8>>, Problem> {
     http::Request::builder()

@@ -16,9 +16,9 @@ use kubeglass_client::kube_core::subresource::LogParams;
 use kubeglass_web::FrameQueue;
 
 use crate::kube::Kube;
-pub use crate::model::log_page::StreamState;
-use crate::model::logs::{LineSplitter, LogLine};
-use crate::model::problem::Problem;
+pub use crate::rules::log_page::StreamState;
+use crate::rules::logs::{LineSplitter, LogLine};
+use crate::rules::problem::Problem;
 
 /// One open stream as the X-ray page lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]

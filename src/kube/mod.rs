@@ -12,7 +12,7 @@
 //! (`kube/tests`) build one whose executor, frames and storage they step by
 //! hand, and run subscriptions, discovery, the session file and log streams
 //! against the client's scripted fake API server. `resolve` returns a typed `Problem`, and `resolve_for`
-//! judges the answer against the verbs a page needs (`model/resolve`).
+//! judges the answer against the verbs a page needs (`rules/resolve`).
 //! `Kube::load` is how a view makes a one-off request of this layer (resolve a
 //! name, ask what the person may do): it returns the signal the answer
 //! lands in, and a view gone by then is left alone. `watch` is **the
@@ -101,9 +101,9 @@ use kubeglass_kubectl::usage::UsagePolls;
 use kubeglass_web::ConnectionCounts;
 use leptos::prelude::*;
 
-use crate::model::problem::Problem;
-use crate::model::resolve::{Unresolved, usable};
-use crate::model::time::Seconds;
+use crate::rules::problem::Problem;
+use crate::rules::resolve::{Unresolved, usable};
+use crate::rules::time::Seconds;
 
 pub mod access;
 pub mod bulk;

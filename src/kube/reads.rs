@@ -8,9 +8,9 @@ use kubeglass_client::rest::table::{TableColumn, TableRowObject};
 use kubeglass_client::typed::SecretsApi;
 
 use crate::kube::Kube;
-use crate::model::live_rows::More;
-use crate::model::problem::Problem;
-use crate::model::secrets::{Revealed, revealed_values};
+use crate::rules::live_rows::More;
+use crate::rules::problem::Problem;
+use crate::rules::secrets::{Revealed, revealed_values};
 
 /// Rows read in one page to show at once while the informer's first list
 /// (the whole collection in one piece) is under way.

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::kube::Host;
-use crate::model::session::{SESSION_FILE, Session};
+use crate::rules::session::{SESSION_FILE, Session};
 
 /// The session as the app knows it: `None` until read, or when there is none.
 #[derive(Clone, Copy)]

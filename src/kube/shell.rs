@@ -13,8 +13,8 @@ use kubeglass_web::FrameQueue;
 use leptos::prelude::*;
 
 use crate::kube::Kube;
-use crate::model::terminal::Terminal;
-use crate::model::terminal::shell::Choice;
+use crate::rules::terminal::Terminal;
+use crate::rules::terminal::shell::Choice;
 
 /// Whose shell.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,10 +1,10 @@
-//! The versions of objects the tab has seen, as every view shares them: recorded as the informers hand them over, read by the object page's History, under the caps of `model::versions`.
+//! The versions of objects the tab has seen, as every view shares them: recorded as the informers hand them over, read by the object page's History, under the caps of `rules::versions`.
 
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::model::time::Seconds;
-use crate::model::versions::{ObjectVersions, Versions};
+use crate::rules::time::Seconds;
+use crate::rules::versions::{ObjectVersions, Versions};
 
 /// The versions, and a counter that moves when one changes (what views track).
 #[derive(Clone, Copy)]

@@ -16,7 +16,7 @@ use leptos::prelude::*;
 
 use crate::kube::Kube;
 
-use crate::model::problem::Problem;
+use crate::rules::problem::Problem;
 /// What views read of an informer: its status (the X-ray page's row, the
 /// table's heading) and the factory's view of it.
 pub use kubeglass_client::cache::{InformerSnapshot, factory::FactoryEntry};

@@ -10,8 +10,8 @@ use leptos::prelude::*;
 
 use super::watch::{InformerSnapshot, collection_path};
 use super::{Kube, Watch};
-use crate::model::objects::field_value;
-use crate::model::problem::Problem;
+use crate::rules::objects::field_value;
+use crate::rules::problem::Problem;
 
 /// The watches behind one workload's pods; `tick` changes with every frame
 /// of any of them.

@@ -13,8 +13,8 @@ use leptos::prelude::*;
 use crate::components::problem::ProblemBox;
 use crate::kube::use_kube;
 use crate::kube::watch::cluster_path;
-use crate::model::discovery::{CrdChanges, matches_search};
-use crate::model::filter::Filter;
+use crate::rules::discovery::{CrdChanges, matches_search};
+use crate::rules::filter::Filter;
 use crate::route::Route;
 
 /// The page.

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use crate::kube::cluster::ClusterState;
 use crate::kube::forwards::{list, start, stop};
 use crate::kube::use_kube;
-use crate::model::problem::Problem;
+use crate::rules::problem::Problem;
 
 /// The page.
 #[component]

@@ -21,7 +21,7 @@
 //! marked (`data-stale`, the reason as its title), as is a stale object's
 //! heading (`object-stale`); the X-ray page names each informer's stale
 //! objects apart from those it left out. The pod and node tables
-//! add CPU and memory columns (`usage`, `model/usage` `UsageCells`): while
+//! add CPU and memory columns (`usage`, `rules/usage` `UsageCells`): while
 //! the toggle is on and once the table's own list is in, `UsageFeed` holds
 //! the scope's usage poll and, from the first sample on, an informer of
 //! what usage is measured against (pods' requests and limits under the
@@ -58,9 +58,9 @@
 //! ranking, filter and the nodes' allocatable (the overview's nodes informer,
 //! shared) in `mod`, and in `rows` one table per poll (nodes; pods in the
 //! header's namespace, a new poll when it changes): the poll's state in a
-//! line, then the rows `model/usage` `rank` picks, each with its
+//! line, then the rows `rules/usage` `rank` picks, each with its
 //! `usage_line` over the tab's last hour (`span`: at least a minute, at most
-//! an hour). The rows say what `kubectl top` says (`model/usage/top`:
+//! an hour). The rows say what `kubectl top` says (`rules/usage/top`:
 //! `TopRow`'s CPU, memory and a node's shares are `quantity`'s `top_*`
 //! words; every node the nodes informer lists and the sample does not is a
 //! row of `<unknown>`s after the others, as kubectl prints it); a good but
@@ -70,12 +70,12 @@
 //! 5m3s`, from the scope's pods, an informer shared with right-sizing's).
 //! `sizing` is right-sizing: the scope's pods (their controller
 //! and requests, `PodSizing`) and ReplicaSets (to find a pod's Deployment)
-//! through two informers, and `model/usage` `right_size` groups the pods
+//! through two informers, and `rules/usage` `right_size` groups the pods
 //! by workload, sums their series and requests, and says whether the
 //! workload uses more than it requests (average over it), asks for more
 //! than it uses (peak under half) or fits, naming the pods far from their
 //! own requests (under a quarter, over one and a half). A pod's or node's page draws its CPU
-//! and memory over the same span (`object/usage`: `model/usage`
+//! and memory over the same span (`object/usage`: `rules/usage`
 //! `graph`, with a pod's summed requests and limits, `pod_resources`, or a
 //! node's allocatable as dashed lines; a workload's, `WorkloadUsage`, is its
 //! pods' series summed poll by poll, `sum_points`, against their

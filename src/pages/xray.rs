@@ -7,9 +7,9 @@ use crate::actions::Actions;
 use crate::kube::Kube;
 use crate::kube::Now;
 use crate::kube::use_kube;
-use crate::model::rates::Rates;
-use crate::model::time::{Seconds, short_age};
-use crate::model::unread::unread;
+use crate::rules::rates::Rates;
+use crate::rules::time::{Seconds, short_age};
+use crate::rules::unread::unread;
 
 fn state_class(label: &str) -> &'static str {
     match label {
@@ -381,7 +381,7 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
         format!(
             "{objects} objects, {:.1} MiB of versions (at most {} MiB), {dropped} dropped",
             bytes as f64 / 1_048_576.0,
-            crate::model::versions::TOTAL_BYTES >> 20
+            crate::rules::versions::TOTAL_BYTES >> 20
         )
     };
     let changes = crate::kube::changes::use_changes();
@@ -390,8 +390,8 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
         Some((rows, bytes, dropped)) => format!(
             "{rows} rows, {:.1} MiB of diffs (at most {} rows and {} MiB), {dropped} dropped",
             bytes as f64 / 1_048_576.0,
-            crate::model::changes::MAX_ENTRIES,
-            crate::model::changes::MAX_BYTES >> 20
+            crate::rules::changes::MAX_ENTRIES,
+            crate::rules::changes::MAX_BYTES >> 20
         ),
     };
     let memory = move || {

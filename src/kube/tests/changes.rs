@@ -6,7 +6,7 @@ use kubeglass_client::discovery::ResourceInfo;
 use super::*;
 use crate::kube::changes::ChangeStore;
 use crate::kube::watch::watch_problem;
-use crate::model::changes::Op;
+use crate::rules::changes::Op;
 
 const PATH: &str = "/api/v1/configmaps";
 

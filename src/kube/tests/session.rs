@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::kube::session::SessionState;
-use crate::model::session::SESSION_FILE;
+use crate::rules::session::SESSION_FILE;
 
 /// What `read` saw: the session's namespace, and whether `loaded` was set.
 type Seen = Rc<RefCell<Vec<(Option<String>, bool)>>>;

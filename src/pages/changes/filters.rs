@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use super::state::ChangesState;
-use crate::model::filter::Filter;
-use crate::model::changes::ChangeFilter;
+use crate::rules::filter::Filter;
+use crate::rules::changes::ChangeFilter;
 
 /// The namespaces and kinds the rows hold now.
 #[derive(Clone, PartialEq, Default)]

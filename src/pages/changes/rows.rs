@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::state::ChangesState;
 use crate::components::scroll::ScrollWindow;
-use crate::model::changes::{Entry, Op};
+use crate::rules::changes::{Entry, Op};
 use crate::platform::local_time;
 use crate::route::Route;
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::kube::changes::ChangeStore;
-use crate::model::changes::{Entry, ChangeFilter};
+use crate::rules::changes::{Entry, ChangeFilter};
 
 /// The page's signals (cheap to copy).
 #[derive(Clone, Copy)]

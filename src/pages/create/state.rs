@@ -10,8 +10,8 @@ use crate::actions::{Actions, written};
 use crate::kube::edit::Refused;
 use crate::kube::Kube;
 use crate::kube::create::{dry_run_create, target};
-use crate::model::create::{Doc, documents, review_create};
-use crate::model::edit::{EditError, Reviewed};
+use crate::rules::create::{Doc, documents, review_create};
+use crate::rules::edit::{EditError, Reviewed};
 use crate::platform::spawn;
 
 /// What the review found for one document.

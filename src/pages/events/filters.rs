@@ -1,9 +1,9 @@
 //! The event stream's filters: type, reason, namespace and kind menus (their choices are what the events hold now), the involved object's name and free text.
 
-use crate::model::filter::Filter;
+use crate::rules::filter::Filter;
 use leptos::prelude::*;
 
-use crate::model::events::{EventFilter, EventIndex};
+use crate::rules::events::{EventFilter, EventIndex};
 
 /// The choices of the event filter menus.
 #[derive(Clone, PartialEq)]

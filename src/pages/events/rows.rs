@@ -8,9 +8,9 @@ use leptos::prelude::*;
 use super::state::Stream;
 use crate::components::scroll::ScrollWindow;
 use crate::kube::use_kube;
-use crate::model::events::EventRow;
-use crate::model::objects::resource_of;
-use crate::model::problem::Problem;
+use crate::rules::events::EventRow;
+use crate::rules::objects::resource_of;
+use crate::rules::problem::Problem;
 use crate::route::Route;
 
 /// Height of one event row, px (`.erow` in style/main.css).

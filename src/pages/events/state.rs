@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::model::events::{EventFilter, EventIndex, EventRow};
+use crate::rules::events::{EventFilter, EventIndex, EventRow};
 
 /// One stream's signals (cheap to copy).
 #[derive(Clone, Copy)]

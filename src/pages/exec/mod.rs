@@ -14,7 +14,7 @@ use crate::kube::access::may_exec;
 use crate::kube::session::SessionState;
 use crate::kube::shell::{Shell, ShellState, Target};
 use crate::kube::use_kube;
-use crate::model::terminal::shell::Choice;
+use crate::rules::terminal::shell::Choice;
 use crate::route::Route;
 
 /// Whether a shell may be opened here.

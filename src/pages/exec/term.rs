@@ -10,8 +10,8 @@ use leptos::html::{Div, Span, Textarea};
 use leptos::prelude::*;
 
 use crate::kube::shell::Shell;
-use crate::model::terminal::Line;
-use crate::model::terminal::keys::{Key, encode, paste};
+use crate::rules::terminal::Line;
+use crate::rules::terminal::keys::{Key, encode, paste};
 use crate::platform;
 
 /// The page's current shell, if one was opened.

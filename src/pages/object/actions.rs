@@ -12,7 +12,7 @@ use crate::components::outcome::ActionOutcome;
 use crate::kube::access::{Allowed, allowed_actions};
 use crate::kube::session::SessionState;
 use crate::kube::use_kube;
-use crate::model::objects::{KindActions, parse_replicas};
+use crate::rules::objects::{KindActions, parse_replicas};
 
 /// What the page knows of the person's rights.
 #[derive(Debug, Clone, PartialEq)]

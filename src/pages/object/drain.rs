@@ -18,7 +18,7 @@ use crate::actions::Actions;
 use crate::components::dialog::confirm;
 use crate::kube::session::SessionState;
 use crate::kube::{Kube, use_kube};
-use crate::model::drain::{end_words, pod_words};
+use crate::rules::drain::{end_words, pod_words};
 
 /// May the person drain nodes (patch the node, create evictions anywhere)?
 async fn may_drain(kube: &Kube, node: &str) -> bool {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::kube::forwards::{may_forward, start};
 use crate::kube::session::SessionState;
 use crate::kube::use_kube;
-use crate::model::objects::forward_ports;
+use crate::rules::objects::forward_ports;
 use crate::route::Route;
 
 /// The kind a forward reaches for `group`/`plural`, if it can be one.

@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use crate::kube::Now;
 use crate::kube::use_kube;
-use crate::model::objects::{conditions, owners, resource_of, string_map};
-use crate::model::time::age;
+use crate::rules::objects::{conditions, owners, resource_of, string_map};
+use crate::rules::time::age;
 use crate::route::Route;
 
 /// Values longer than this are folded into a `<details>` (a

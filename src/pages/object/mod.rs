@@ -10,11 +10,11 @@ use crate::components::resolved::Resolved;
 use crate::kube::versions::{VersionStore, use_versions};
 use crate::kube::watch::{InformerSnapshot, Subscribe, watch_problem};
 use crate::kube::{Kube, Now, Watch, use_kube};
-use crate::model::objects::{created, field_value, with_type_meta};
-use crate::model::problem::Problem;
-use crate::model::time::{Seconds, age};
-use crate::model::unread::stale_words;
-use crate::model::yaml::to_yaml;
+use crate::rules::objects::{created, field_value, with_type_meta};
+use crate::rules::problem::Problem;
+use crate::rules::time::{Seconds, age};
+use crate::rules::unread::stale_words;
+use crate::rules::yaml::to_yaml;
 
 mod actions;
 mod containers;

@@ -9,9 +9,9 @@ use crate::components::problem::ProblemBox;
 use crate::kube::Now;
 use crate::kube::watch::{InformerSnapshot, cluster_path, watch_problem};
 use crate::kube::{Watch, use_kube};
-use crate::model::objects::{OwnedRow, children_of, field_value};
-use crate::model::problem::Problem;
-use crate::model::time::{Seconds, age};
+use crate::rules::objects::{OwnedRow, children_of, field_value};
+use crate::rules::problem::Problem;
+use crate::rules::time::{Seconds, age};
 use crate::route::Route;
 
 /// "Owns" (or "Pods on this node") for kinds the app knows the children

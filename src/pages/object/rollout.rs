@@ -15,9 +15,9 @@ use crate::kube::access::may_update;
 use crate::kube::session::SessionState;
 use crate::kube::watch::{collection_path, watch_problem};
 use crate::kube::{Kube, Watch, use_kube};
-use crate::model::versions::{diff, short};
-use crate::model::rollout::{Revision, controller_revisions, current, revisions};
-use crate::model::time::{Seconds, age};
+use crate::rules::versions::{diff, short};
+use crate::rules::rollout::{Revision, controller_revisions, current, revisions};
+use crate::rules::time::{Seconds, age};
 
 /// True for the kinds whose rollout history this shows.
 pub fn has_rollout_history(info: &ResourceInfo) -> bool {

@@ -10,7 +10,7 @@ use crate::kube::cluster::ClusterState;
 use crate::kube::usage::UsagePoll;
 use crate::kube::use_kube;
 use crate::kube::workload::WorkloadPods;
-use crate::model::usage::{
+use crate::rules::usage::{
     By, Capacity, graph, part, pod_resources, pods_resources, span, span_words, state_words,
     sum_points,
 };

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use crate::components::diff::FieldDiff;
 use crate::kube::versions::use_versions;
-use crate::model::versions::{Kind, ObjectVersions, diff};
+use crate::rules::versions::{Kind, ObjectVersions, diff};
 
 /// The versions seen, and the two compared (indexes).
 #[derive(Clone, Copy)]

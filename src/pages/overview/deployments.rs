@@ -13,8 +13,8 @@ use crate::components::problem::ProblemBox;
 use crate::kube::session::SessionState;
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::namespaces::scope_label;
-use crate::model::objects::DeploymentRow;
+use crate::rules::namespaces::scope_label;
+use crate::rules::objects::DeploymentRow;
 
 /// The Deployments in `namespace` (None: all).
 #[component]

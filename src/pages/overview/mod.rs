@@ -8,10 +8,10 @@ use crate::components::problem::ProblemBox;
 use crate::kube::cluster::ClusterState;
 use crate::kube::watch::{InformerSnapshot, collection_path, watch_problem};
 use crate::kube::{Kube, Watch, use_kube};
-use crate::model::namespaces::scope_label;
-use crate::model::objects::PodCounts;
-use crate::model::problem::Problem;
 use crate::pages::events::EventStream;
+use crate::rules::namespaces::scope_label;
+use crate::rules::objects::PodCounts;
+use crate::rules::problem::Problem;
 
 mod deployments;
 mod namespaces;

@@ -12,7 +12,7 @@ use crate::components::problem::ProblemBox;
 use crate::kube::session::SessionState;
 use crate::kube::use_kube;
 use crate::kube::watch::{cluster_path, watch_problem};
-use crate::model::objects::NodeRow;
+use crate::rules::objects::NodeRow;
 
 /// Nodes, each with its Ready condition and whether it is cordoned.
 #[component]

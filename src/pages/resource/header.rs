@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use super::state::Table;
 use crate::components::problem::ProblemBox;
 use crate::kube::watch::watch_problem;
-use crate::model::live_rows::More;
-use crate::model::namespaces::scope_label;
+use crate::rules::live_rows::More;
+use crate::rules::namespaces::scope_label;
 
 /// The heading and, when the informer fails, the failure in words.
 #[component]

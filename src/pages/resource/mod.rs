@@ -1,7 +1,7 @@
 //! The live table of any resource, built-in or CRD: kubectl's columns from a server-side Table informer, sorted incrementally, filtered, virtualized.
 //!
 //! This file wires the table's state (rows and their life-cycle from
-//! `model::live_rows`, sort, filter, selection, wide columns); the header,
+//! `rules::live_rows`, sort, filter, selection, wide columns); the header,
 //! toolbar and ring of rows draw it.
 
 use std::cell::RefCell;
@@ -20,13 +20,13 @@ use crate::kube::reads::preview_page;
 use crate::kube::use_kube;
 use crate::kube::watch::InformerSnapshot;
 use crate::kube::{Kube, Now, Watch};
-use crate::model::cells::keys_in_order;
-use crate::model::filter::Filter;
-use crate::model::live_rows::{LiveRows, More};
-use crate::model::usage::UsageCells;
-use crate::model::problem::Problem;
-use crate::model::table::Sort;
-use crate::model::time::Seconds;
+use crate::rules::cells::keys_in_order;
+use crate::rules::filter::Filter;
+use crate::rules::live_rows::{LiveRows, More};
+use crate::rules::usage::UsageCells;
+use crate::rules::problem::Problem;
+use crate::rules::table::Sort;
+use crate::rules::time::Seconds;
 use crate::prefs;
 
 mod bulk;

@@ -9,11 +9,11 @@ use crate::kube::watch::InformerSnapshot;
 use kubeglass_client::rest::table::TableColumn;
 use leptos::prelude::*;
 
-use crate::model::filter::Test;
-use crate::model::live_rows::{LiveRows, More};
-use crate::model::marks::Marks;
-use crate::model::usage::{UsageOf, is_usage_column};
-use crate::model::table::Sort;
+use crate::rules::filter::Test;
+use crate::rules::live_rows::{LiveRows, More};
+use crate::rules::marks::Marks;
+use crate::rules::usage::{UsageOf, is_usage_column};
+use crate::rules::table::Sort;
 use crate::prefs;
 use crate::route::{Route, navigate};
 

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use super::Feed;
 use crate::kube::watch::{cluster_path, collection_path};
 use crate::kube::{Watch, use_kube};
-use crate::model::usage::{
+use crate::rules::usage::{
     Against, Capacity, RESOURCES_ONLY, UsageCells, UsageOf, is_usage_column, pod_resources,
     resources_only, state_words,
 };

@@ -1,7 +1,7 @@
 //! Top (`#/top`, `:top`): pods and nodes by CPU or memory from metrics.k8s.io, live at the server's resolution, with each one's line over the tab's last hour — `kubectl top`, kept up to date, with no Prometheus.
 //!
 //! The page keeps kubectl's name, `top` (its route `#/top`, its link, its
-//! module and `model::usage::top`), because it is `kubectl top`'s view in
+//! module and `rules::usage::top`), because it is `kubectl top`'s view in
 //! kubectl's words; what it shows is usage, the app's one word for
 //! metrics.k8s.io, and the code it reads is named so (`kube.usage(…)`).
 
@@ -17,8 +17,8 @@ use leptos::prelude::*;
 use crate::kube::cluster::ClusterState;
 use crate::kube::use_kube;
 use crate::kube::watch::cluster_path;
-use crate::model::filter::Filter;
-use crate::model::usage::{By, Capacity};
+use crate::rules::filter::Filter;
+use crate::rules::usage::{By, Capacity};
 use crate::platform::regex;
 
 use rows::TopTable;

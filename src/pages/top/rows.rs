@@ -10,9 +10,9 @@ use leptos::prelude::*;
 use crate::kube::usage::UsagePoll;
 use crate::kube::watch::collection_path;
 use crate::kube::{Watch, use_kube};
-use crate::model::filter::Filter;
-use crate::model::usage::{By, Capacity, TopRow, rank, span, top_state_words, usage_line};
-use crate::model::time::Seconds;
+use crate::rules::filter::Filter;
+use crate::rules::usage::{By, Capacity, TopRow, rank, span, top_state_words, usage_line};
+use crate::rules::time::Seconds;
 use crate::platform::regex;
 use crate::route::Route;
 

@@ -11,7 +11,7 @@ use crate::components::problem::ProblemBox;
 use crate::kube::usage::UsagePoll;
 use crate::kube::use_kube;
 use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::usage::{
+use crate::rules::usage::{
     By, Part, PodSizing, Sizing, controller, fit_words, part_words, right_size,
 };
 use crate::route::Route;
