@@ -9,7 +9,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use crate::components::keys::{on_keys, typing};
-use crate::kube::cluster::ClusterState;
+use crate::kube::stores::cluster::ClusterState;
 use crate::kube::use_kube;
 use crate::route::{Route, navigate};
 use crate::rules::palette::{Builtin, builtin, parse, suggestions};
@@ -76,7 +76,7 @@ fn error_line(word: &str, why: Unresolved) -> impl IntoView + use<> {
 pub fn Palette() -> impl IntoView {
     let kube = use_kube();
     let cluster = expect_context::<ClusterState>();
-    let discovered = kube.discovered;
+    let discovered = kube.discovered();
     let open = RwSignal::new(false);
     let text = RwSignal::new(String::new());
     // The word that did not resolve, and why.

@@ -9,8 +9,8 @@ use std::time::Duration;
 use kubeglass_kubectl::forwards::{Forward, ForwardKind, ForwardRequest};
 use leptos::prelude::*;
 
-use crate::kube::cluster::ClusterState;
-use crate::kube::forwards::{list, start, stop};
+use crate::kube::stores::cluster::ClusterState;
+use crate::kube::requests::forwards::{list, start, stop};
 use crate::kube::use_kube;
 use crate::rules::problem::Problem;
 

@@ -1,6 +1,6 @@
 //! The X-ray page: the client-go machinery at work inside this tab — informers, work queues, connections by kind, requests, the discovery cache.
 
-use crate::kube::watch::{FactoryEntry, InformerSnapshot};
+use crate::kube::subscribe::{FactoryEntry, InformerSnapshot};
 use leptos::prelude::*;
 
 use crate::actions::Actions;
@@ -63,7 +63,7 @@ fn informer_rows(kube: KubeValue, now: RwSignal<Seconds>) -> Memo<Vec<InformerRo
     let rates: StoredValue<Rates> = StoredValue::new(Rates::default());
     Memo::new(move |_| {
         let t = now.get();
-        let entries = kube.with_value(|k| k.factory.snapshots());
+        let entries = kube.with_value(|k| k.informer_snapshots());
         let totals = entries.iter().map(|entry| {
             let r = &entry.snapshot.reflector;
             (
@@ -256,7 +256,7 @@ fn XrayConnections(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     let connections = move || {
         now.track();
         kube.with_value(|k| {
-            let c = &k.counts;
+            let c = k.connection_counts();
             (
                 c.requests.get(),
                 c.streams.get(),
@@ -267,9 +267,9 @@ fn XrayConnections(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     };
     let retries = move || {
         now.track();
-        kube.with_value(|k| k.client.metrics().retries)
+        kube.with_value(|k| k.client().metrics().retries)
     };
-    let websockets_on = kube.with_value(|k| k.websockets.websockets_enabled());
+    let websockets_on = kube.with_value(|k| k.sockets().websockets_enabled());
     view! {
         <h3>"Connections"</h3>
         {move || {
@@ -297,7 +297,7 @@ fn XrayLogStreams(now: RwSignal<Seconds>) -> impl IntoView {
         <h3>"Log streams"</h3>
         {move || {
             now.track();
-            let streams = crate::kube::logs::log_streams();
+            let streams = crate::kube::subscribe::logs::log_streams();
             if streams.is_empty() {
                 return view! { <p class="muted" data-testid="xray-logs">"No log opened yet."</p> }.into_any();
             }
@@ -328,7 +328,7 @@ fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
         <h3>"Metrics polls"</h3>
         {move || {
             now.track();
-            let polls = kube.with_value(|k| k.usage_polls.snapshots());
+            let polls = kube.with_value(|k| k.usage_poll_snapshots());
             if polls.is_empty() {
                 return view! { <p class="muted" data-testid="xray-polls">"No metrics shown yet (Top, or a pod's or node's page, polls metrics.k8s.io every 15 s while open)."</p> }.into_any();
             }
@@ -375,7 +375,7 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
             None => "not cached yet".into(),
         }
     };
-    let versions = crate::kube::versions::use_versions();
+    let versions = crate::kube::stores::versions::use_versions();
     let versions_held = move || {
         let (bytes, objects, dropped) = versions.held();
         format!(
@@ -384,7 +384,7 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
             crate::rules::versions::TOTAL_BYTES >> 20
         )
     };
-    let changes = crate::kube::changes::use_changes();
+    let changes = crate::kube::stores::changes::use_changes();
     let changes_held = move || match changes.held() {
         None => "not recording (it starts when the Changes page first opens)".to_string(),
         Some((rows, bytes, dropped)) => format!(
@@ -418,7 +418,7 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
 fn XrayRequests(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     let requests = move || {
         now.track();
-        kube.with_value(|k| k.client.metrics())
+        kube.with_value(|k| k.client().metrics())
             .by_verb_code
             .into_iter()
             .map(|((verb, code), s)| (verb, code, s.count, s.latency_sum / s.count.max(1) as f64))

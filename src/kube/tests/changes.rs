@@ -4,8 +4,8 @@
 use kubeglass_client::discovery::ResourceInfo;
 
 use super::*;
-use crate::kube::changes::ChangeStore;
-use crate::kube::watch::watch_problem;
+use crate::kube::stores::changes::ChangeStore;
+use crate::kube::subscribe::watch_problem;
 use crate::rules::changes::Op;
 
 const PATH: &str = "/api/v1/configmaps";

@@ -1,7 +1,7 @@
 //! The session file, read once as the app starts, through the host.
 
 use super::*;
-use crate::kube::session::SessionState;
+use crate::kube::stores::session::SessionState;
 use crate::rules::session::SESSION_FILE;
 
 /// What `read` saw: the session's namespace, and whether `loaded` was set.

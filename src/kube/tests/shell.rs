@@ -9,7 +9,7 @@ use futures::stream::LocalBoxStream;
 use kubeglass_client::transport::{Duplex, DuplexEvent, DuplexSender};
 
 use super::*;
-use crate::kube::shell::{Shell, ShellState, Target};
+use crate::kube::subscribe::shell::{Shell, ShellState, Target};
 use crate::rules::terminal::shell::Choice;
 
 /// Connections the test scripts: each `open` takes the next script's

@@ -5,7 +5,7 @@ use kubeglass_client::kube_core::DynamicObject;
 
 use super::*;
 use crate::kube::Watch;
-use crate::kube::watch::watch_problem;
+use crate::kube::subscribe::watch_problem;
 
 const PATH: &str = "/api/v1/namespaces/ns/configmaps";
 const SECRETS: &str = "/api/v1/namespaces/ns/secrets";

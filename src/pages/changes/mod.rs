@@ -7,9 +7,9 @@ mod state;
 
 use leptos::prelude::*;
 
-use crate::kube::changes::{Recorded, use_changes};
+use crate::kube::stores::changes::{Recorded, use_changes};
 use crate::kube::use_kube;
-use crate::kube::watch::watch_problem;
+use crate::kube::subscribe::watch_problem;
 use crate::platform::local_time;
 
 use detail::ChangeDetail;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::kube::changes::ChangeStore;
+use crate::kube::stores::changes::ChangeStore;
 use crate::rules::changes::{Entry, ChangeFilter};
 
 /// The page's signals (cheap to copy).

@@ -10,9 +10,9 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::kube::access::may_exec;
-use crate::kube::session::SessionState;
-use crate::kube::shell::{Shell, ShellState, Target};
+use crate::kube::requests::access::may_exec;
+use crate::kube::stores::session::SessionState;
+use crate::kube::subscribe::shell::{Shell, ShellState, Target};
 use crate::kube::use_kube;
 use crate::rules::terminal::shell::Choice;
 use crate::route::Route;

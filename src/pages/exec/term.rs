@@ -9,7 +9,7 @@ use leptos::ev::{ClipboardEvent, KeyboardEvent, WheelEvent};
 use leptos::html::{Div, Span, Textarea};
 use leptos::prelude::*;
 
-use crate::kube::shell::Shell;
+use crate::kube::subscribe::shell::Shell;
 use crate::rules::terminal::Line;
 use crate::rules::terminal::keys::{Key, encode, paste};
 use crate::platform;

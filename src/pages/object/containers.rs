@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::kube::access::may_exec;
-use crate::kube::session::SessionState;
+use crate::kube::requests::access::may_exec;
+use crate::kube::stores::session::SessionState;
 use crate::kube::{Now, use_kube};
 use crate::rules::logs::LogOptions;
 use crate::rules::pods::PodView;

@@ -12,7 +12,7 @@ use kubeglass_kubectl::actions::ActionResult;
 use crate::components::diff::ReviewTable;
 use crate::components::editor::CodeEditor;
 use crate::components::problem::ProblemBox;
-use crate::kube::edit::{Refused, dry_run, read_now};
+use crate::kube::requests::edit::{Refused, dry_run, read_now};
 use crate::kube::{Kube, use_kube};
 use crate::rules::edit::{
     EditError, Reviewed, edit_patch, editable_yaml, field_line, parse, rebase, review,

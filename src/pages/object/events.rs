@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
 use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, watch_problem};
+use crate::kube::subscribe::{collection_path, watch_problem};
 use crate::rules::events::{EventIndex, EventRow, events_namespace};
 use crate::rules::objects::field_value;
 

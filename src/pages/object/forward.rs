@@ -8,8 +8,8 @@ use kubeglass_kubectl::forwards::{ForwardKind, ForwardRequest};
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::kube::forwards::{may_forward, start};
-use crate::kube::session::SessionState;
+use crate::kube::requests::forwards::{may_forward, start};
+use crate::kube::stores::session::SessionState;
 use crate::kube::use_kube;
 use crate::rules::objects::forward_ports;
 use crate::route::Route;

@@ -50,7 +50,7 @@ pub fn chip(k: &str, v: &str, testid: String) -> AnyView {
 /// and has none); an owner whose kind discovery does not know is text.
 #[component]
 pub fn Owners(object: RwSignal<Option<Value>>, namespace: Option<String>) -> impl IntoView {
-    let discovered = use_kube().discovered;
+    let discovered = use_kube().discovered();
     let links = move || {
         let d = discovered.get().and_then(Result::ok);
         let refs = object.with(|o| o.as_ref().map(owners))?;

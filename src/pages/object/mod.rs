@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::versions::{VersionStore, use_versions};
-use crate::kube::watch::{InformerSnapshot, Subscribe, watch_problem};
+use crate::kube::stores::versions::{VersionStore, use_versions};
+use crate::kube::subscribe::{InformerSnapshot, Subscribe, watch_problem};
 use crate::kube::{Kube, Now, Watch, use_kube};
 use crate::rules::objects::{created, field_value, with_type_meta};
 use crate::rules::problem::Problem;

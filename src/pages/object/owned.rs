@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
-use crate::kube::watch::{InformerSnapshot, cluster_path, watch_problem};
+use crate::kube::subscribe::{InformerSnapshot, cluster_path, watch_problem};
 use crate::kube::{Watch, use_kube};
 use crate::rules::objects::{OwnedRow, children_of, field_value};
 use crate::rules::problem::Problem;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::meta::chip;
 use crate::components::dialog::confirm;
 use crate::components::problem::ProblemBox;
-use crate::kube::reads::reveal_secret;
+use crate::kube::requests::reads::reveal_secret;
 use crate::kube::use_kube;
 use crate::rules::objects::string_map;
 use crate::rules::problem::Problem;

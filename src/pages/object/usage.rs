@@ -6,10 +6,10 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::cluster::ClusterState;
-use crate::kube::usage::UsagePoll;
+use crate::kube::stores::cluster::ClusterState;
+use crate::kube::subscribe::usage::UsagePoll;
 use crate::kube::use_kube;
-use crate::kube::workload::WorkloadPods;
+use crate::kube::subscribe::workload::WorkloadPods;
 use crate::rules::usage::{
     By, Capacity, graph, part, pod_resources, pods_resources, span, span_words, state_words,
     sum_points,

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::components::diff::FieldDiff;
-use crate::kube::versions::use_versions;
+use crate::kube::stores::versions::use_versions;
 use crate::rules::versions::{Kind, ObjectVersions, diff};
 
 /// The versions seen, and the two compared (indexes).

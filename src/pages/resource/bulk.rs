@@ -10,8 +10,8 @@ use leptos::prelude::*;
 
 use super::state::Table;
 use crate::actions::Actions;
-use crate::kube::bulk::{self, BulkRun};
-use crate::kube::session::SessionState;
+use crate::kube::requests::bulk::{self, BulkRun};
+use crate::kube::stores::session::SessionState;
 use crate::kube::use_kube;
 use crate::rules::bulk::{BulkVerb, Fate, Input, question, tally, tally_words};
 use crate::rules::objects::KindActions;

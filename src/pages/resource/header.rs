@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::state::Table;
 use crate::components::problem::ProblemBox;
-use crate::kube::watch::watch_problem;
+use crate::kube::subscribe::watch_problem;
 use crate::rules::live_rows::More;
 use crate::rules::namespaces::scope_label;
 

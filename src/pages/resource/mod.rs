@@ -16,9 +16,9 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::reads::preview_page;
+use crate::kube::requests::reads::preview_page;
 use crate::kube::use_kube;
-use crate::kube::watch::InformerSnapshot;
+use crate::kube::subscribe::InformerSnapshot;
 use crate::kube::{Kube, Now, Watch};
 use crate::rules::cells::keys_in_order;
 use crate::rules::filter::Filter;
@@ -170,7 +170,7 @@ fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceIn
         resource: StoredValue::new(info.qualified_name()),
         usage: usage_of(info),
         usage_on: RwSignal::new(prefs::flag_or(prefs::USAGE, true)),
-        reviews: StoredValue::new_local(Reviews::new(use_kube().client)),
+        reviews: StoredValue::new_local(Reviews::new(use_kube().client().clone())),
         shell: shell::shell_column(info),
     }
 }
@@ -203,7 +203,7 @@ fn watch_rows(
         preview,
         usage,
     } = feed;
-    let clock = kube.clock.clone();
+    let clock = kube.clock();
     let mut subscription = kube.subscribe("resource-rows", path).table().labels(labels);
     if let Some(f) = fields {
         subscription = subscription.fields(f);
@@ -262,7 +262,7 @@ fn load_preview(
 /// Drops the rows that have faded out, on each tick of `now`.
 fn expire_rows(kube: &Kube, now: RwSignal<Seconds>, feed: Feed) {
     let Feed { live, changes, .. } = feed;
-    let clock = kube.clock.clone();
+    let clock = kube.clock();
     Effect::new(move |_| {
         now.track();
         if live.borrow_mut().expire(clock.now().as_secs_f64()) {

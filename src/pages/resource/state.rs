@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::kube::Stale;
-use crate::kube::watch::InformerSnapshot;
+use crate::kube::subscribe::InformerSnapshot;
 use kubeglass_client::rest::table::TableColumn;
 use leptos::prelude::*;
 

@@ -10,7 +10,7 @@ use kubeglass_kubectl::usage::{PollState, Target};
 use leptos::prelude::*;
 
 use super::Feed;
-use crate::kube::watch::{cluster_path, collection_path};
+use crate::kube::subscribe::{cluster_path, collection_path};
 use crate::kube::{Watch, use_kube};
 use crate::rules::usage::{
     Against, Capacity, RESOURCES_ONLY, UsageCells, UsageOf, is_usage_column, pod_resources,

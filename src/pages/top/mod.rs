@@ -14,9 +14,9 @@ use kubeglass_client::k8s_openapi::api::core::v1::Node;
 use kubeglass_kubectl::usage::Target;
 use leptos::prelude::*;
 
-use crate::kube::cluster::ClusterState;
+use crate::kube::stores::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::kube::watch::cluster_path;
+use crate::kube::subscribe::cluster_path;
 use crate::rules::filter::Filter;
 use crate::rules::usage::{By, Capacity};
 use crate::platform::regex;

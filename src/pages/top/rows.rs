@@ -7,8 +7,8 @@ use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_kubectl::usage::Target;
 use leptos::prelude::*;
 
-use crate::kube::usage::UsagePoll;
-use crate::kube::watch::collection_path;
+use crate::kube::subscribe::usage::UsagePoll;
+use crate::kube::subscribe::collection_path;
 use crate::kube::{Watch, use_kube};
 use crate::rules::filter::Filter;
 use crate::rules::usage::{By, Capacity, TopRow, rank, span, top_state_words, usage_line};

@@ -8,9 +8,9 @@ use kubeglass_kubectl::usage::Target;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::usage::UsagePoll;
+use crate::kube::subscribe::usage::UsagePoll;
 use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, watch_problem};
+use crate::kube::subscribe::{collection_path, watch_problem};
 use crate::rules::usage::{
     By, Part, PodSizing, Sizing, controller, fit_words, part_words, right_size,
 };

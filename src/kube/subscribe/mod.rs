@@ -1,4 +1,29 @@
 //! The one way a view subscribes to the cluster: a shared informer whose changed keys reach the view once per animation frame, held by a [`Watch`].
+//!
+//! This room holds what a view keeps while it shows something live, each
+//! ended when the view drops it: a watch (here), the usage of a target
+//! (`usage`: metrics.k8s.io has no watch, so a shared poll), a workload's
+//! pods (`workload`), a container's log (`logs`) and a shell in it
+//! (`shell`), each handed to its view once per animation frame.
+//!
+//! A watch is one line: `kube.subscribe("pod-counts", &path).table().frames(apply)`.
+//! The `Subscribe` builder picks the informer's options (whole objects or
+//! `table()` rows or `metadata_only()`, managedFields dropped unless
+//! `with_managed_fields()`, or cut by `trimmed(name, f)` as each object is
+//! decoded, e.g. the usage columns' pods to their containers' `resources`),
+//! `fields`/`labels` selectors and `owner_index()` (read with
+//! `Watch::owned_by`), so no page builds `InformerOptions` or imports the
+//! client's `cache`; Secret redaction is the informer's own. `frames` hands
+//! the view its changed keys once per animation frame (an empty batch when
+//! it syncs empty) through `watch_frames`; `rows` keeps a map of rows
+//! instead; `each` hands every notification as it comes (`watch_each`: the
+//! changes store, which must see every version). The returned `Watch`
+//! carries the informer's status as a signal (refreshed each frame and each
+//! clock tick) and, when dropped, removes the handler and releases the
+//! informer; a frame already asked for then applies nothing. Whole-object
+//! informers (over WebSocket) linger a minute so going back is instant;
+//! Table and metadata informers hold one of the browser's six HTTP/1.1
+//! connections, so they stop at once.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -17,6 +42,11 @@ use leptos::prelude::*;
 use crate::kube::Kube;
 
 use crate::rules::problem::Problem;
+
+pub mod logs;
+pub mod shell;
+pub mod usage;
+pub mod workload;
 /// What views read of an informer: its status (the X-ray page's row, the
 /// table's heading) and the factory's view of it.
 pub use kubeglass_client::cache::{InformerSnapshot, factory::FactoryEntry};

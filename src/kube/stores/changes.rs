@@ -16,7 +16,7 @@ use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::kube::watch::{InformerSnapshot, Watch};
+use crate::kube::subscribe::{InformerSnapshot, Watch};
 use kubeglass_client::cache::Notification;
 use kubeglass_web::FrameQueue;
 
@@ -147,7 +147,7 @@ impl ChangeStore {
 
     /// Subscribes to every object of `info` and records each change as it
     /// comes (every version, in the order the informer delivers them).
-    pub(super) fn record(
+    pub(in crate::kube) fn record(
         &self,
         kube: &Kube,
         info: &ResourceInfo,

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::kube::Host;
+use crate::kube::{Host, Kube};
 use crate::rules::session::{SESSION_FILE, Session};
 
 /// The session as the app knows it: `None` until read, or when there is none.
@@ -77,5 +77,13 @@ impl SessionState {
             || self
                 .session
                 .with_untracked(|s| s.as_ref().is_some_and(|s| s.read_only))
+    }
+}
+
+impl Kube {
+    /// Reads the launcher's session file beside the page once (see
+    /// [`SessionState::start`]); the app calls it before any page is drawn.
+    pub fn read_session(&self, read: impl FnOnce(Option<&Session>) + 'static) -> SessionState {
+        SessionState::start(&self.host, read)
     }
 }

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::kube::Kube;
-use crate::kube::edit::Refused;
+use crate::kube::requests::edit::Refused;
 use crate::rules::create::Doc;
 use crate::rules::objects::resource_of;
 use crate::rules::problem::Problem;

@@ -11,7 +11,7 @@ use kubeglass_kubectl::usage::{
 };
 use leptos::prelude::*;
 
-use super::Kube;
+use crate::kube::Kube;
 
 /// What a view holds while it shows usage. Reads track the poll: a view
 /// that reads redraws after each poll.

@@ -8,8 +8,8 @@ use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::kube_core::DynamicObject;
 use leptos::prelude::*;
 
-use super::watch::{InformerSnapshot, collection_path};
-use super::{Kube, Watch};
+use crate::kube::subscribe::{InformerSnapshot, collection_path};
+use crate::kube::{Kube, Watch};
 use crate::rules::objects::field_value;
 use crate::rules::problem::Problem;
 

@@ -9,7 +9,7 @@ use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::reconnect::Reconnect;
 use leptos::prelude::*;
 
-use crate::kube::watch::cluster_path;
+use crate::kube::subscribe::cluster_path;
 use crate::kube::{Kube, Now, Watch};
 use crate::rules::connection::{Connection, next_connection};
 use crate::rules::objects::NamespaceRow;
