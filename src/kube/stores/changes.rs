@@ -38,11 +38,11 @@ pub struct Recorded {
     pub status: Option<RwSignal<InformerSnapshot>>,
 }
 
-/// The recording, its kinds, and a counter that moves when rows come (what views track).
+/// The recording, its kinds, and a trigger that fires when rows come (what views track).
 #[derive(Clone, Copy)]
 pub struct ChangeStore {
     inner: StoredValue<Changes, LocalStorage>,
-    changed: RwSignal<u64>,
+    changed: Trigger,
     /// The kinds asked for, in order, with their state.
     pub kinds: RwSignal<Vec<Recorded>>,
     holds: StoredValue<Vec<Watch<DynamicObject>>, LocalStorage>,
@@ -54,7 +54,7 @@ impl ChangeStore {
     pub fn new() -> Self {
         Self {
             inner: StoredValue::new_local(Changes::new(0.0)),
-            changed: RwSignal::new(0),
+            changed: Trigger::new(),
             kinds: RwSignal::new(Vec::new()),
             holds: StoredValue::new_local(Vec::new()),
             started: StoredValue::new(false),
@@ -235,7 +235,7 @@ impl ChangeStore {
     /// many came in it.
     fn wake(&self, kube: &Kube) -> Rc<FrameQueue<()>> {
         let changed = self.changed;
-        Rc::new(kube.frame_queue("timeline", move |_| changed.update(|n| *n += 1)))
+        Rc::new(kube.frame_queue("timeline", move |_| changed.notify()))
     }
 
     /// Reads the recording (tracked: re-read when rows come).

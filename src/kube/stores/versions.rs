@@ -6,11 +6,11 @@ use serde_json::Value;
 use crate::rules::time::Seconds;
 use crate::rules::versions::{ObjectVersions, Versions};
 
-/// The versions, and a counter that moves when one changes (what views track).
+/// The versions, and a trigger that fires when any change (what views track).
 #[derive(Clone, Copy)]
 pub struct VersionStore {
     inner: StoredValue<Versions, LocalStorage>,
-    changed: RwSignal<u64>,
+    changed: Trigger,
 }
 
 impl VersionStore {
@@ -18,7 +18,7 @@ impl VersionStore {
     pub fn new() -> Self {
         Self {
             inner: StoredValue::new_local(Versions::new()),
-            changed: RwSignal::new(0),
+            changed: Trigger::new(),
         }
     }
 
@@ -36,7 +36,7 @@ impl VersionStore {
         self.inner
             .update_value(|h| new = h.record(key, object, now));
         if new {
-            self.changed.update(|n| *n += 1);
+            self.changed.notify();
         }
     }
 
@@ -45,7 +45,7 @@ impl VersionStore {
         let mut new = false;
         self.inner.update_value(|h| new = h.deleted(key, now));
         if new {
-            self.changed.update(|n| *n += 1);
+            self.changed.notify();
         }
     }
 

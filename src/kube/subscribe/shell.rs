@@ -51,7 +51,9 @@ pub struct Shell {
     pub terminal: Rc<RefCell<Terminal>>,
     /// Where it stands.
     pub state: RwSignal<ShellState>,
-    /// Bumped once per animation frame in which the screen changed.
+    /// Bumped once per animation frame in which the screen changed. A count,
+    /// not a `Trigger`: the native tests read it (one draw for output that
+    /// came within one frame); the view only tracks it.
     pub drawn: RwSignal<u64>,
     session: Rc<RefCell<Option<ExecSession>>>,
     frames: FrameQueue<()>,

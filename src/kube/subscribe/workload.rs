@@ -13,7 +13,7 @@ use crate::kube::{Kube, Watch};
 use crate::rules::objects::field_value;
 use crate::rules::problem::Problem;
 
-/// The watches behind one workload's pods; `tick` changes with every frame
+/// The watches behind one workload's pods; `changed` fires with every frame
 /// of any of them.
 pub struct WorkloadPods {
     owner: Watch<DynamicObject>,
@@ -21,7 +21,7 @@ pub struct WorkloadPods {
     pods: Watch<DynamicObject>,
     /// `namespace/name` of the workload.
     key: String,
-    tick: RwSignal<u64>,
+    changed: Trigger,
 }
 
 impl Kube {
@@ -39,8 +39,8 @@ impl Kube {
             .map_err(Problem::from)?;
         let pods_path = collection_path::<Pod>(self, Some(namespace))?;
         let sets_path = collection_path::<ReplicaSet>(self, Some(namespace))?;
-        let tick = RwSignal::new(0u64);
-        let bump = move |_: &_, _| tick.update(|t| *t += 1);
+        let changed = Trigger::new();
+        let bump = move |_: &_, _| changed.notify();
         let owner = self
             .subscribe("workload", &own)
             .fields(format!("metadata.name={}", field_value(name)))
@@ -60,7 +60,7 @@ impl Kube {
             sets,
             pods,
             key: format!("{namespace}/{name}"),
-            tick,
+            changed,
         })
     }
 }
@@ -69,7 +69,7 @@ impl WorkloadPods {
     /// The workload's pods that are not being deleted, by name; None
     /// before the workload itself is seen. Reading tracks every frame.
     pub fn pods(&self) -> Option<Vec<Rc<DynamicObject>>> {
-        self.tick.track();
+        self.changed.track();
         let uid = self
             .owner
             .indexer()

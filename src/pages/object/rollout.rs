@@ -82,15 +82,15 @@ pub fn RolloutHistory(
             return view! { <ProblemBox problem doing testid="rollout-error"/> }.into_any();
         }
     };
-    let tick = RwSignal::new(0u64);
+    let changed = Trigger::new();
     let watch = kube
         .subscribe("rollout-history", &path)
         .owner_index()
-        .frames(move |_, _| tick.update(|t| *t += 1));
+        .frames(move |_, _| changed.notify());
     let status = watch.status();
     let watch = StoredValue::new_local(watch);
     let picked = Picked {
-        found: found_revisions(watch, tick, uid, object, holders),
+        found: found_revisions(watch, changed, uid, object, holders),
         from: RwSignal::new(None::<u64>),
         to: RwSignal::new(None::<u64>),
     };
@@ -144,13 +144,13 @@ fn may_roll_back(
 /// now, anew on each frame of the watch.
 fn found_revisions(
     watch: StoredValue<Watch<DynamicObject>, LocalStorage>,
-    tick: RwSignal<u64>,
+    changed: Trigger,
     uid: Memo<Option<String>>,
     object: RwSignal<Option<Value>>,
     holders: &'static str,
 ) -> Memo<(Vec<Revision>, Option<u64>)> {
     Memo::new(move |_| {
-        tick.get();
+        changed.track();
         let (Some(uid), Some(deployment)) = (uid.get(), object.get()) else {
             return (Vec::new(), None);
         };

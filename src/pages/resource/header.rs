@@ -29,7 +29,7 @@ pub fn TableHeader(table: Table, info: ResourceInfo, namespace: Option<String>) 
         })
     };
     let total = Memo::new(move |_| {
-        table.changes.track();
+        table.changed.track();
         table.with_rows(|l| l.live_len())
     });
     let shown = Memo::new(move |_| table.visible.with(|k| k.len - k.leaving));

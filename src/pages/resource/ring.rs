@@ -122,7 +122,7 @@ fn window_rows(
         let cols = table.shown_columns();
         let sel = table.selected.get();
         let stale = table.stale.get();
-        table.changes.track();
+        table.changed.track();
         let rows = table.marks.with(|marks| {
             table.with_rows(|l| {
                 keys.into_iter()

@@ -45,8 +45,8 @@ pub fn compile_regex(pattern: &str) -> Result<Test, String> {
 #[derive(Clone, Copy)]
 pub struct Table {
     pub rows: StoredValue<Rc<RefCell<LiveRows>>, LocalStorage>,
-    /// Counts row changes (each frame of changes, each expiry).
-    pub changes: RwSignal<u64>,
+    /// Fires when the rows change (each frame of changes, each expiry).
+    pub changed: Trigger,
     pub columns: RwSignal<Vec<TableColumn>>,
     pub status: RwSignal<InformerSnapshot>,
     /// The rows shown as their last good copy: the server's copy no

@@ -62,7 +62,7 @@ pub fn rewrite(feed: &Feed) {
         .rewrite(columns.clone(), |r| cells.row(r, n))
     {
         let _ = feed.columns.try_set(columns);
-        let _ = feed.changes.try_update(|v| *v += 1);
+        feed.changed.notify();
     }
 }
 
