@@ -7,7 +7,8 @@
 //! prompt, keyboard shortcuts (one window listener per component and the
 //! shared "is the person typing" check), the namespace picker (a text field
 //! with the namespaces as choices, for a person who may not list them), the
-//! action outcome, a `ProblemBox` (every failure a page shows, with its
+//! action outcome, the one filter menu of the event stream and the changes
+//! page (`filter_menu` `FilterMenu`), a `ProblemBox` (every failure a page shows, with its
 //! kind in `data-problem` and the server's words: a refused route, an
 //! informer's failure, a Secret that cannot be revealed), `Resolved`
 //! (resolve a resource name, then draw what needs it), the command
@@ -26,6 +27,7 @@ pub mod banner;
 pub mod dialog;
 pub mod diff;
 pub mod editor;
+pub mod filter_menu;
 pub mod keys;
 pub mod namespace;
 pub mod outcome;
