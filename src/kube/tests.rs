@@ -27,7 +27,7 @@ mod logs;
 mod session;
 mod settle;
 mod shell;
-mod watch;
+mod subscribe;
 
 const START: u64 = 1_700_000_000;
 

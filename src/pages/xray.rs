@@ -319,8 +319,9 @@ fn XrayLogStreams(now: RwSignal<Seconds>) -> impl IntoView {
     }
 }
 
-/// The polls of metrics.k8s.io (it has no watch): one per target while a
-/// view shows it, beside the informers.
+/// The usage polls of metrics.k8s.io (it has no watch): one per target while
+/// a view shows it, beside the informers. The heading keeps the words
+/// "Metrics polls" the page has always shown.
 #[component]
 fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     use kubeglass_kubectl::usage::PollState;
