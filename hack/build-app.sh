@@ -78,7 +78,7 @@ fi
 python3 "$HACK_DIR/link-app.py" "$out" dist >/dev/null
 wasm=$(ls dist/*_bg.wasm | head -1)
 python3 "$HACK_DIR/csp.py" dist/index.html >/dev/null
-# No launcher session (src/kube/session.rs): kubectl glass serves its own.
+# No launcher session (src/kube/stores/session.rs): kubectl glass serves its own.
 echo null > dist/kubeglass-context.json
 # Brotli and gzip copies, served by kubectl glass by Accept-Encoding.
 node "$HACK_DIR/compress.mjs" dist >/dev/null

@@ -5,7 +5,7 @@ Every name the document quotes in backticks that looks like ours is looked
 up in the files git tracks:
 - a path (`crates/client/src/rest/list.rs`, `rest/list.rs`, `hack/`): some
   tracked file's path ends with it, or lies under it;
-- a module path (`kube/watch`, `model/events`): the module's file exists;
+- a module path (`kube/subscribe`, `rules/events`): the module's file exists;
 - a qualified name (`ReflectorStatus::undecodable`, `Kube::resolve_for`):
   every segment is an identifier somewhere in the tracked source;
 - a CamelCase word of two or more humps (`SharedInformer`) or a snake_case
@@ -90,7 +90,7 @@ def modules(files):
 
 
 # The app's rooms besides `src/` itself; each crate's `src/` is a room too.
-APP_ROOMS = ["src/pages", "src/components", "src/kube", "src/model", "src/platform"]
+APP_ROOMS = ["src/pages", "src/components", "src/kube", "src/rules", "src/platform"]
 
 
 def rooms(files):

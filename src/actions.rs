@@ -28,8 +28,8 @@ use kubeglass_kubectl::actions::{Action, ActionKind, ActionQueue, ActionResult, 
 use leptos::prelude::*;
 
 use crate::kube::Kube;
-use crate::kube::edit::Refused;
-use crate::model::problem::Problem;
+use crate::kube::requests::edit::Refused;
+use crate::rules::problem::Problem;
 
 /// The outcome of the last action, for a person to read.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,7 +199,7 @@ impl Actions {
             idle: StoredValue::new_local(None),
             recorder: StoredValue::new_local(None),
         };
-        let (client, clock) = (kube.client.clone(), kube.clock.clone());
+        let (client, clock) = (kube.client().clone(), kube.clock());
         let broadcaster = EventBroadcaster::new();
         broadcaster.watch(|e| {
             leptos::logging::log!(

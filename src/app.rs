@@ -7,17 +7,17 @@ use crate::components::banner::{ConnectionBanner, UnprotectedBanner};
 use crate::components::namespace::NamespacePicker;
 use crate::components::palette::Palette;
 use crate::components::theme::ThemeToggle;
-use crate::kube::cluster::ClusterState;
-use crate::kube::session::SessionState;
 use crate::kube::start::start;
+use crate::kube::stores::cluster::ClusterState;
+use crate::kube::stores::session::SessionState;
 use crate::kube::{provide_kube, use_kube};
-use crate::model::namespaces::initial_namespace;
-use crate::model::session::SessionLabel;
 use crate::pages::overview::Overview;
 use crate::pages::parts::Parts;
 use crate::pages::{self, Guard, NAV, NavEntry, Part};
 use crate::prefs;
 use crate::route::{Route, use_route};
+use crate::rules::namespaces::initial_namespace;
+use crate::rules::session::SessionLabel;
 
 /// The whole app.
 #[component]
@@ -34,7 +34,7 @@ pub fn App() -> impl IntoView {
     provide_context(cluster);
     // The launcher's context namespace, unless the person chose one before:
     // decided when the session file is read, before any page is drawn.
-    let session = SessionState::start(&kube.host, move |s| {
+    let session = kube.read_session(move |s| {
         let context = s.and_then(|s| s.namespace.as_deref());
         let ns = initial_namespace(remembered.as_deref(), context);
         if cluster.namespace.get_untracked() != ns {
@@ -43,8 +43,8 @@ pub fn App() -> impl IntoView {
     });
     provide_context(session);
     provide_context(Actions::start(&kube));
-    provide_context(crate::kube::history::HistoryStore::new());
-    provide_context(crate::kube::timeline::TimelineStore::new());
+    provide_context(crate::kube::stores::versions::VersionStore::new());
+    provide_context(crate::kube::stores::changes::ChangeStore::new());
     let route = use_route();
     provide_context(Parts::new());
     view! {
@@ -99,7 +99,9 @@ fn CreateLink(cluster: ClusterState, route: ReadSignal<Route>, entry: NavEntry) 
         let ns = cluster.namespace.get().unwrap_or_else(|| "default".into());
         let kube = kube.get_value();
         crate::platform::spawn(async move {
-            let _ = may.try_set(Some(crate::kube::access::may_create(&kube, &ns).await));
+            let _ = may.try_set(Some(
+                crate::kube::requests::access::may_create(&kube, &ns).await,
+            ));
         });
     });
     move || match may.get() {

@@ -1,17 +1,17 @@
 //! Kubeglass, a Kubernetes dashboard that is only a web page: this file mounts the app, or inside another page's frame one line saying why not, or, when a foreign Service Worker holds the origin, why it stopped.
 //!
-//! The layers: `pages` → `components` → `actions` → `kube` → `model`
+//! The layers: `pages` → `components` → `actions` → `kube` → `rules`
 //! (`route` and `prefs` at the bottom); nothing imports back up.
 
 mod actions;
 mod app;
 mod components;
 mod kube;
-mod model;
 mod pages;
 mod platform;
 mod prefs;
 mod route;
+mod rules;
 
 use leptos::prelude::*;
 

@@ -16,7 +16,7 @@
 use kubeglass_client::names::{percent_decode, validate_name, validate_namespace};
 use leptos::prelude::*;
 
-use crate::model::logs::LogOptions;
+use crate::rules::logs::LogOptions;
 
 /// The API's base path for a page at `pathname`: the parent of the app's
 /// `ui/` folder. The capability URL `/<token>/ui/` gives `/<token>`; a plain
@@ -438,7 +438,7 @@ mod tests {
                 options: LogOptions {
                     container: Some("web".into()),
                     filter: "/GET \\/(cart|x)/ & more".into(),
-                    tail: crate::model::logs::Tail::All,
+                    tail: crate::rules::logs::Tail::All,
                     ..LogOptions::default()
                 },
             },

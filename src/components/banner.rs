@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::kube::cluster::ClusterState;
+use crate::kube::stores::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::model::connection::Connection;
+use crate::rules::connection::Connection;
 
 /// Shows nothing while connected; a warning strip otherwise.
 #[component]
@@ -56,7 +56,7 @@ pub fn ConnectionBanner() -> impl IntoView {
 #[component]
 pub fn UnprotectedBanner() -> impl IntoView {
     // Read once, where the app starts (kube/start), from the page's URL.
-    (!use_kube().protected).then(|| {
+    (!use_kube().protected()).then(|| {
         view! {
             <div class="banner banner-error" data-testid="unprotected-banner" role="alert">
                 <strong>"This proxy has no token. "</strong>

@@ -26,7 +26,7 @@ pub fn ask_label_changes(
         "",
     )?;
     Some(
-        crate::model::labels::parse_label_changes(&text)
+        crate::rules::labels::parse_label_changes(&text)
             .map(kubeglass_kubectl::actions::ActionKind::Labels)
             .map_err(|e| format!("{target}: {e}")),
     )

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::model::edit::Reviewed;
-use crate::model::history::{FieldChange, short};
+use crate::rules::edit::Reviewed;
+use crate::rules::versions::{FieldChange, short};
 
 /// The table of `changes`; its rows carry `{testid}-row`.
 #[component]

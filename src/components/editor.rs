@@ -3,8 +3,8 @@
 use leptos::html::{Div, Input, Textarea};
 use leptos::prelude::*;
 
-use crate::model::editor::{Hit, Mark, PaintedLine, Piece, find, paint, utf16_range};
 use crate::platform::{focus_area, indent_on_tab, reveal, select_range, selected_text};
+use crate::rules::editor::{Hit, Mark, PaintedLine, Piece, find, paint, utf16_range};
 
 /// The search's signals (cheap to copy).
 #[derive(Clone, Copy)]

@@ -1,4 +1,4 @@
-//! Small components shared by pages; each reads models and the cluster's signals, and leaves the rules to `model/`.
+//! Small components shared by pages; each reads models and the cluster's signals, and leaves the rules to `rules/`.
 //!
 //! # The components
 //!
@@ -7,14 +7,15 @@
 //! prompt, keyboard shortcuts (one window listener per component and the
 //! shared "is the person typing" check), the namespace picker (a text field
 //! with the namespaces as choices, for a person who may not list them), the
-//! action outcome, a `ProblemBox` (every failure a page shows, with its
+//! action outcome, the one filter menu of the event stream and the changes
+//! page (`filter_menu` `FilterMenu`), a `ProblemBox` (every failure a page shows, with its
 //! kind in `data-problem` and the server's words: a refused route, an
 //! informer's failure, a Secret that cannot be revealed), `Resolved`
 //! (resolve a resource name, then draw what needs it), the command
 //! palette, the virtualized-list window, the theme switch, and the YAML
 //! editor of Edit and Create (`editor` `CodeEditor`): a transparent text
 //! area over a painted copy of its text, the two in one grid cell so they
-//! share a size and scroll together. The paint is `model/editor`'s: each
+//! share a size and scroll together. The paint is `rules/editor`'s: each
 //! line's runs coloured (keys, strings, numbers, literals, comments,
 //! anchors and tags, block scalars to their end), search matches
 //! (ASCII-case-insensitive) cut into them, the lines an error names
@@ -26,6 +27,7 @@ pub mod banner;
 pub mod dialog;
 pub mod diff;
 pub mod editor;
+pub mod filter_menu;
 pub mod keys;
 pub mod namespace;
 pub mod outcome;

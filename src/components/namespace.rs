@@ -2,12 +2,12 @@
 
 use leptos::prelude::*;
 
-use crate::kube::cluster::ClusterState;
-use crate::kube::session::SessionState;
-use crate::kube::watch::watch_problem;
-use crate::model::namespaces::{choices, remembered, typed_namespace};
+use crate::kube::stores::cluster::ClusterState;
+use crate::kube::stores::session::SessionState;
+use crate::kube::subscribe::watch_problem;
 use crate::prefs;
 use crate::route::{Route, navigate, use_route};
+use crate::rules::namespaces::{choices, remembered, typed_namespace};
 
 /// A text field with the namespaces as choices; empty means all.
 /// Choosing one remembers it and, on a table, shows that namespace.

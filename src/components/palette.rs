@@ -3,17 +3,17 @@
 //! `:pods`, `:deploy`, `:crd`, `:events`, `:api`, `:xray`, any plural,
 //! singular, short name or kind the server's discovery knows (`:db` for the
 //! demo CRD), optionally followed by a namespace (`:pods kube-system`); the
-//! rules are in `model/palette`.
+//! rules are in `rules/palette`.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use crate::components::keys::{on_keys, typing};
-use crate::kube::cluster::ClusterState;
+use crate::kube::stores::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::model::palette::{Builtin, builtin, parse, suggestions};
-use crate::model::resolve::Unresolved;
 use crate::route::{Route, navigate};
+use crate::rules::palette::{Builtin, builtin, parse, suggestions};
+use crate::rules::resolve::Unresolved;
 
 /// The route of a built-in page.
 fn route_of(b: Builtin) -> Route {
@@ -76,7 +76,7 @@ fn error_line(word: &str, why: Unresolved) -> impl IntoView + use<> {
 pub fn Palette() -> impl IntoView {
     let kube = use_kube();
     let cluster = expect_context::<ClusterState>();
-    let discovered = kube.discovered;
+    let discovered = kube.discovered();
     let open = RwSignal::new(false);
     let text = RwSignal::new(String::new());
     // The word that did not resolve, and why.

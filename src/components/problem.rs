@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::problem::Problem;
+use crate::rules::problem::Problem;
 
 /// `doing` (`list nodes cluster-wide`) failed with `problem`.
 #[component]

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::use_kube;
-use crate::model::resolve::Unresolved;
+use crate::rules::resolve::Unresolved;
 
 /// Resolves `name` the way kubectl does; when it names a resource that
 /// supports every verb in `verbs`, draws `children` with it.

@@ -1,85 +1,36 @@
 //! The cluster as every view shares it: the client, the injected clock, the informer factory (one watch per resource however many views use it) and discovery.
 //!
-//! # The cluster side, module by module
+//! # The cluster side, grouped by job
 //!
-//! The cluster side. `start` builds the transports under the
-//! page's capability prefix, the rate-limited client and the only clock the
-//! app reads. `Kube` (`mod`) holds the client, clock, `InformerFactory` and
-//! cached discovery, and the `Host` it runs on (`host`): spawning, animation
+//! The wiring is this folder's own files. `start` builds the transports
+//! under the page's capability prefix, the rate-limited client and the only
+//! clock the app reads. `Kube` (`mod`) holds the client, clock,
+//! `InformerFactory`, the usage polls and cached discovery, all private: a
+//! view subscribes, loads, or reads the few things `Kube`'s methods give.
+//! `host` is what it needs of the browser, injected: spawning, animation
 //! frames (`Kube::frame_queue`), the discovery cache's storage, the
 //! WebSocket switches (`Sockets`), connection counts and the files beside
 //! the page. `Host::browser` is the tab's; the room's native tests
 //! (`kube/tests`) build one whose executor, frames and storage they step by
-//! hand, and run subscriptions, discovery, the session file and log streams
-//! against the client's scripted fake API server. `resolve` returns a typed `Problem`, and `resolve_for`
-//! judges the answer against the verbs a page needs (`model/resolve`).
-//! `Kube::load` is how a view makes a one-off request of this layer (resolve a
-//! name, ask what the person may do): it returns the signal the answer
-//! lands in, and a view gone by then is left alone. `watch` is **the
-//! one way a view subscribes**, in one line:
-//! `kube.subscribe("pod-counts", &path).table().frames(apply)`. The
-//! `Subscribe` builder picks the informer's options (whole objects or
-//! `table()` rows or `metadata_only()`, managedFields dropped unless
-//! `with_managed_fields()`, or cut by `trimmed(name, f)` as each object is
-//! decoded, e.g. the usage columns' pods to their containers' `resources`),
-//! `fields`/`labels` selectors, `owner_index()`
-//! read with `Watch::owned_by`), so no page builds `InformerOptions` or
-//! imports the client's `cache`; Secret redaction is the informer's own.
-//! `frames` hands the view its changed keys once per animation frame (an
-//! empty batch when it syncs empty) through the room's `watch_frames`;
-//! `rows` keeps a map of rows instead. The returned `Watch` carries the
-//! informer's status as a signal (refreshed each frame and each clock tick)
-//! and, when dropped, removes the handler and releases the informer; a frame
-//! already asked for then applies nothing (the view's signals are gone). Tables,
-//! the overview's panels, the event stream, an object and its events, what
-//! it owns, the log pages and the API page's CRD watch all use it. Whole-object informers (over WebSocket) linger a minute so going
-//! back is instant; Table and metadata informers hold one of the browser's
-//! six HTTP/1.1 connections, so they stop at once. Metrics have no
-//! watch: `metrics` is the one way a view shows them,
-//! `kube.metrics(Target::Pods(ns))`, a handle on the client's shared
-//! `MetricsPolls` poll of that target with a tick that changes after each
-//! poll, so a view that reads `latest`, `state` or `history` redraws then.
-//! `workload` (`kube.workload_pods`) watches a workload's pods together —
-//! the workload by name for its UID, a Deployment's ReplicaSets, the
-//! namespace's pods, both by the owner-UID index — for its merged logs and
-//! its usage. `cluster` is the
-//! app-wide state, owned by the app rather than by whichever page runs
-//! first: the clock's tick (`Now`, defined in `mod` beside the clock, so
-//! `watch` reads it without a circle back to `cluster`), the server version, the connection, the
-//! namespaces (an app-wide informer, so a deep link to `#/r/pods` has the
-//! namespace menu filled) and the namespace the app works in. `access` asks
-//! SelfSubjectAccessReviews per action; a failure to ask is kept apart from
-//! "no". `session` reads the launcher's `kubeglass-context.json` once before
-//! any page is drawn; its schema is one type, `kubeglass_kubectl::session`'s
-//! `Session`, which `kubectl glass` writes (`session_for`) and the app parses,
-//! with unknown fields refused. `history` is the tab's `HistoryStore`: every
-//! version the object page's informer hands over is recorded there, and the
-//! History section reads it. `timeline` is the tab's `TimelineStore`: started
-//! the first time the changes page opens, it subscribes to every object of
-//! each kind in `KINDS` and any the person adds (resolved through discovery;
-//! core Secrets refused) with `subscribe(…).with_managed_fields().each(…)`:
-//! not a view's frames but every notification as it comes (`Kube::watch_each`),
-//! so the objects there at sync, marked `initial`, are the starting point and
-//! not rows, and no version is merged into the next; views hear that rows came
-//! once per animation frame. The Warning events come from the shared events
-//! informer the same way. `edit` makes an edit's round trips that write
-//! nothing: the dry run of the edit's patch (`dryRun=All`) and the object now, for a conflict;
-//! the write itself is the action queue's `ActionKind::Edit`, the same
-//! merge patch (recorded as an Event, a 409 never retried).
-//! `create` finds where a document goes (`target`: its kind through
-//! discovery's mapper, its namespace or the picked one, cluster-scoped kinds
-//! none) and asks for a dry-run create (`dry_run_create`); the write is the
-//! action queue's `ActionKind::Create` (recorded as an Event, AlreadyExists
-//! final). `access::may_create` asks a SelfSubjectRulesReview whether the
-//! person may create anything in the namespace (the reviews every user may
-//! create do not count), for the Create link. `logs` opens one container's log (`Api::logs` read
-//! as a stream): followed logs go over WebSocket with the `binary.k8s.io`
-//! subprotocol, so they hold none of the six connections (a failed log
-//! socket falls back to fetch, for logs only); lines are cut as bytes arrive
-//! and handed to the view once per animation frame through a `FrameQueue`;
-//! dropping the `LogStream` aborts it. It keeps the registry of streams
-//! (open ones and the last ten closed, with transport and line count) that
-//! the X-ray page lists.
+//! hand, and run subscriptions, discovery, the session file, log streams
+//! and shells against the client's scripted fake API server. `settle` says
+//! when the page in front has what it asked for. `resolve` returns a typed
+//! `Problem`, and `resolve_for` judges the answer against the verbs a page
+//! needs (`rules/resolve`).
+//!
+//! Then three rooms, each with its own `//!` map:
+//! - `subscribe` — what a view holds while it shows something live, ended
+//!   when dropped: **the one way a view subscribes**, in one line
+//!   (`kube.subscribe("pod-counts", &path).table().frames(apply)`), a
+//!   target's usage (`kube.usage(target)`: metrics.k8s.io has no watch), a
+//!   workload's pods (`kube.workload_pods`), a container's log, a shell.
+//! - `requests` — one-off requests: `Kube::load` starts one for a view and
+//!   returns the signal its answer lands in (a view gone by then is left
+//!   alone); reads, access reviews, an edit's and a create's dry runs,
+//!   port-forwards, actions on many objects.
+//! - `stores` — the app's own state for the tab's life, provided as
+//!   context: the cluster's tick, version, connection and namespaces, the
+//!   session file, the versions seen of objects, and the changes recorded.
 //!
 //! In the app, store changes reach the view through `FrameQueue`s: keys go into
 //! a stingy queue and are applied from the store once per animation frame, so an
@@ -97,32 +48,20 @@ use kubeglass_client::clock::Clock;
 use kubeglass_client::discovery::{CachedDiscovery, Discovery, DiscoveryClient, ResourceInfo};
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
-use kubeglass_kubectl::metrics::MetricsPolls;
+use kubeglass_kubectl::usage::{PollSnapshot, UsagePolls};
 use kubeglass_web::ConnectionCounts;
 use leptos::prelude::*;
 
-use crate::model::problem::Problem;
-use crate::model::resolve::{Unresolved, usable};
-use crate::model::time::Seconds;
+use crate::rules::problem::Problem;
+use crate::rules::resolve::{Unresolved, usable};
+use crate::rules::time::Seconds;
 
-pub mod access;
-pub mod bulk;
-pub mod cluster;
-pub mod create;
-pub mod edit;
-pub mod forwards;
-pub mod history;
 pub mod host;
-pub mod logs;
-pub mod metrics;
-pub mod reads;
-pub mod session;
+pub mod requests;
 mod settle;
-pub mod shell;
 pub mod start;
-pub mod timeline;
-pub mod watch;
-pub mod workload;
+pub mod stores;
+pub mod subscribe;
 
 #[cfg(test)]
 mod tests;
@@ -131,7 +70,7 @@ pub use host::{Host, Sockets};
 /// The objects an informer keeps as their last good copy (they stopped
 /// decoding), as a view reads them: pages name it through here.
 pub use kubeglass_client::cache::Stale;
-pub use watch::Watch;
+pub use subscribe::Watch;
 
 /// The app's clock in seconds since the epoch, ticking once a second (ages,
 /// flashes, statuses); set from the injected clock only (`cluster` starts
@@ -139,30 +78,79 @@ pub use watch::Watch;
 #[derive(Clone, Copy)]
 pub struct Now(pub RwSignal<Seconds>);
 
-/// Shared handles, provided as context.
+/// The cluster side, provided as context: one client, one clock, one
+/// informer factory, one set of usage polls and discovery. Its parts are
+/// private: a view subscribes (`subscribe`, `usage`, `workload_pods`), makes
+/// one-off requests (`load`, `resolve_for`, `kube/requests`) and reads the
+/// few things below; only `kube/` itself reaches the parts.
 #[derive(Clone)]
 pub struct Kube {
     /// The rate-limited client.
-    pub client: RestClient,
+    client: RestClient,
     /// The clock (the browser's; injected, so nothing else reads it).
-    pub clock: Rc<dyn Clock>,
+    clock: Rc<dyn Clock>,
     /// Shared informers.
-    pub factory: InformerFactory,
-    /// Shared polls of metrics.k8s.io (it has no watch).
-    pub metrics: MetricsPolls,
+    factory: InformerFactory,
+    /// Shared polls of metrics.k8s.io usage (it has no watch).
+    usage_polls: UsagePolls,
     /// Discovery, cached in localStorage for 10 minutes.
-    pub discovery: Rc<CachedDiscovery>,
+    discovery: Rc<CachedDiscovery>,
     /// The latest discovery (None while loading).
-    pub discovered: RwSignal<Option<Result<Arc<Discovery>, Problem>>>,
+    discovered: RwSignal<Option<Result<Arc<Discovery>, Problem>>>,
     /// Open connections by kind (fetch, stream, WebSocket), for the X-ray page.
-    pub counts: Rc<ConnectionCounts>,
+    counts: Rc<ConnectionCounts>,
     /// Whether watches and logs may go over WebSocket now.
-    pub websockets: Rc<dyn Sockets>,
+    websockets: Rc<dyn Sockets>,
     /// The browser (or a native test's stand-in): spawning, frames, storage.
-    pub host: Host,
+    host: Host,
     /// True when the API is under a capability token (`/<token>/`), so no
     /// other page can reach it; false under a plain `kubectl proxy --www`.
-    pub protected: bool,
+    protected: bool,
+}
+
+/// What views read of the cluster side besides subscribing: the client
+/// for kubectl's verbs (`kubeglass_kubectl`), the clock, discovery as a
+/// signal, and what the X-ray page and the banner show.
+impl Kube {
+    /// The rate-limited client, for kubectl's verbs (reviews, drains).
+    pub fn client(&self) -> &RestClient {
+        &self.client
+    }
+
+    /// The app's one clock.
+    pub fn clock(&self) -> Rc<dyn Clock> {
+        self.clock.clone()
+    }
+
+    /// The latest discovery (None while loading), as a signal.
+    pub fn discovered(&self) -> ReadSignal<Option<Result<Arc<Discovery>, Problem>>> {
+        self.discovered.read_only()
+    }
+
+    /// True when the API is under a capability token (`/<token>/`).
+    pub fn protected(&self) -> bool {
+        self.protected
+    }
+
+    /// Whether watches and logs may go over WebSocket now.
+    pub fn sockets(&self) -> Rc<dyn Sockets> {
+        self.websockets.clone()
+    }
+
+    /// Open connections by kind, for the X-ray page.
+    pub fn connection_counts(&self) -> &ConnectionCounts {
+        &self.counts
+    }
+
+    /// Every informer of the factory with its state, for the X-ray page.
+    pub fn informer_snapshots(&self) -> Vec<subscribe::FactoryEntry> {
+        self.factory.snapshots()
+    }
+
+    /// Every usage poll with its state, for the X-ray page.
+    pub fn usage_poll_snapshots(&self) -> Vec<PollSnapshot> {
+        self.usage_polls.snapshots()
+    }
 }
 
 impl Kube {
@@ -178,7 +166,7 @@ impl Kube {
         scope: &str,
         protected: bool,
     ) -> Self {
-        let metrics = MetricsPolls::new(client.clone(), clock.clone(), host.spawn.clone());
+        let usage_polls = UsagePolls::new(client.clone(), clock.clone(), host.spawn.clone());
         let factory = InformerFactory::with_reconnect(
             client.clone(),
             clock.clone(),
@@ -206,7 +194,7 @@ impl Kube {
             client,
             clock,
             factory,
-            metrics,
+            usage_polls,
             discovery,
             discovered: RwSignal::new(None),
             counts: host.counts.clone(),

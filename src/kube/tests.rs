@@ -22,12 +22,12 @@ use serde_json::{Value, json};
 
 use super::{Host, Kube, Sockets};
 
+mod changes;
 mod logs;
 mod session;
 mod settle;
 mod shell;
-mod timeline;
-mod watch;
+mod subscribe;
 
 const START: u64 = 1_700_000_000;
 

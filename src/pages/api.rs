@@ -12,16 +12,16 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::use_kube;
-use crate::kube::watch::cluster_path;
-use crate::model::discovery::{CrdChanges, matches_search};
-use crate::model::filter::Filter;
+use crate::kube::subscribe::cluster_path;
+use crate::rules::discovery::{CrdChanges, matches_search};
+use crate::rules::filter::Filter;
 use crate::route::Route;
 
 /// The page.
 #[component]
 pub fn ApiTree() -> impl IntoView {
     let kube = use_kube();
-    let discovered = kube.discovered;
+    let discovered = kube.discovered();
     let crds: RwSignal<BTreeSet<String>> = RwSignal::new(BTreeSet::new());
 
     // CRDs as they come and go: a change after the first delivery (a CRD

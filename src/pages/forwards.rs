@@ -9,10 +9,10 @@ use std::time::Duration;
 use kubeglass_kubectl::forwards::{Forward, ForwardKind, ForwardRequest};
 use leptos::prelude::*;
 
-use crate::kube::cluster::ClusterState;
-use crate::kube::forwards::{list, start, stop};
+use crate::kube::stores::cluster::ClusterState;
+use crate::kube::requests::forwards::{list, start, stop};
 use crate::kube::use_kube;
-use crate::model::problem::Problem;
+use crate::rules::problem::Problem;
 
 /// The page.
 #[component]

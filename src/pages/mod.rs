@@ -21,9 +21,9 @@
 //! marked (`data-stale`, the reason as its title), as is a stale object's
 //! heading (`object-stale`); the X-ray page names each informer's stale
 //! objects apart from those it left out. The pod and node tables
-//! add CPU and memory columns (`usage`, `model/metrics` `UsageCells`): while
+//! add CPU and memory columns (`usage`, `rules/usage` `UsageCells`): while
 //! the toggle is on and once the table's own list is in, `UsageFeed` holds
-//! the scope's metrics poll and, from the first sample on, an informer of
+//! the scope's usage poll and, from the first sample on, an informer of
 //! what usage is measured against (pods' requests and limits under the
 //! table's own selectors, nodes' allocatable); the columns are
 //! number cells appended to each Table row as it arrives, so they sort like
@@ -42,7 +42,7 @@
 //! the last `kubectl apply` (`drift`), a Deployment's, StatefulSet's or
 //! DaemonSet's rollout history and roll back (`rollout`: its ReplicaSets or
 //! ControllerRevisions through a shared informer's owner-UID index; the write is `ActionKind::RollBack`, read then written
-//! back with the revision's template), its History (`history`:
+//! back with the revision's template), its History (`versions`:
 //! the versions seen since the tab opened, newest first, and the fields that
 //! differ between any two) and a Secret's data and annotation values, both
 //! behind Reveal (`secret`). The event stream (`events/`) is split the same way: `mod`
@@ -50,7 +50,7 @@
 //! copy a pause holds, the filter, what arrived while paused) and draws the
 //! heading and toolbar; `filters` are its menus; `rows` is the virtualized
 //! table, which reads the index in place when unfiltered. While paused it
-//! says how many matching events arrived. The change timeline (`changes/`)
+//! says how many matching events arrived. The changes page (`changes/`)
 //! is built the same way: `state` (the filter, the pause as the place of the
 //! next row, the picked row, the rows shown), `filters`, `rows` (virtualized,
 //! newest first) and `detail` (the picked row's diff, drawn by the shared
@@ -58,9 +58,9 @@
 //! ranking, filter and the nodes' allocatable (the overview's nodes informer,
 //! shared) in `mod`, and in `rows` one table per poll (nodes; pods in the
 //! header's namespace, a new poll when it changes): the poll's state in a
-//! line, then the rows `model/metrics` `rank` picks, each with its
-//! `usage_line` over the tab's history (`span`: at least a minute, at most
-//! an hour). The rows say what `kubectl top` says (`model/metrics/top`:
+//! line, then the rows `rules/usage` `rank` picks, each with its
+//! `usage_line` over the tab's last hour (`span`: at least a minute, at most
+//! an hour). The rows say what `kubectl top` says (`rules/usage/top`:
 //! `TopRow`'s CPU, memory and a node's shares are `quantity`'s `top_*`
 //! words; every node the nodes informer lists and the sample does not is a
 //! row of `<unknown>`s after the others, as kubectl prints it); a good but
@@ -70,18 +70,18 @@
 //! 5m3s`, from the scope's pods, an informer shared with right-sizing's).
 //! `sizing` is right-sizing: the scope's pods (their controller
 //! and requests, `PodSizing`) and ReplicaSets (to find a pod's Deployment)
-//! through two informers, and `model/metrics` `right_size` groups the pods
-//! by workload, sums their histories and requests, and says whether the
+//! through two informers, and `rules/usage` `right_size` groups the pods
+//! by workload, sums their series and requests, and says whether the
 //! workload uses more than it requests (average over it), asks for more
 //! than it uses (peak under half) or fits, naming the pods far from their
 //! own requests (under a quarter, over one and a half). A pod's or node's page draws its CPU
-//! and memory over the same span (`object/usage`: `model/metrics`
+//! and memory over the same span (`object/usage`: `rules/usage`
 //! `graph`, with a pod's summed requests and limits, `pod_resources`, or a
 //! node's allocatable as dashed lines; a workload's, `WorkloadUsage`, is its
-//! pods' histories summed poll by poll, `sum_histories`, against their
+//! pods' series summed poll by poll, `sum_points`, against their
 //! requests and limits summed, `pods_resources`); a pod's figures come from the
 //! header namespace's poll when that holds the pod, so it shares Top's poll
-//! and history. A pod's page adds its containers
+//! and points. A pod's page adds its containers
 //! (`object/containers`), each with a link to its log; a workload's page
 //! links to its merged logs. The log view (`logs/`): `mod` is one pod's log
 //! — the pod watched for its containers and states, a stream reopened when
@@ -128,7 +128,7 @@ table::pages! {
         /// The event stream.
         Events: events::EventsPage in events / preload_events
             at "events" nav("Events", "nav-events", Always);
-        /// The change timeline.
+        /// Changes: every add, update and delete seen.
         Changes: changes::ChangesPage in changes / preload_changes
             at "changes" nav("Changes", "nav-changes", Always);
         /// CPU and memory by pod and node, and right-sizing.

@@ -1,15 +1,15 @@
 //! The X-ray page: the client-go machinery at work inside this tab — informers, work queues, connections by kind, requests, the discovery cache.
 
-use crate::kube::watch::{FactoryEntry, InformerSnapshot};
+use crate::kube::subscribe::{FactoryEntry, InformerSnapshot};
 use leptos::prelude::*;
 
 use crate::actions::Actions;
 use crate::kube::Kube;
 use crate::kube::Now;
 use crate::kube::use_kube;
-use crate::model::rates::Rates;
-use crate::model::time::{Seconds, short_age};
-use crate::model::unread::unread;
+use crate::rules::rates::Rates;
+use crate::rules::time::{Seconds, short_age};
+use crate::rules::unread::unread;
 
 fn state_class(label: &str) -> &'static str {
     match label {
@@ -63,7 +63,7 @@ fn informer_rows(kube: KubeValue, now: RwSignal<Seconds>) -> Memo<Vec<InformerRo
     let rates: StoredValue<Rates> = StoredValue::new(Rates::default());
     Memo::new(move |_| {
         let t = now.get();
-        let entries = kube.with_value(|k| k.factory.snapshots());
+        let entries = kube.with_value(|k| k.informer_snapshots());
         let totals = entries.iter().map(|entry| {
             let r = &entry.snapshot.reflector;
             (
@@ -256,7 +256,7 @@ fn XrayConnections(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     let connections = move || {
         now.track();
         kube.with_value(|k| {
-            let c = &k.counts;
+            let c = k.connection_counts();
             (
                 c.requests.get(),
                 c.streams.get(),
@@ -267,9 +267,9 @@ fn XrayConnections(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     };
     let retries = move || {
         now.track();
-        kube.with_value(|k| k.client.metrics().retries)
+        kube.with_value(|k| k.client().metrics().retries)
     };
-    let websockets_on = kube.with_value(|k| k.websockets.websockets_enabled());
+    let websockets_on = kube.with_value(|k| k.sockets().websockets_enabled());
     view! {
         <h3>"Connections"</h3>
         {move || {
@@ -297,7 +297,7 @@ fn XrayLogStreams(now: RwSignal<Seconds>) -> impl IntoView {
         <h3>"Log streams"</h3>
         {move || {
             now.track();
-            let streams = crate::kube::logs::log_streams();
+            let streams = crate::kube::subscribe::logs::log_streams();
             if streams.is_empty() {
                 return view! { <p class="muted" data-testid="xray-logs">"No log opened yet."</p> }.into_any();
             }
@@ -319,16 +319,17 @@ fn XrayLogStreams(now: RwSignal<Seconds>) -> impl IntoView {
     }
 }
 
-/// The polls of metrics.k8s.io (it has no watch): one per target while a
-/// view shows it, beside the informers.
+/// The usage polls of metrics.k8s.io (it has no watch): one per target while
+/// a view shows it, beside the informers. The heading keeps the words
+/// "Metrics polls" the page has always shown.
 #[component]
 fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
-    use kubeglass_kubectl::metrics::PollState;
+    use kubeglass_kubectl::usage::PollState;
     view! {
         <h3>"Metrics polls"</h3>
         {move || {
             now.track();
-            let polls = kube.with_value(|k| k.metrics.snapshots());
+            let polls = kube.with_value(|k| k.usage_poll_snapshots());
             if polls.is_empty() {
                 return view! { <p class="muted" data-testid="xray-polls">"No metrics shown yet (Top, or a pod's or node's page, polls metrics.k8s.io every 15 s while open)."</p> }.into_any();
             }
@@ -365,7 +366,7 @@ fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     }
 }
 
-/// What the tab holds: the discovery cache's age, WebAssembly memory and the objects' history.
+/// What the tab holds: the discovery cache's age, WebAssembly memory and the objects' versions.
 #[component]
 fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     let discovery_age = move || {
@@ -375,23 +376,23 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
             None => "not cached yet".into(),
         }
     };
-    let history = crate::kube::history::use_history();
-    let history_held = move || {
-        let (bytes, objects, dropped) = history.held();
+    let versions = crate::kube::stores::versions::use_versions();
+    let versions_held = move || {
+        let (bytes, objects, dropped) = versions.held();
         format!(
             "{objects} objects, {:.1} MiB of versions (at most {} MiB), {dropped} dropped",
             bytes as f64 / 1_048_576.0,
-            crate::model::history::TOTAL_BYTES >> 20
+            crate::rules::versions::TOTAL_BYTES >> 20
         )
     };
-    let timeline = crate::kube::timeline::use_timeline();
-    let timeline_held = move || match timeline.held() {
+    let changes = crate::kube::stores::changes::use_changes();
+    let changes_held = move || match changes.held() {
         None => "not recording (it starts when the Changes page first opens)".to_string(),
         Some((rows, bytes, dropped)) => format!(
             "{rows} rows, {:.1} MiB of diffs (at most {} rows and {} MiB), {dropped} dropped",
             bytes as f64 / 1_048_576.0,
-            crate::model::timeline::MAX_ENTRIES,
-            crate::model::timeline::MAX_BYTES >> 20
+            crate::rules::changes::MAX_ENTRIES,
+            crate::rules::changes::MAX_BYTES >> 20
         ),
     };
     let memory = move || {
@@ -407,9 +408,9 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
         <h3>"Memory"</h3>
         <p data-testid="xray-memory">{memory}</p>
         <h3>"Object history"</h3>
-        <p data-testid="xray-history">{history_held}</p>
+        <p data-testid="xray-history">{versions_held}</p>
         <h3>"Change timeline"</h3>
-        <p data-testid="xray-timeline">{timeline_held}</p>
+        <p data-testid="xray-timeline">{changes_held}</p>
     }
 }
 
@@ -418,7 +419,7 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
 fn XrayRequests(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
     let requests = move || {
         now.track();
-        kube.with_value(|k| k.client.metrics())
+        kube.with_value(|k| k.client().metrics())
             .by_verb_code
             .into_iter()
             .map(|((verb, code), s)| (verb, code, s.count, s.latency_sum / s.count.max(1) as f64))

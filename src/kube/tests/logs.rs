@@ -4,7 +4,9 @@
 use kubeglass_client::kube_core::subresource::LogParams;
 
 use super::*;
-use crate::kube::logs::{LogFeed, LogStream, OpenStream, StreamState, log_streams, open_log};
+use crate::kube::subscribe::logs::{
+    LogFeed, LogStream, OpenStream, StreamState, log_streams, open_log,
+};
 
 const LOG: &str = "/api/v1/namespaces/ns/pods/web-1/log";
 

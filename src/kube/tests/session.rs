@@ -1,8 +1,8 @@
 //! The session file, read once as the app starts, through the host.
 
 use super::*;
-use crate::kube::session::SessionState;
-use crate::model::session::SESSION_FILE;
+use crate::kube::stores::session::SessionState;
+use crate::rules::session::SESSION_FILE;
 
 /// What `read` saw: the session's namespace, and whether `loaded` was set.
 type Seen = Rc<RefCell<Vec<(Option<String>, bool)>>>;

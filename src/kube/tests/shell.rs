@@ -9,8 +9,8 @@ use futures::stream::LocalBoxStream;
 use kubeglass_client::transport::{Duplex, DuplexEvent, DuplexSender};
 
 use super::*;
-use crate::kube::shell::{Shell, ShellState, Target};
-use crate::model::terminal::shell::Choice;
+use crate::kube::subscribe::shell::{Shell, ShellState, Target};
+use crate::rules::terminal::shell::Choice;
 
 /// Connections the test scripts: each `open` takes the next script's
 /// events, and records its path and every message sent on it.

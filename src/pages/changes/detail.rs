@@ -2,13 +2,13 @@
 
 use leptos::prelude::*;
 
-use super::state::Changes;
+use super::state::ChangesState;
 use crate::components::diff::FieldDiff;
 use crate::platform::local_time;
 
 /// The picked row's diff, or how to pick one.
 #[component]
-pub fn ChangeDetail(changes: Changes) -> impl IntoView {
+pub fn ChangeDetail(changes: ChangesState) -> impl IntoView {
     move || {
         let Some(seq) = changes.picked.get() else {
             return view! { <p class="muted small" data-testid="change-hint">"Pick a row to see what changed, field by field."</p> }.into_any();

@@ -1,10 +1,10 @@
-//! The timeline's controls: namespace and kind menus (their choices are what the rows hold), a manager box, the free text, the status-only toggle, and pause.
+//! The changes page's controls: namespace and kind menus (their choices are what the rows hold), a manager box, the free text, the status-only toggle, and pause.
 
 use leptos::prelude::*;
 
-use super::state::Changes;
-use crate::model::filter::Filter;
-use crate::model::timeline::TimelineFilter;
+use super::state::ChangesState;
+use crate::components::filter_menu::FilterMenu;
+use crate::rules::filter::Filter;
 
 /// The namespaces and kinds the rows hold now.
 #[derive(Clone, PartialEq, Default)]
@@ -15,7 +15,7 @@ struct Choices {
 
 /// The filter bar; it changes `changes.filter` and the pause.
 #[component]
-pub fn ChangeFilters(changes: Changes) -> impl IntoView {
+pub fn ChangeFilters(changes: ChangesState) -> impl IntoView {
     let filter = changes.filter;
     let choices = Memo::new(move |_| {
         changes.store.with(|t| Choices {
@@ -26,10 +26,14 @@ pub fn ChangeFilters(changes: Changes) -> impl IntoView {
     let error = move || filter.with(|f| Filter::parse(&f.text).error(crate::platform::regex));
     view! {
         <div class="toolbar" data-testid="change-filters">
-            <Menu label="Namespaces" testid="change-namespace" filter pick=|c| &c.namespaces
-                get=|f| f.namespace.clone() set=|f, v| f.namespace = v choices/>
-            <Menu label="Kinds" testid="change-kind" filter pick=|c| &c.kinds
-                get=|f| f.kind.clone() set=|f, v| f.kind = v choices/>
+            <FilterMenu label="Namespaces" testid="change-namespace"
+                current=Signal::derive(move || filter.with(|f| f.namespace.clone()))
+                options=Signal::derive(move || choices.with(|c| c.namespaces.clone()))
+                on_pick=move |v| filter.update(|f| f.namespace = v)/>
+            <FilterMenu label="Kinds" testid="change-kind"
+                current=Signal::derive(move || filter.with(|f| f.kind.clone()))
+                options=Signal::derive(move || choices.with(|c| c.kinds.clone()))
+                on_pick=move |v| filter.update(|f| f.kind = v)/>
             <input type="search" placeholder="manager" aria-label="Manager" data-testid="change-manager"
                 on:input=move |ev| { let v = event_target_value(&ev); filter.update(|f| f.manager = v); }/>
             <input type="search" placeholder="filter: text or /regex/" aria-label="Filter changes" data-testid="change-filter"
@@ -45,36 +49,5 @@ pub fn ChangeFilters(changes: Changes) -> impl IntoView {
             </button>
         </div>
         {move || error().map(|e| view! { <p class="error-text" data-testid="change-filter-error">{e}</p> })}
-    }
-}
-
-/// One menu of the filter bar: "All …" and the values the rows hold (a
-/// chosen one stays listed when its rows have gone).
-#[component]
-fn Menu(
-    label: &'static str,
-    testid: &'static str,
-    filter: RwSignal<TimelineFilter>,
-    choices: Memo<Choices>,
-    pick: fn(&Choices) -> &Vec<String>,
-    get: fn(&TimelineFilter) -> String,
-    set: fn(&mut TimelineFilter, String),
-) -> impl IntoView {
-    view! {
-        <select aria-label=label data-testid=testid
-            on:change=move |ev| { let v = event_target_value(&ev); filter.update(|f| set(f, v)); }>
-            <option value="">{format!("All {}", label.to_lowercase())}</option>
-            {move || {
-                let current = filter.with(get);
-                let mut options = choices.with(|c| pick(c).clone());
-                if !current.is_empty() && !options.contains(&current) {
-                    options.push(current.clone());
-                }
-                options.into_iter().map(|o| {
-                    let selected = o == current;
-                    view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
-                }).collect_view()
-            }}
-        </select>
     }
 }

@@ -1,4 +1,4 @@
-//! The change timeline (`#/changes`): every add, update and delete across the workload kinds, Warning events between them, live and newest first; a row expands to its diff.
+//! Changes (`#/changes`, once called the change timeline: `:timeline` still opens it): every add, update and delete across the workload kinds, Warning events between them, live and newest first; a row expands to its diff.
 
 mod detail;
 mod filters;
@@ -7,22 +7,22 @@ mod state;
 
 use leptos::prelude::*;
 
-use crate::kube::timeline::{Recorded, use_timeline};
+use crate::kube::stores::changes::{Recorded, use_changes};
 use crate::kube::use_kube;
-use crate::kube::watch::watch_problem;
+use crate::kube::subscribe::watch_problem;
 use crate::platform::local_time;
 
 use detail::ChangeDetail;
 use filters::ChangeFilters;
 use rows::ChangeRows;
-use state::Changes;
+use state::ChangesState;
 
 /// The page: what is recorded since when, the filters, the rows and the picked row's diff.
 #[component]
 pub fn ChangesPage() -> impl IntoView {
-    let store = use_timeline();
+    let store = use_changes();
     store.start(&use_kube());
-    let changes = Changes::new(store);
+    let changes = ChangesState::new(store);
     view! {
         <section class="panel" data-testid="changes-page">
             <h2>"Changes"</h2>
@@ -37,7 +37,7 @@ pub fn ChangesPage() -> impl IntoView {
 
 /// Since when the tab records, and what the rows hold.
 #[component]
-fn ChangesHeading(changes: Changes) -> impl IntoView {
+fn ChangesHeading(changes: ChangesState) -> impl IntoView {
     let since = move || changes.store.with(|t| local_time(t.since));
     let counts = move || {
         let (kept, dropped) = changes.store.with(|t| (t.held().0, t.dropped));
@@ -71,7 +71,7 @@ fn ChangesHeading(changes: Changes) -> impl IntoView {
 /// The kinds recorded, each with its state, and a box to add one.
 #[component]
 fn Recording() -> impl IntoView {
-    let (store, kube) = (use_timeline(), use_kube());
+    let (store, kube) = (use_changes(), use_kube());
     let kube = StoredValue::new_local(kube);
     let text = RwSignal::new(String::new());
     let add = move || {

@@ -1,12 +1,12 @@
-//! The timeline's rows: a virtualized list (only the rows in view are in the DOM), newest first; a row links its object and picks its diff.
+//! The changes' rows: a virtualized list (only the rows in view are in the DOM), newest first; a row links its object and picks its diff.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::state::Changes;
+use super::state::ChangesState;
 use crate::components::scroll::ScrollWindow;
-use crate::model::timeline::{Entry, Op};
+use crate::rules::changes::{Entry, Op};
 use crate::platform::local_time;
 use crate::route::Route;
 
@@ -19,7 +19,7 @@ const OVERSCAN: usize = 6;
 
 /// The rows shown, newest first.
 #[component]
-pub fn ChangeRows(changes: Changes) -> impl IntoView {
+pub fn ChangeRows(changes: ChangesState) -> impl IntoView {
     let scroll = ScrollWindow::new(VIEWPORT);
     let span = Memo::new(move |_| scroll.rows(changes.len(), ROW, OVERSCAN));
     let window = move || {
@@ -57,7 +57,7 @@ pub fn ChangeRows(changes: Changes) -> impl IntoView {
 
 /// One row: when, what, the object (a link), who, the summary.
 #[component]
-fn ChangeLine(e: Arc<Entry>, row: Signal<usize>, changes: Changes) -> impl IntoView {
+fn ChangeLine(e: Arc<Entry>, row: Signal<usize>, changes: ChangesState) -> impl IntoView {
     let seq = e.seq;
     let s = &e.subject;
     let object = match &s.namespace {

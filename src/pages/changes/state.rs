@@ -4,14 +4,14 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::kube::timeline::TimelineStore;
-use crate::model::timeline::{Entry, TimelineFilter};
+use crate::kube::stores::changes::ChangeStore;
+use crate::rules::changes::{Entry, ChangeFilter};
 
 /// The page's signals (cheap to copy).
 #[derive(Clone, Copy)]
-pub struct Changes {
-    pub store: TimelineStore,
-    pub filter: RwSignal<TimelineFilter>,
+pub struct ChangesState {
+    pub store: ChangeStore,
+    pub filter: RwSignal<ChangeFilter>,
     /// While paused, the place the next row had when the pause began: rows
     /// from it on wait, counted.
     pub paused_at: RwSignal<Option<u64>>,
@@ -46,14 +46,14 @@ impl PartialEq for Shown {
     }
 }
 
-impl Changes {
-    pub fn new(store: TimelineStore) -> Self {
-        let filter = RwSignal::new(TimelineFilter::default());
+impl ChangesState {
+    pub fn new(store: ChangeStore) -> Self {
+        let filter = RwSignal::new(ChangeFilter::default());
         let paused_at = RwSignal::new(None);
         let shown = Memo::new(move |_| {
             let f = filter.get();
             let pass = f.matcher(crate::platform::regex)?;
-            let all = TimelineFilter {
+            let all = ChangeFilter {
                 status_only: true,
                 ..f.clone()
             }

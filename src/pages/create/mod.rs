@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::actions::Actions;
 use crate::components::editor::CodeEditor;
-use crate::kube::cluster::ClusterState;
+use crate::kube::stores::cluster::ClusterState;
 use crate::kube::use_kube;
 use crate::platform::dropped_text;
 

@@ -7,11 +7,11 @@ use serde_json::Value;
 use leptos::prelude::*;
 
 use crate::actions::{Actions, written};
-use crate::kube::edit::Refused;
+use crate::kube::requests::edit::Refused;
 use crate::kube::Kube;
-use crate::kube::create::{dry_run_create, target};
-use crate::model::create::{Doc, documents, review_create};
-use crate::model::edit::{EditError, Reviewed};
+use crate::kube::requests::create::{dry_run_create, target};
+use crate::rules::create::{Doc, documents, review_create};
+use crate::rules::edit::{EditError, Reviewed};
 use crate::platform::spawn;
 
 /// What the review found for one document.

@@ -1,9 +1,11 @@
 //! The event stream's filters: type, reason, namespace and kind menus (their choices are what the events hold now), the involved object's name and free text.
 
-use crate::model::filter::Filter;
+use crate::rules::filter::Filter;
 use leptos::prelude::*;
 
-use crate::model::events::{EventFilter, EventIndex};
+use crate::components::filter_menu::FilterMenu;
+
+use crate::rules::events::{EventFilter, EventIndex};
 
 /// The choices of the event filter menus.
 #[derive(Clone, PartialEq)]
@@ -30,23 +32,10 @@ pub fn EventFilters(filter: RwSignal<EventFilter>, events: RwSignal<EventIndex>)
                      set: fn(&mut EventFilter, String),
                      get: fn(&EventFilter) -> String| {
         view! {
-            <select aria-label=label data-testid=testid
-                prop:value=move || filter.with(get)
-                on:change=move |ev| { let v = event_target_value(&ev); filter.update(|f| set(f, v)); }>
-                <option value="">{format!("All {}", label.to_lowercase())}</option>
-                {move || {
-                    let current = filter.with(get);
-                    let mut options = choices.with(|c| pick(c).clone());
-                    // Keep a chosen value listed even when its events have gone.
-                    if !current.is_empty() && !options.contains(&current) {
-                        options.push(current.clone());
-                    }
-                    options.into_iter().map(|o| {
-                        let selected = o == current;
-                        view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
-                    }).collect_view()
-                }}
-            </select>
+            <FilterMenu label testid
+                current=Signal::derive(move || filter.with(get))
+                options=Signal::derive(move || choices.with(|c| pick(c).clone()))
+                on_pick=move |v| filter.update(|f| set(f, v))/>
         }
     };
     view! {

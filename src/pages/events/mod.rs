@@ -12,11 +12,11 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
-use crate::kube::cluster::ClusterState;
+use crate::kube::stores::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::events::{EventRow, Sparkline, arrived_words, held_words, per_minute};
-use crate::model::namespaces::scope_label;
+use crate::kube::subscribe::{collection_path, watch_problem};
+use crate::rules::events::{EventRow, Sparkline, arrived_words, held_words, per_minute};
+use crate::rules::namespaces::scope_label;
 use crate::pages::events::filters::EventFilters;
 use rows::EventRows;
 use state::Stream;

@@ -8,9 +8,9 @@ use leptos::prelude::*;
 use super::state::Stream;
 use crate::components::scroll::ScrollWindow;
 use crate::kube::use_kube;
-use crate::model::events::EventRow;
-use crate::model::objects::resource_of;
-use crate::model::problem::Problem;
+use crate::rules::events::EventRow;
+use crate::rules::objects::resource_of;
+use crate::rules::problem::Problem;
 use crate::route::Route;
 
 /// Height of one event row, px (`.erow` in style/main.css).
@@ -22,7 +22,7 @@ const EVENTS_VIEWPORT: f64 = 460.0;
 const EVENT_OVERSCAN: usize = 6;
 
 /// The latest discovery (None while loading), as the app keeps it.
-type Discovered = RwSignal<Option<Result<Arc<Discovery>, Problem>>>;
+type Discovered = ReadSignal<Option<Result<Arc<Discovery>, Problem>>>;
 
 /// The table of the events shown, newest first; `now` ages them.
 #[component]
@@ -49,7 +49,7 @@ pub fn EventRows(stream: Stream, now: Signal<f64>) -> impl IntoView {
         stream.window(first, count)
     };
     let on_scroll = move |ev: leptos::ev::Event| scroll.on_scroll(&ev);
-    let discovered = kube.discovered;
+    let discovered = kube.discovered();
     view! {
         <div class="etable" role="table" data-testid="event-table"
             aria-rowcount=move || (stream.shown_len() + 1).to_string()>

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::model::events::{EventFilter, EventIndex, EventRow};
+use crate::rules::events::{EventFilter, EventIndex, EventRow};
 
 /// One stream's signals (cheap to copy).
 #[derive(Clone, Copy)]
@@ -16,7 +16,8 @@ pub struct Stream {
     pub frozen: RwSignal<EventIndex>,
     pub paused: RwSignal<bool>,
     pub filter: RwSignal<EventFilter>,
-    /// Events that pass the filter, added or changed since the pause.
+    /// Events that pass the filter, added or changed since the pause: a
+    /// count, not a pulse (the paused stream shows "N events arrived").
     pub arrived: RwSignal<usize>,
     /// Whether the first frame has come. A shared informer may be synced
     /// already, yet its objects reach this view a frame later; until then

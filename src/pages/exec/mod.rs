@@ -10,11 +10,11 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::kube::access::may_exec;
-use crate::kube::session::SessionState;
-use crate::kube::shell::{Shell, ShellState, Target};
+use crate::kube::requests::access::may_exec;
+use crate::kube::stores::session::SessionState;
+use crate::kube::subscribe::shell::{Shell, ShellState, Target};
 use crate::kube::use_kube;
-use crate::model::terminal::shell::Choice;
+use crate::rules::terminal::shell::Choice;
 use crate::route::Route;
 
 /// Whether a shell may be opened here.
@@ -52,10 +52,10 @@ pub fn ExecPage(namespace: String, pod: String, container: Option<String>) -> im
         None => format!("Shell in pod {namespace}/{pod}"),
     };
     let command = RwSignal::new(String::new());
-    // Bumped by Reconnect: the terminal opens a new shell for each.
-    let attempt = RwSignal::new(0u32);
+    // Fired by Reconnect: the terminal opens a new shell for each.
+    let attempt = Trigger::new();
     let shell: StoredValue<Option<Rc<Shell>>, LocalStorage> = StoredValue::new_local(None);
-    let current = RwSignal::new(0u32);
+    let opened = Trigger::new();
     // Called after a paint, outside the component's owner: the handle is
     // taken now.
     let kube = StoredValue::new_local(kube);
@@ -65,7 +65,7 @@ pub fn ExecPage(namespace: String, pod: String, container: Option<String>) -> im
         let Some(kube) = kube.try_get_value() else { return };
         let s = Rc::new(Shell::open(&kube, target.clone(), choice, size));
         shell.set_value(Some(s));
-        current.update(|n| *n += 1);
+        opened.notify();
     };
     let body = move || match may.get() {
         May::Asking => view! { <p class="muted">"checking whether you may open a shell…"</p> }.into_any(),
@@ -76,12 +76,12 @@ pub fn ExecPage(namespace: String, pod: String, container: Option<String>) -> im
                     <input data-testid="exec-command" placeholder="/bin/bash, else /bin/sh"
                         prop:value=move || command.get()
                         on:input=move |ev| command.set(event_target_value(&ev))
-                        on:keydown=move |ev| if ev.key() == "Enter" { attempt.update(|n| *n += 1) }/>
+                        on:keydown=move |ev| if ev.key() == "Enter" { attempt.notify() }/>
                 </label>
-                <button data-testid="exec-connect" on:click=move |_| attempt.update(|n| *n += 1)>"Reconnect"</button>
-                <StateLine shell current/>
+                <button data-testid="exec-connect" on:click=move |_| attempt.notify()>"Reconnect"</button>
+                <StateLine shell opened/>
             </div>
-            <term::Term shell current attempt open=open.clone()/>
+            <term::Term shell opened attempt open=open.clone()/>
         }.into_any(),
     };
     view! {
@@ -95,9 +95,9 @@ pub fn ExecPage(namespace: String, pod: String, container: Option<String>) -> im
 
 /// The shell's state in one line.
 #[component]
-fn StateLine(shell: StoredValue<Option<Rc<Shell>>, LocalStorage>, current: RwSignal<u32>) -> impl IntoView {
+fn StateLine(shell: StoredValue<Option<Rc<Shell>>, LocalStorage>, opened: Trigger) -> impl IntoView {
     let state = move || {
-        current.get();
+        opened.track();
         shell.with_value(|s| s.as_ref().map(|s| s.state.get()))
     };
     let words = move || match state() {

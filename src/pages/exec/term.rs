@@ -9,9 +9,9 @@ use leptos::ev::{ClipboardEvent, KeyboardEvent, WheelEvent};
 use leptos::html::{Div, Span, Textarea};
 use leptos::prelude::*;
 
-use crate::kube::shell::Shell;
-use crate::model::terminal::Line;
-use crate::model::terminal::keys::{Key, encode, paste};
+use crate::kube::subscribe::shell::Shell;
+use crate::rules::terminal::Line;
+use crate::rules::terminal::keys::{Key, encode, paste};
 use crate::platform;
 
 /// The page's current shell, if one was opened.
@@ -21,13 +21,13 @@ type Current = StoredValue<Option<Rc<Shell>>, LocalStorage>;
 /// makes them (an effect's signals are disposed when it runs again).
 type Rows = StoredValue<Vec<ArcRwSignal<Line>>, LocalStorage>;
 
-/// The terminal of the page's current shell; `attempt` changes open a new
+/// The terminal of the page's current shell; `attempt` firing opens a new
 /// one through `open` (with the size that fits).
 #[component]
 pub fn Term(
     shell: Current,
-    current: RwSignal<u32>,
-    attempt: RwSignal<u32>,
+    opened: Trigger,
+    attempt: Trigger,
     open: impl Fn((u16, u16)) + Clone + 'static,
 ) -> impl IntoView {
     let area = NodeRef::<Div>::new();
@@ -38,14 +38,14 @@ pub fn Term(
     let fit = move || platform::cells_fit(area, cell).unwrap_or((24, 80));
     // Open at once, and again on Reconnect, once laid out.
     Effect::new(move |_| {
-        attempt.get();
+        attempt.track();
         let open = open.clone();
         platform::after_paint(move || {
             open(fit());
             platform::focus_area(input);
         });
     });
-    follow_screen(shell, current, rows, row_count);
+    follow_screen(shell, opened, rows, row_count);
     let resize = window_event_listener(leptos::ev::resize, move |_| {
         if let Some((r, c)) = platform::cells_fit(area, cell) {
             shell.with_value(|s| s.as_ref().map(|s| s.resize(r, c)));
@@ -59,9 +59,9 @@ pub fn Term(
         }
     };
     let back = move || {
-        current.get();
+        opened.track();
         shell
-            .with_value(|s| s.as_ref().map(|s| { s.drawn.get(); s.terminal.borrow().scrolled_back() }))
+            .with_value(|s| s.as_ref().map(|s| { s.drawn.track(); s.terminal.borrow().scrolled_back() }))
             .unwrap_or(0)
     };
     view! {
@@ -83,12 +83,12 @@ pub fn Term(
 
 /// Redraws the rows that changed, once per frame of output (the shell's
 /// `drawn`), and all of them for a new shell.
-fn follow_screen(shell: Current, current: RwSignal<u32>, rows: Rows, row_count: RwSignal<usize>) {
+fn follow_screen(shell: Current, opened: Trigger, rows: Rows, row_count: RwSignal<usize>) {
     Effect::new(move |_| {
-        current.get();
+        opened.track();
         let Some(lines) = shell.with_value(|s| {
             s.as_ref().map(|s| {
-                s.drawn.get();
+                s.drawn.track();
                 s.terminal.borrow().lines()
             })
         }) else {

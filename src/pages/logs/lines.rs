@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use crate::components::scroll::ScrollWindow;
-use crate::model::filter::{Filter, Finder};
-use crate::model::logs::{LogLine, LogRing, cut_mark, pieces, strip_ansi};
+use crate::rules::filter::{Filter, Finder};
+use crate::rules::logs::{LogLine, LogRing, cut_mark, pieces, strip_ansi};
 use crate::pages::logs::state::LogState;
 
 /// Height of one line, px (`.log-line` in style/main.css).

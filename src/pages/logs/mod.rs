@@ -12,13 +12,13 @@ use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::logs::{LogStream, open_log};
-use crate::kube::watch::{InformerSnapshot, collection_path, watch_problem};
+use crate::kube::subscribe::logs::{LogStream, open_log};
+use crate::kube::subscribe::{InformerSnapshot, collection_path, watch_problem};
 use crate::kube::{Kube, Watch, use_kube};
-use crate::model::log_page::{PodLogFacts, may_open, pod_log_message, stream_note};
-use crate::model::logs::LogOptions;
-use crate::model::objects::field_value;
-use crate::model::pods::{PodView, State};
+use crate::rules::log_page::{PodLogFacts, may_open, pod_log_message, stream_note};
+use crate::rules::logs::LogOptions;
+use crate::rules::objects::field_value;
+use crate::rules::pods::{PodView, State};
 use crate::route::{LogTarget, Route};
 
 use lines::LogLines;

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use leptos::prelude::*;
 
 use crate::kube::Kube;
-use crate::kube::logs::{LogFeed, StreamState};
-use crate::model::logs::{LogLine, LogOptions, LogRing};
+use crate::kube::subscribe::logs::{LogFeed, StreamState};
+use crate::rules::logs::{LogLine, LogOptions, LogRing};
 use crate::route::{LogTarget, Route, replace, use_route};
 
 /// Signals of one log view (all `Copy`).

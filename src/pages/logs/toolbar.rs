@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::logs::{
+use crate::rules::logs::{
     DEFAULT_TAIL, KEEP_CHOICES, LogOptions, LogRing, LogText, Tail, download_text,
 };
 use crate::pages::logs::state::LogState;

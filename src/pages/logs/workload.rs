@@ -7,13 +7,13 @@ use kubeglass_client::discovery::ResourceInfo;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::logs::{LogFeed, LogStream, StreamState, open_log};
-use crate::kube::watch::{InformerSnapshot, watch_problem};
-use crate::kube::workload::WorkloadPods;
+use crate::kube::subscribe::logs::{LogFeed, LogStream, StreamState, open_log};
+use crate::kube::subscribe::{InformerSnapshot, watch_problem};
+use crate::kube::subscribe::workload::WorkloadPods;
 use crate::kube::{Kube, Sockets, use_kube};
-use crate::model::log_merge::{Member, Merge, Open};
-use crate::model::logs::{LogLine, LogOptions, stream_problem};
-use crate::model::problem::Problem;
+use crate::rules::log_merge::{Member, Merge, Open};
+use crate::rules::logs::{LogLine, LogOptions, stream_problem};
+use crate::rules::problem::Problem;
 use crate::pages::logs::lines::LogLines;
 use crate::pages::logs::state::LogState;
 use crate::pages::logs::toolbar::LogToolbar;
@@ -109,7 +109,7 @@ impl Merged {
         let streams: StoredValue<BTreeMap<String, LogStream>, LocalStorage> =
             StoredValue::new_local(BTreeMap::new());
         let skipped: RwSignal<Vec<String>> = RwSignal::new(Vec::new());
-        let sockets = StoredValue::new_local(kube.websockets.clone());
+        let sockets = StoredValue::new_local(kube.sockets());
         let feed = StoredValue::new_local(state.feed(kube));
         Self {
             merge,

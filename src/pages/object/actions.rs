@@ -9,10 +9,10 @@ use serde_json::Value;
 use crate::actions::Actions;
 use crate::components::dialog::{ask_label_changes, confirm, prompt};
 use crate::components::outcome::ActionOutcome;
-use crate::kube::access::{Allowed, allowed_actions};
-use crate::kube::session::SessionState;
+use crate::kube::requests::access::{Allowed, allowed_actions};
+use crate::kube::stores::session::SessionState;
 use crate::kube::use_kube;
-use crate::model::objects::{KindActions, parse_replicas};
+use crate::rules::objects::{KindActions, parse_replicas};
 
 /// What the page knows of the person's rights.
 #[derive(Debug, Clone, PartialEq)]

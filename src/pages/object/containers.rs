@@ -3,12 +3,12 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::kube::access::may_exec;
-use crate::kube::session::SessionState;
+use crate::kube::requests::access::may_exec;
+use crate::kube::stores::session::SessionState;
 use crate::kube::{Now, use_kube};
-use crate::model::logs::LogOptions;
-use crate::model::pods::PodView;
-use crate::model::time::Seconds;
+use crate::rules::logs::LogOptions;
+use crate::rules::pods::PodView;
+use crate::rules::time::Seconds;
 use crate::route::{LogTarget, Route};
 
 /// The pod's facts and containers.
@@ -112,8 +112,8 @@ fn ContainerRows(
                 .map(|c| {
                     let href = logs_link(&namespace, &name, Some(c.name.clone()));
                     let shell_href = shell_link(&namespace, &name, &c.name);
-                    let running = matches!(c.state, crate::model::pods::State::Running(_));
-                    let last = if c.last == crate::model::pods::State::Unknown { "—".to_string() } else { c.last.describe(t) };
+                    let running = matches!(c.state, crate::rules::pods::State::Running(_));
+                    let last = if c.last == crate::rules::pods::State::Unknown { "—".to_string() } else { c.last.describe(t) };
                     let resources = {
                         let mut parts = Vec::new();
                         if !c.requests.is_empty() {

@@ -16,9 +16,9 @@ use leptos::prelude::*;
 
 use crate::actions::Actions;
 use crate::components::dialog::confirm;
-use crate::kube::session::SessionState;
+use crate::kube::stores::session::SessionState;
 use crate::kube::{Kube, use_kube};
-use crate::model::drain::{end_words, pod_words};
+use crate::rules::drain::{end_words, pod_words};
 
 /// May the person drain nodes (patch the node, create evictions anywhere)?
 async fn may_drain(kube: &Kube, node: &str) -> bool {
@@ -30,8 +30,8 @@ async fn may_drain(kube: &Kube, node: &str) -> bool {
         name: name.map(str::to_string),
         subresource: sub.map(str::to_string),
     };
-    let patch = can_i(&kube.client, &ask("patch", "nodes", None, Some(node))).await;
-    let evict = can_i(&kube.client, &ask("create", "pods", Some("eviction"), None)).await;
+    let patch = can_i(kube.client(), &ask("patch", "nodes", None, Some(node))).await;
+    let evict = can_i(kube.client(), &ask("create", "pods", Some("eviction"), None)).await;
     patch.is_ok_and(|a| a.allowed()) && evict.is_ok_and(|a| a.allowed())
 }
 
@@ -64,7 +64,7 @@ fn run(kube: Kube, actions: Actions, node: String, options: DrainOptions, p: Pro
                 });
             }
         };
-        let out = drain(&kube.client, &kube.clock, &node, options, report).await;
+        let out = drain(kube.client(), &kube.clock(), &node, options, report).await;
         let count = |f: fn(&PodState) -> bool| p.pods.with_untracked(|v| v.iter().filter(|(_, s)| f(s)).count());
         let words = end_words(&node, &out, count(|s| *s == PodState::Gone), count(|s| matches!(s, PodState::Left(_))));
         let drained = out == DrainEnd::Drained;

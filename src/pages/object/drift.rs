@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::model::drift::drift;
-use crate::model::history::short;
+use crate::rules::drift::drift;
+use crate::rules::versions::short;
 
 /// The Drift section; nothing when the object was never `kubectl apply`'d.
 #[component]

@@ -12,13 +12,13 @@ use kubeglass_kubectl::actions::ActionResult;
 use crate::components::diff::ReviewTable;
 use crate::components::editor::CodeEditor;
 use crate::components::problem::ProblemBox;
-use crate::kube::edit::{Refused, dry_run, read_now};
+use crate::kube::requests::edit::{Refused, dry_run, read_now};
 use crate::kube::{Kube, use_kube};
-use crate::model::edit::{
+use crate::rules::edit::{
     EditError, Reviewed, edit_patch, editable_yaml, field_line, parse, rebase, review,
 };
-use crate::model::problem::Problem;
-use crate::model::yaml::to_yaml;
+use crate::rules::problem::Problem;
+use crate::rules::yaml::to_yaml;
 use crate::platform::spawn;
 
 /// Where an edit is.

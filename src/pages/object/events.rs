@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
 use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::events::{EventIndex, EventRow, events_namespace};
-use crate::model::objects::field_value;
+use crate::kube::subscribe::{collection_path, watch_problem};
+use crate::rules::events::{EventIndex, EventRow, events_namespace};
+use crate::rules::objects::field_value;
 
 /// The Events whose involved object is this one (core/v1, by name and
 /// kind; a cluster-scoped object's are in `default`), newest first.

@@ -8,10 +8,10 @@ use kubeglass_kubectl::forwards::{ForwardKind, ForwardRequest};
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::kube::forwards::{may_forward, start};
-use crate::kube::session::SessionState;
+use crate::kube::requests::forwards::{may_forward, start};
+use crate::kube::stores::session::SessionState;
 use crate::kube::use_kube;
-use crate::model::objects::forward_ports;
+use crate::rules::objects::forward_ports;
 use crate::route::Route;
 
 /// The kind a forward reaches for `group`/`plural`, if it can be one.

@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use crate::kube::Now;
 use crate::kube::use_kube;
-use crate::model::objects::{conditions, owners, resource_of, string_map};
-use crate::model::time::age;
+use crate::rules::objects::{conditions, owners, resource_of, string_map};
+use crate::rules::time::age;
 use crate::route::Route;
 
 /// Values longer than this are folded into a `<details>` (a
@@ -50,7 +50,7 @@ pub fn chip(k: &str, v: &str, testid: String) -> AnyView {
 /// and has none); an owner whose kind discovery does not know is text.
 #[component]
 pub fn Owners(object: RwSignal<Option<Value>>, namespace: Option<String>) -> impl IntoView {
-    let discovered = use_kube().discovered;
+    let discovered = use_kube().discovered();
     let links = move || {
         let d = discovered.get().and_then(Result::ok);
         let refs = object.with(|o| o.as_ref().map(owners))?;

@@ -1,4 +1,4 @@
-//! One object, live: its heading and actions, labels and annotations, owners and what it owns, conditions, events, its history in this tab, a Secret's data on request, and its YAML.
+//! One object, live: its heading and actions, labels and annotations, owners and what it owns, conditions, events, its versions seen in this tab, a Secret's data on request, and its YAML.
 
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::kube_core::DynamicObject;
@@ -7,14 +7,14 @@ use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::history::{HistoryStore, use_history};
-use crate::kube::watch::{InformerSnapshot, Subscribe, watch_problem};
+use crate::kube::stores::versions::{VersionStore, use_versions};
+use crate::kube::subscribe::{InformerSnapshot, Subscribe, watch_problem};
 use crate::kube::{Kube, Now, Watch, use_kube};
-use crate::model::objects::{created, field_value, with_type_meta};
-use crate::model::problem::Problem;
-use crate::model::time::{Seconds, age};
-use crate::model::unread::stale_words;
-use crate::model::yaml::to_yaml;
+use crate::rules::objects::{created, field_value, with_type_meta};
+use crate::rules::problem::Problem;
+use crate::rules::time::{Seconds, age};
+use crate::rules::unread::stale_words;
+use crate::rules::yaml::to_yaml;
 
 mod actions;
 mod containers;
@@ -23,7 +23,7 @@ mod drift;
 mod edit;
 mod events;
 mod forward;
-mod history;
+mod versions;
 mod meta;
 mod owned;
 mod rollout;
@@ -35,8 +35,8 @@ use containers::{PodContainers, WorkloadLogsLink, has_workload_logs};
 use drift::ObjectDrift;
 use edit::ObjectEditor;
 use events::ObjectEvents;
-use history::ObjectHistoryView;
-use kubeglass_kubectl::metrics::Target;
+use versions::VersionsView;
+use kubeglass_kubectl::usage::Target;
 use meta::{Chips, Conditions, Owners};
 use owned::OwnedSection;
 use rollout::{RolloutHistory, has_rollout_history};
@@ -83,8 +83,8 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         Some(ns) => format!("{ns}/{name}"),
         None => name.clone(),
     };
-    let history_key = HistoryStore::key(&info.qualified_name(), namespace.as_deref(), &name);
-    let (watch, shown) = follow(subscription, &kube, &info, key.clone(), history_key.clone());
+    let versions_key = VersionStore::key(&info.qualified_name(), namespace.as_deref(), &name);
+    let (watch, shown) = follow(subscription, &kube, &info, key.clone(), versions_key.clone());
     let Shown {
         object,
         gone,
@@ -127,7 +127,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                 <forward::ForwardPorts kind namespace=ns name=name.clone() object/>
             }))}
             <div class="two-col object-cols">
-                <ObjectMain info namespace name object uid history_key revealed/>
+                <ObjectMain info namespace name object uid versions_key revealed/>
                 <ObjectYaml object/>
             </div>
         </section>
@@ -159,13 +159,13 @@ fn object_subscription<'a>(
 
 /// Starts `subscription` and shows the object under `key` as it changes
 /// (the signals it sets are returned with the watch); every version the
-/// page sees goes into the tab's history under `history_key`.
+/// page sees goes into the tab's versions under `versions_key`.
 fn follow(
     subscription: Subscribe<'_, DynamicObject>,
     kube: &Kube,
     info: &ResourceInfo,
     key: String,
-    history_key: String,
+    versions_key: String,
 ) -> (Watch<DynamicObject>, Shown) {
     let shown = Shown {
         object: RwSignal::new(None),
@@ -178,13 +178,13 @@ fn follow(
         missing,
     } = shown;
     let (api_version, kind) = (info.api_version(), info.kind.clone());
-    let (history, clock) = (use_history(), kube.clone());
+    let (versions, clock) = (use_versions(), kube.clone());
     let watch = subscription.frames(move |inf, _| {
         let current = inf.indexer().borrow().get(&key);
         match current {
             Some(o) => {
                 let value = with_type_meta(&o, &api_version, &kind);
-                history.record(&history_key, &value, clock.now());
+                versions.record(&versions_key, &value, clock.now());
                 object.set(Some(value));
                 gone.set(false);
             }
@@ -192,7 +192,7 @@ fn follow(
             // never there is not found.
             None if object.with_untracked(Option::is_some) => {
                 if inf.has_synced() {
-                    history.deleted(&history_key, clock.now());
+                    versions.deleted(&versions_key, clock.now());
                 }
                 gone.set(inf.has_synced())
             }
@@ -264,7 +264,7 @@ fn ObjectMain(
     name: String,
     object: RwSignal<Option<Value>>,
     uid: Memo<Option<String>>,
-    history_key: String,
+    versions_key: String,
     revealed: Option<RevealSignal>,
 ) -> impl IntoView {
     // Only a Secret has a reveal.
@@ -277,7 +277,7 @@ fn ObjectMain(
     // CPU and memory, for a pod or a node.
     let is_node = info.group.is_empty() && info.plural == "nodes";
     // A pod's figures come from the header's namespace's poll when it holds
-    // the pod (shared with Top, and its history), else from its own.
+    // the pod (shared with Top, and its points), else from its own.
     let usage = match (&namespace, is_pod, is_node) {
         (Some(ns), true, _) => Some((pods_target(ns), format!("{ns}/{name}"))),
         (None, _, true) => Some((Target::Nodes, name.clone())),
@@ -312,7 +312,7 @@ fn ObjectMain(
             <h3>"Events"</h3>
             <ObjectEvents info=info.clone() namespace=namespace.clone() name=name.clone()/>
             <h3>"History"</h3>
-            <ObjectHistoryView key=history_key/>
+            <VersionsView key=versions_key/>
             {(!secret).then(|| view! { <ObjectDrift object/> })}
         </div>
     }

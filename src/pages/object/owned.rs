@@ -7,11 +7,11 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
-use crate::kube::watch::{InformerSnapshot, cluster_path, watch_problem};
+use crate::kube::subscribe::{InformerSnapshot, cluster_path, watch_problem};
 use crate::kube::{Watch, use_kube};
-use crate::model::objects::{OwnedRow, children_of, field_value};
-use crate::model::problem::Problem;
-use crate::model::time::{Seconds, age};
+use crate::rules::objects::{OwnedRow, children_of, field_value};
+use crate::rules::problem::Problem;
+use crate::rules::time::{Seconds, age};
 use crate::route::Route;
 
 /// "Owns" (or "Pods on this node") for kinds the app knows the children
@@ -69,10 +69,10 @@ fn Owned(
             }
         }
     };
-    let tick = RwSignal::new(0u64);
+    let changed = Trigger::new();
     let watch = subscription
         .owner_index()
-        .frames(move |_, _| tick.update(|t| *t += 1));
+        .frames(move |_, _| changed.notify());
     let status = watch.status();
     let watch = StoredValue::new_local(watch);
     let doing = format!("list the {} it owns", child.plural);
@@ -81,7 +81,7 @@ fn Owned(
             .with(watch_problem)
             .map(|p| view! { <ProblemBox problem=p doing=doing.clone() testid="owned-error"/> })
     };
-    let rows = owned_rows(watch, tick, uid, on_node);
+    let rows = owned_rows(watch, changed, uid, on_node);
     let qualified = child.qualified_name();
     let kind = child.kind.clone();
     view! {
@@ -101,12 +101,12 @@ fn Owned(
 /// pods on the node, or the objects `uid` owns; anew on each frame.
 fn owned_rows(
     watch: StoredValue<Watch<TableRowObject>, LocalStorage>,
-    tick: RwSignal<u64>,
+    changed: Trigger,
     uid: Memo<Option<String>>,
     on_node: bool,
 ) -> Memo<(bool, Vec<OwnedRow>)> {
     Memo::new(move |_| {
-        tick.get();
+        changed.track();
         let uid = uid.get();
         watch.with_value(|inf| {
             let mut found: Vec<std::rc::Rc<TableRowObject>> = if on_node {

@@ -11,13 +11,13 @@ use crate::actions::Actions;
 use crate::components::dialog::confirm;
 use crate::components::problem::ProblemBox;
 use crate::kube::Now;
-use crate::kube::access::may_update;
-use crate::kube::session::SessionState;
-use crate::kube::watch::{collection_path, watch_problem};
+use crate::kube::requests::access::may_update;
+use crate::kube::stores::session::SessionState;
+use crate::kube::subscribe::{collection_path, watch_problem};
 use crate::kube::{Kube, Watch, use_kube};
-use crate::model::history::{diff, short};
-use crate::model::rollout::{Revision, controller_revisions, current, revisions};
-use crate::model::time::{Seconds, age};
+use crate::rules::versions::{diff, short};
+use crate::rules::rollout::{Revision, controller_revisions, current, revisions};
+use crate::rules::time::{Seconds, age};
 
 /// True for the kinds whose rollout history this shows.
 pub fn has_rollout_history(info: &ResourceInfo) -> bool {
@@ -82,15 +82,15 @@ pub fn RolloutHistory(
             return view! { <ProblemBox problem doing testid="rollout-error"/> }.into_any();
         }
     };
-    let tick = RwSignal::new(0u64);
+    let changed = Trigger::new();
     let watch = kube
         .subscribe("rollout-history", &path)
         .owner_index()
-        .frames(move |_, _| tick.update(|t| *t += 1));
+        .frames(move |_, _| changed.notify());
     let status = watch.status();
     let watch = StoredValue::new_local(watch);
     let picked = Picked {
-        found: found_revisions(watch, tick, uid, object, holders),
+        found: found_revisions(watch, changed, uid, object, holders),
         from: RwSignal::new(None::<u64>),
         to: RwSignal::new(None::<u64>),
     };
@@ -144,13 +144,13 @@ fn may_roll_back(
 /// now, anew on each frame of the watch.
 fn found_revisions(
     watch: StoredValue<Watch<DynamicObject>, LocalStorage>,
-    tick: RwSignal<u64>,
+    changed: Trigger,
     uid: Memo<Option<String>>,
     object: RwSignal<Option<Value>>,
     holders: &'static str,
 ) -> Memo<(Vec<Revision>, Option<u64>)> {
     Memo::new(move |_| {
-        tick.get();
+        changed.track();
         let (Some(uid), Some(deployment)) = (uid.get(), object.get()) else {
             return (Vec::new(), None);
         };

@@ -9,11 +9,11 @@ use serde_json::Value;
 use super::meta::chip;
 use crate::components::dialog::confirm;
 use crate::components::problem::ProblemBox;
-use crate::kube::reads::reveal_secret;
+use crate::kube::requests::reads::reveal_secret;
 use crate::kube::use_kube;
-use crate::model::objects::string_map;
-use crate::model::problem::Problem;
-use crate::model::secrets::Revealed;
+use crate::rules::objects::string_map;
+use crate::rules::problem::Problem;
+use crate::rules::secrets::Revealed;
 
 /// What a Secret's page holds once the person revealed it: fetched once,
 /// gone with the page.

@@ -1,18 +1,18 @@
-//! CPU and memory over the tab's history, from metrics.k8s.io, with what was asked for and may be used drawn in: a pod's (its requests and limits), a node's (its allocatable), a workload's (its pods summed, through the owner index).
+//! CPU and memory over the tab's last hour, from metrics.k8s.io, with what was asked for and may be used drawn in: a pod's (its requests and limits), a node's (its allocatable), a workload's (its pods summed, through the owner index).
 
 use kubeglass_client::discovery::ResourceInfo;
-use kubeglass_kubectl::metrics::{Point, Target};
+use kubeglass_kubectl::usage::{Point, Target};
 use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::cluster::ClusterState;
-use crate::kube::metrics::Metrics;
+use crate::kube::stores::cluster::ClusterState;
+use crate::kube::subscribe::usage::UsagePoll;
 use crate::kube::use_kube;
-use crate::kube::workload::WorkloadPods;
-use crate::model::metrics::{
+use crate::kube::subscribe::workload::WorkloadPods;
+use crate::rules::usage::{
     By, Capacity, graph, part, pod_resources, pods_resources, span, span_words, state_words,
-    sum_histories,
+    sum_points,
 };
 
 /// The graphs' size, in SVG units.
@@ -22,7 +22,7 @@ const HEIGHT: f64 = 60.0;
 const HOUR: f64 = 3600.0;
 
 /// The pods' poll a page of `namespace` reads: the header namespace's when
-/// that holds it (shared with Top, and its history), else the namespace's.
+/// that holds it (shared with Top, and its points), else the namespace's.
 pub fn pods_target(namespace: &str) -> Target {
     let header = expect_context::<ClusterState>().namespace.get_untracked();
     Target::Pods(match header {
@@ -41,7 +41,7 @@ pub fn UsageGraphs(
     object: RwSignal<Option<Value>>,
     node: bool,
 ) -> impl IntoView {
-    let metrics = StoredValue::new_local(use_kube().metrics(target));
+    let usage = StoredValue::new_local(use_kube().usage(target));
     let key = StoredValue::new(key);
     let refs = move |by: By| -> Vec<(&'static str, Option<f64>)> {
         object.with(|o| match o {
@@ -58,13 +58,13 @@ pub fn UsageGraphs(
     };
     let drawn = move |by: By| {
         move || {
-            let points = key.with_value(|k| metrics.with_value(|m| m.history(k)));
+            let points = key.with_value(|k| usage.with_value(|m| m.points(k)));
             figure(by, &points, &refs(by), "")
         }
     };
     view! {
         <h3>"Usage"</h3>
-        <PollState metrics/>
+        <PollState usage/>
         <div class="usage-graphs">{drawn(By::Cpu)}{drawn(By::Memory)}</div>
     }
 }
@@ -81,12 +81,12 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
             return view! { <ProblemBox problem doing="find its pods".to_string() testid="usage-problem"/> }.into_any();
         }
     };
-    let metrics = StoredValue::new_local(kube.metrics(pods_target(&namespace)));
+    let usage = StoredValue::new_local(kube.usage(pods_target(&namespace)));
     // Once per change of its pods or poll, for both graphs: the pods'
-    // histories summed, their requests and limits summed, how many.
+    // series summed, their requests and limits summed, how many.
     let summed = Memo::new(move |_| {
         let found = pods.with_value(WorkloadPods::pods).unwrap_or_default();
-        let histories: Vec<Vec<Point>> = found
+        let series: Vec<Vec<Point>> = found
             .iter()
             .map(|p| {
                 let key = format!(
@@ -94,11 +94,11 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
                     p.metadata.namespace.as_deref().unwrap_or_default(),
                     p.metadata.name.as_deref().unwrap_or_default()
                 );
-                metrics.with_value(|m| m.history(&key))
+                usage.with_value(|m| m.points(&key))
             })
             .collect();
         let (requests, limits) = pods_resources(found.iter().map(|p| &p.data));
-        (sum_histories(&histories), requests, limits, found.len())
+        (sum_points(&series), requests, limits, found.len())
     });
     let drawn = move |by: By| {
         move || {
@@ -114,7 +114,7 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
     };
     view! {
         <h3>"Usage"</h3>
-        <PollState metrics/>
+        <PollState usage/>
         <div class="usage-graphs">{drawn(By::Cpu)}{drawn(By::Memory)}</div>
     }
     .into_any()
@@ -122,9 +122,9 @@ pub fn WorkloadUsage(info: ResourceInfo, namespace: String, name: String) -> imp
 
 /// What the poll says, when it is not fresh.
 #[component]
-fn PollState(metrics: StoredValue<Metrics, LocalStorage>) -> impl IntoView {
+fn PollState(usage: StoredValue<UsagePoll, LocalStorage>) -> impl IntoView {
     move || {
-        state_words(&metrics.with_value(Metrics::state)).map(|(kind, words)| {
+        state_words(&usage.with_value(UsagePoll::state)).map(|(kind, words)| {
             view! { <p class="muted" data-testid="usage-state" data-state=kind role="status">{words}</p> }
         })
     }

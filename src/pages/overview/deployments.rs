@@ -10,11 +10,11 @@ use crate::actions::{Actions, deployments};
 use crate::components::dialog::{ask_label_changes, confirm};
 use crate::components::outcome::ActionOutcome;
 use crate::components::problem::ProblemBox;
-use crate::kube::session::SessionState;
+use crate::kube::stores::session::SessionState;
+use crate::kube::subscribe::{collection_path, watch_problem};
 use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::namespaces::scope_label;
-use crate::model::objects::DeploymentRow;
+use crate::rules::namespaces::scope_label;
+use crate::rules::objects::DeploymentRow;
 
 /// The Deployments in `namespace` (None: all).
 #[component]

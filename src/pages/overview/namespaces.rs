@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::cluster::ClusterState;
-use crate::kube::watch::watch_problem;
+use crate::kube::stores::cluster::ClusterState;
+use crate::kube::subscribe::watch_problem;
 
 /// Every namespace (from the app-wide informer), or why they cannot be listed.
 #[component]

@@ -9,10 +9,10 @@ use leptos::prelude::*;
 use crate::actions::{Actions, nodes};
 use crate::components::dialog::confirm;
 use crate::components::problem::ProblemBox;
-use crate::kube::session::SessionState;
+use crate::kube::stores::session::SessionState;
+use crate::kube::subscribe::{cluster_path, watch_problem};
 use crate::kube::use_kube;
-use crate::kube::watch::{cluster_path, watch_problem};
-use crate::model::objects::NodeRow;
+use crate::rules::objects::NodeRow;
 
 /// Nodes, each with its Ready condition and whether it is cordoned.
 #[component]

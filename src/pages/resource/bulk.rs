@@ -10,11 +10,11 @@ use leptos::prelude::*;
 
 use super::state::Table;
 use crate::actions::Actions;
-use crate::kube::bulk::{self, BulkRun};
-use crate::kube::session::SessionState;
+use crate::kube::requests::bulk::{self, BulkRun};
+use crate::kube::stores::session::SessionState;
 use crate::kube::use_kube;
-use crate::model::bulk::{BulkVerb, Fate, Input, question, tally, tally_words};
-use crate::model::objects::KindActions;
+use crate::rules::bulk::{BulkVerb, Fate, Input, question, tally, tally_words};
+use crate::rules::objects::KindActions;
 
 /// How many marked objects the bar asks about by name to decide which
 /// verbs to offer (their answers are kept for the confirmation).

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 
 use super::state::Table;
 use crate::components::problem::ProblemBox;
-use crate::kube::watch::watch_problem;
-use crate::model::live_rows::More;
-use crate::model::namespaces::scope_label;
+use crate::kube::subscribe::watch_problem;
+use crate::rules::live_rows::More;
+use crate::rules::namespaces::scope_label;
 
 /// The heading and, when the informer fails, the failure in words.
 #[component]
@@ -29,7 +29,7 @@ pub fn TableHeader(table: Table, info: ResourceInfo, namespace: Option<String>) 
         })
     };
     let total = Memo::new(move |_| {
-        table.changes.track();
+        table.changed.track();
         table.with_rows(|l| l.live_len())
     });
     let shown = Memo::new(move |_| table.visible.with(|k| k.len - k.leaving));

@@ -1,7 +1,7 @@
 //! The live table of any resource, built-in or CRD: kubectl's columns from a server-side Table informer, sorted incrementally, filtered, virtualized.
 //!
 //! This file wires the table's state (rows and their life-cycle from
-//! `model::live_rows`, sort, filter, selection, wide columns); the header,
+//! `rules::live_rows`, sort, filter, selection, wide columns); the header,
 //! toolbar and ring of rows draw it.
 
 use std::cell::RefCell;
@@ -16,17 +16,17 @@ use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
-use crate::kube::reads::preview_page;
+use crate::kube::requests::reads::preview_page;
 use crate::kube::use_kube;
-use crate::kube::watch::InformerSnapshot;
+use crate::kube::subscribe::InformerSnapshot;
 use crate::kube::{Kube, Now, Watch};
-use crate::model::cells::keys_in_order;
-use crate::model::filter::Filter;
-use crate::model::live_rows::{LiveRows, More};
-use crate::model::metrics::UsageCells;
-use crate::model::problem::Problem;
-use crate::model::table::Sort;
-use crate::model::time::Seconds;
+use crate::rules::cells::keys_in_order;
+use crate::rules::filter::Filter;
+use crate::rules::live_rows::{LiveRows, More};
+use crate::rules::usage::UsageCells;
+use crate::rules::problem::Problem;
+use crate::rules::table::Sort;
+use crate::rules::time::Seconds;
 use crate::prefs;
 
 mod bulk;
@@ -81,7 +81,7 @@ fn LiveTable(
 
     let feed = Feed {
         live: Rc::new(RefCell::new(LiveRows::new())),
-        changes: RwSignal::new(0u64),
+        changed: Trigger::new(),
         columns: RwSignal::new(Vec::new()),
         preview: RwSignal::new(None),
         usage: new_cells(&info),
@@ -101,7 +101,7 @@ fn LiveTable(
     let table = table_state(feed.clone(), status, &info);
     // A deleted row leaves the marks.
     Effect::new(move |_| {
-        table.changes.track();
+        table.changed.track();
         let gone = table.marks.with_untracked(|m| {
             !m.is_empty() && table.with_rows(|l| m.iter().any(|k| !l.is_live(k)))
         });
@@ -144,7 +144,7 @@ fn LiveTable(
 fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceInfo) -> Table {
     let Feed {
         live,
-        changes,
+        changed,
         columns,
         preview,
         ..
@@ -152,10 +152,10 @@ fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceIn
     let rows = StoredValue::new_local(live);
     let sort = RwSignal::new(Sort::default());
     let filter = RwSignal::new(String::new());
-    let visible = visible_keys(rows, changes, sort, filter);
+    let visible = visible_keys(rows, changed, sort, filter);
     Table {
         rows,
-        changes,
+        changed,
         columns,
         status,
         stale: Memo::new(move |_| status.with(|s| s.stale.clone())),
@@ -170,7 +170,7 @@ fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceIn
         resource: StoredValue::new(info.qualified_name()),
         usage: usage_of(info),
         usage_on: RwSignal::new(prefs::flag_or(prefs::USAGE, true)),
-        reviews: StoredValue::new_local(Reviews::new(use_kube().client)),
+        reviews: StoredValue::new_local(Reviews::new(use_kube().client().clone())),
         shell: shell::shell_column(info),
     }
 }
@@ -180,8 +180,8 @@ fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceIn
 #[derive(Clone)]
 struct Feed {
     live: Rc<RefCell<LiveRows>>,
-    /// Counts row changes (each frame of changes, each expiry).
-    changes: RwSignal<u64>,
+    /// Fires when the rows change (each frame of changes, each expiry).
+    changed: Trigger,
     columns: RwSignal<Vec<TableColumn>>,
     preview: RwSignal<Option<More>>,
     /// The CPU and memory cells of a pod or node table (see `usage`).
@@ -198,12 +198,12 @@ fn watch_rows(
 ) -> Watch<TableRowObject> {
     let Feed {
         live: l,
-        changes,
+        changed,
         columns,
         preview,
         usage,
     } = feed;
-    let clock = kube.clock.clone();
+    let clock = kube.clock();
     let mut subscription = kube.subscribe("resource-rows", path).table().labels(labels);
     if let Some(f) = fields {
         subscription = subscription.fields(f);
@@ -216,15 +216,15 @@ fn watch_rows(
         let indexer = indexer.borrow();
         let mut live = l.borrow_mut();
         // Each row with its CPU and memory cells, if the table shows them.
-        let changed = keys.into_iter().map(|k| {
+        let rows = keys.into_iter().map(|k| {
             let row = indexer.get(&k).map(|r| usage.row(r, server.len()));
             (k, row)
         });
-        if live.apply(&cols, changed, clock.now().as_secs_f64()) {
+        if live.apply(&cols, rows, clock.now().as_secs_f64()) {
             columns.set(cols);
         }
         preview.set(live.preview());
-        changes.update(|v| *v += 1);
+        changed.notify();
     })
 }
 
@@ -240,7 +240,7 @@ fn load_preview(
     let (kube, info) = (kube.clone(), info.clone());
     let Feed {
         live: l,
-        changes,
+        changed,
         columns,
         preview,
         ..
@@ -254,19 +254,19 @@ fn load_preview(
         if l.borrow_mut().show_preview(p.columns, p.rows, more) {
             let _ = columns.try_set(cols);
             let _ = preview.try_set(Some(more));
-            let _ = changes.try_update(|v| *v += 1);
+            changed.notify();
         }
     });
 }
 
 /// Drops the rows that have faded out, on each tick of `now`.
 fn expire_rows(kube: &Kube, now: RwSignal<Seconds>, feed: Feed) {
-    let Feed { live, changes, .. } = feed;
-    let clock = kube.clock.clone();
+    let Feed { live, changed, .. } = feed;
+    let clock = kube.clock();
     Effect::new(move |_| {
         now.track();
         if live.borrow_mut().expire(clock.now().as_secs_f64()) {
-            changes.update(|v| *v += 1);
+            changed.notify();
         }
     });
 }
@@ -276,13 +276,13 @@ fn expire_rows(kube: &Kube, now: RwSignal<Seconds>, feed: Feed) {
 /// frame).
 fn visible_keys(
     rows: StoredValue<Rc<RefCell<LiveRows>>, LocalStorage>,
-    changes: RwSignal<u64>,
+    changed: Trigger,
     sort: RwSignal<Sort>,
     filter: RwSignal<String>,
 ) -> Memo<Keys> {
     let generation = StoredValue::new(0u64);
     Memo::new(move |_| {
-        changes.track();
+        changed.track();
         let f = Filter::parse(&filter.get());
         let s = sort.get();
         generation.update_value(|g| *g += 1);

@@ -15,11 +15,11 @@ use crate::components::keys::{modified, on_keys, typing};
 use crate::components::scroll::ScrollWindow;
 use crate::kube::Now;
 use crate::kube::Stale;
-use crate::model::cells::{cell_class, cell_text};
-use crate::model::live_rows::{LiveRows, RowState};
-use crate::model::metrics::is_usage_column;
-use crate::model::time::Seconds;
-use crate::model::unread::stale_words;
+use crate::rules::cells::{cell_class, cell_text};
+use crate::rules::live_rows::{LiveRows, RowState};
+use crate::rules::usage::is_usage_column;
+use crate::rules::time::Seconds;
+use crate::rules::unread::stale_words;
 
 /// Height of one row in pixels (style/main.css `.vrow` agrees).
 const ROW_HEIGHT: f64 = 30.0;
@@ -122,7 +122,7 @@ fn window_rows(
         let cols = table.shown_columns();
         let sel = table.selected.get();
         let stale = table.stale.get();
-        table.changes.track();
+        table.changed.track();
         let rows = table.marks.with(|marks| {
             table.with_rows(|l| {
                 keys.into_iter()

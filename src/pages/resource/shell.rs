@@ -7,7 +7,7 @@ use kubeglass_kubectl::access::{Access, AccessQuery};
 use leptos::prelude::*;
 
 use super::state::Table;
-use crate::kube::session::SessionState;
+use crate::kube::stores::session::SessionState;
 use crate::kube::use_kube;
 use crate::route::{Route, navigate};
 

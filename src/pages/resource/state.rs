@@ -5,15 +5,15 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::kube::Stale;
-use crate::kube::watch::InformerSnapshot;
+use crate::kube::subscribe::InformerSnapshot;
 use kubeglass_client::rest::table::TableColumn;
 use leptos::prelude::*;
 
-use crate::model::filter::Test;
-use crate::model::live_rows::{LiveRows, More};
-use crate::model::marks::Marks;
-use crate::model::metrics::{UsageOf, is_usage_column};
-use crate::model::table::Sort;
+use crate::rules::filter::Test;
+use crate::rules::live_rows::{LiveRows, More};
+use crate::rules::marks::Marks;
+use crate::rules::usage::{UsageOf, is_usage_column};
+use crate::rules::table::Sort;
 use crate::prefs;
 use crate::route::{Route, navigate};
 
@@ -45,8 +45,8 @@ pub fn compile_regex(pattern: &str) -> Result<Test, String> {
 #[derive(Clone, Copy)]
 pub struct Table {
     pub rows: StoredValue<Rc<RefCell<LiveRows>>, LocalStorage>,
-    /// Counts row changes (each frame of changes, each expiry).
-    pub changes: RwSignal<u64>,
+    /// Fires when the rows change (each frame of changes, each expiry).
+    pub changed: Trigger,
     pub columns: RwSignal<Vec<TableColumn>>,
     pub status: RwSignal<InformerSnapshot>,
     /// The rows shown as their last good copy: the server's copy no

@@ -5,7 +5,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use super::state::{Table, compile_regex};
-use crate::model::filter::Filter;
+use crate::rules::filter::Filter;
 use crate::route::{Route, navigate};
 
 /// The toolbar; selectors apply on Enter, as a new URL.

@@ -1,4 +1,4 @@
-//! The pod and node tables' CPU and memory columns: while shown, the shared metrics poll for the table's scope and what usage is measured against (pods' requests and limits, nodes' allocatable) are held, and each poll rewrites the rows' usage cells in one pass, without flashing them.
+//! The pod and node tables' CPU and memory columns: while shown, the shared usage poll for the table's scope and what usage is measured against (pods' requests and limits, nodes' allocatable) are held, and each poll rewrites the rows' usage cells in one pass, without flashing them.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -6,13 +6,13 @@ use std::rc::Rc;
 use kubeglass_client::discovery::ResourceInfo;
 use kubeglass_client::k8s_openapi::api::core::v1::{Node, Pod};
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_kubectl::metrics::{PollState, Target};
+use kubeglass_kubectl::usage::{PollState, Target};
 use leptos::prelude::*;
 
 use super::Feed;
-use crate::kube::watch::{cluster_path, collection_path};
+use crate::kube::subscribe::{cluster_path, collection_path};
 use crate::kube::{Watch, use_kube};
-use crate::model::metrics::{
+use crate::rules::usage::{
     Against, Capacity, RESOURCES_ONLY, UsageCells, UsageOf, is_usage_column, pod_resources,
     resources_only, state_words,
 };
@@ -62,7 +62,7 @@ pub fn rewrite(feed: &Feed) {
         .rewrite(columns.clone(), |r| cells.row(r, n))
     {
         let _ = feed.columns.try_set(columns);
-        let _ = feed.changes.try_update(|v| *v += 1);
+        feed.changed.notify();
     }
 }
 
@@ -74,7 +74,7 @@ pub fn rewrite(feed: &Feed) {
 /// The table shows it once its own informer has synced (so the poll and
 /// the watch do not slow its first rows and sync). That watch reads whole
 /// objects (a pod's requests are in its spec, which a Table row lacks), so
-/// it starts only once a sample has come: a cluster without metrics never
+/// it starts only once a sample has come: a cluster without metrics-server never
 /// pays for it.
 #[component]
 pub fn UsageFeed(
@@ -92,7 +92,7 @@ pub fn UsageFeed(
         ),
         UsageOf::Nodes => (Target::Nodes, cluster_path::<Node>(&kube)),
     };
-    let metrics = kube.metrics(target);
+    let usage = kube.usage(target);
     let measured = RwSignal::new(Default::default());
     let watch = StoredValue::new_local(None::<Watch<DynamicObject>>);
     let owner = Owner::current();
@@ -110,7 +110,7 @@ pub fn UsageFeed(
     // against; other changes to it wait for the next poll.
     let measured_count = Memo::new(move |_| measured.with(|m| m.len()));
     feed.usage.borrow_mut().on = true;
-    let (poll, f) = (metrics.clone(), feed.clone());
+    let (poll, f) = (usage.clone(), feed.clone());
     Effect::new(move |_| {
         let latest = poll.latest();
         let sampled = !latest.is_empty() || matches!(poll.state(), PollState::Fresh { .. });
@@ -134,7 +134,7 @@ pub fn UsageFeed(
         }
         rewrite(&f);
     });
-    let metrics = StoredValue::new_local(metrics);
+    let usage = StoredValue::new_local(usage);
     let feed = StoredValue::new_local(feed);
     on_cleanup(move || {
         // The table may be going too; its rows are then nobody's to redraw.
@@ -144,7 +144,7 @@ pub fn UsageFeed(
         }
     });
     move || {
-        state_words(&metrics.with_value(|m| m.state())).map(|(kind, words)| {
+        state_words(&usage.with_value(|m| m.state())).map(|(kind, words)| {
             view! { <p class="muted small" data-testid="usage-state" data-state=kind role="status">"CPU and memory: " {words}</p> }
         })
     }

@@ -1,4 +1,9 @@
-//! Top (`#/top`, `:top`): pods and nodes by CPU or memory from metrics.k8s.io, live at the server's resolution, with each one's line over the tab's own history — `kubectl top`, kept up to date, with no Prometheus.
+//! Top (`#/top`, `:top`): pods and nodes by CPU or memory from metrics.k8s.io, live at the server's resolution, with each one's line over the tab's last hour — `kubectl top`, kept up to date, with no Prometheus.
+//!
+//! The page keeps kubectl's name, `top` (its route `#/top`, its link, its
+//! module and `rules::usage::top`), because it is `kubectl top`'s view in
+//! kubectl's words; what it shows is usage, the app's one word for
+//! metrics.k8s.io, and the code it reads is named so (`kube.usage(…)`).
 
 mod rows;
 mod sizing;
@@ -6,14 +11,14 @@ mod sizing;
 use std::collections::BTreeMap;
 
 use kubeglass_client::k8s_openapi::api::core::v1::Node;
-use kubeglass_kubectl::metrics::Target;
+use kubeglass_kubectl::usage::Target;
 use leptos::prelude::*;
 
-use crate::kube::cluster::ClusterState;
+use crate::kube::stores::cluster::ClusterState;
 use crate::kube::use_kube;
-use crate::kube::watch::cluster_path;
-use crate::model::filter::Filter;
-use crate::model::metrics::{By, Capacity};
+use crate::kube::subscribe::cluster_path;
+use crate::rules::filter::Filter;
+use crate::rules::usage::{By, Capacity};
 use crate::platform::regex;
 
 use rows::TopTable;

@@ -4,15 +4,15 @@ use std::collections::BTreeMap;
 
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_kubectl::metrics::Target;
+use kubeglass_kubectl::usage::Target;
 use leptos::prelude::*;
 
-use crate::kube::metrics::Metrics;
-use crate::kube::watch::collection_path;
+use crate::kube::subscribe::usage::UsagePoll;
+use crate::kube::subscribe::collection_path;
 use crate::kube::{Watch, use_kube};
-use crate::model::filter::Filter;
-use crate::model::metrics::{By, Capacity, TopRow, rank, span, top_state_words, usage_line};
-use crate::model::time::Seconds;
+use crate::rules::filter::Filter;
+use crate::rules::usage::{By, Capacity, TopRow, rank, span, top_state_words, usage_line};
+use crate::rules::time::Seconds;
 use crate::platform::regex;
 use crate::route::Route;
 
@@ -58,19 +58,19 @@ pub fn TopTable(
 ) -> impl IntoView {
     let nodes = target == Target::Nodes;
     let all_namespaces = target == Target::Pods(None);
-    let metrics = StoredValue::new_local(use_kube().metrics(target.clone()));
+    let usage = StoredValue::new_local(use_kube().usage(target.clone()));
     let pods = watch_pods(&target);
     let pods_rows = pods.as_ref().map(|(rows, w)| (*rows, w.status()));
     let _pods = StoredValue::new_local(pods);
     let ranked = move || {
-        let sample = metrics.with_value(Metrics::latest);
+        let sample = usage.with_value(UsagePoll::latest);
         let keep = filter
             .with(|f| Filter::parse(f).test(regex))
             .unwrap_or_else(|_| Box::new(|_| false));
         capacity.with(|c| rank(&sample, by.get(), &keep, limit, nodes.then_some(c)))
     };
     let state = move || {
-        let state = metrics.with_value(Metrics::state);
+        let state = usage.with_value(UsagePoll::state);
         let words = match pods_rows {
             Some((rows, status)) => rows.with(|p| {
                 let synced = status.with(|s| s.synced);
@@ -80,7 +80,7 @@ pub fn TopTable(
         };
         words.map(|(kind, words)| view! { <p class="muted" data-testid=format!("{testid}-state") data-state=kind role="status">{words}</p> })
     };
-    let version = move || metrics.with_value(Metrics::version).map(|v| v.as_str());
+    let version = move || usage.with_value(UsagePoll::version).map(|v| v.as_str());
     view! {
         {state}
         <table class="grid top-table" data-testid=testid data-version=version>
@@ -95,8 +95,8 @@ pub fn TopTable(
                     let drawn = rows
                         .into_iter()
                         .map(|r| {
-                            let line = metrics.with_value(|m| {
-                                let points = m.history(&r.key);
+                            let line = usage.with_value(|m| {
+                                let points = m.points(&r.key);
                                 let end = points.last().map_or(0.0, |p| p.at);
                                 usage_line(&points, by, end, span(&points, HOUR), 120.0, 20.0)
                             });

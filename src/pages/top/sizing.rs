@@ -1,17 +1,17 @@
-//! Right-sizing, under Top: each workload's pods' usage over the tab's history against what they request, what that suggests, and the pods far from their own requests.
+//! Right-sizing, under Top: each workload's pods' usage over the tab's last hour against what they request, what that suggests, and the pods far from their own requests.
 
 use std::collections::BTreeMap;
 
 use kubeglass_client::k8s_openapi::api::apps::v1::ReplicaSet;
 use kubeglass_client::k8s_openapi::api::core::v1::Pod;
-use kubeglass_kubectl::metrics::Target;
+use kubeglass_kubectl::usage::Target;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
-use crate::kube::metrics::Metrics;
+use crate::kube::subscribe::usage::UsagePoll;
 use crate::kube::use_kube;
-use crate::kube::watch::{collection_path, watch_problem};
-use crate::model::metrics::{
+use crate::kube::subscribe::{collection_path, watch_problem};
+use crate::rules::usage::{
     By, Part, PodSizing, Sizing, controller, fit_words, part_words, right_size,
 };
 use crate::route::Route;
@@ -42,9 +42,9 @@ pub fn RightSizing(scope: Option<String>) -> impl IntoView {
                 .map(|(_, name)| name)
         });
     let _watches = StoredValue::new_local((pods_watch, sets_watch));
-    let metrics = StoredValue::new_local(kube.metrics(Target::Pods(scope)));
+    let usage = StoredValue::new_local(kube.usage(Target::Pods(scope)));
     // Once per poll: the figures only move then, and summing every pod's
-    // history on each frame of pod changes would cost a busy cluster a
+    // points on each frame of pod changes would cost a busy cluster a
     // frame. A pod or ReplicaSet that arrived since shows at the next poll.
     let sized = move || {
         let deployments: BTreeMap<String, String> = sets.with_untracked(|s| {
@@ -53,9 +53,9 @@ pub fn RightSizing(scope: Option<String>) -> impl IntoView {
                 .collect()
         });
         let pods: Vec<PodSizing> = pods.with_untracked(|p| p.values().cloned().collect());
-        metrics.with_value(|m: &Metrics| {
+        usage.with_value(|m: &UsagePoll| {
             m.track();
-            right_size(&pods, &deployments, &|k| m.history(k))
+            right_size(&pods, &deployments, &|k| m.points(k))
         })
     };
     view! {

@@ -1,0 +1,122 @@
+//! What the person may do to one object, asked of the cluster with SelfSubjectAccessReviews; a failure to ask is kept apart from "no".
+
+use kubeglass_client::discovery::ResourceInfo;
+use kubeglass_kubectl::access::{AccessQuery, can_i};
+
+use crate::kube::Kube;
+use crate::rules::objects::KindActions;
+use crate::rules::problem::Problem;
+
+/// What the person may do here.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Allowed {
+    /// May delete it.
+    pub delete: bool,
+    /// May patch it.
+    pub patch: bool,
+    /// May update its scale.
+    pub scale: bool,
+    /// May update the object itself (edit).
+    pub update: bool,
+    /// The cluster could not be asked (not the same as "not allowed").
+    pub problem: Option<Problem>,
+}
+
+impl Allowed {
+    /// True when nothing is allowed.
+    pub fn nothing(&self) -> bool {
+        !(self.delete || self.patch || self.scale || self.update)
+    }
+}
+
+/// May the person update this object (a rollback writes it)? False when
+/// the cluster could not be asked.
+pub async fn may_update(
+    kube: &Kube,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+) -> bool {
+    may(kube, "update", info, namespace, name, None)
+        .await
+        .unwrap_or(false)
+}
+
+/// May the person create anything in `namespace`? (The Create page and
+/// its link show only then.) False when the cluster could not be asked,
+/// and in a read-only session, whose launcher refuses the review.
+pub async fn may_create(kube: &Kube, namespace: &str) -> bool {
+    kubeglass_kubectl::access::may_create_in(&kube.client, namespace)
+        .await
+        .unwrap_or(false)
+}
+
+/// May the person open a shell in `pod` (`create pods/exec`, as kubectl
+/// exec needs)? An error when the cluster could not be asked.
+pub async fn may_exec(kube: &Kube, namespace: &str, pod: &str) -> Result<bool, Problem> {
+    let query = AccessQuery {
+        verb: "create".into(),
+        group: String::new(),
+        resource: "pods".into(),
+        namespace: Some(namespace.to_string()),
+        name: Some(pod.to_string()),
+        subresource: Some("exec".into()),
+    };
+    can_i(&kube.client, &query)
+        .await
+        .map(|a| a.allowed())
+        .map_err(|e| Problem::from_error(&e))
+}
+
+/// May the person `verb` this object (or its `sub`resource)? An error when
+/// the cluster could not be asked, which is not the same as "no".
+async fn may(
+    kube: &Kube,
+    verb: &str,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+    sub: Option<&str>,
+) -> Result<bool, Problem> {
+    let query = AccessQuery {
+        verb: verb.into(),
+        group: info.group.clone(),
+        resource: info.plural.clone(),
+        namespace: namespace.map(str::to_string),
+        name: Some(name.to_string()),
+        subresource: sub.map(str::to_string),
+    };
+    can_i(&kube.client, &query)
+        .await
+        .map(|a| a.allowed())
+        .map_err(|e| Problem::from_error(&e))
+}
+
+/// Asks, for each action the kind has, whether the person may use it.
+pub async fn allowed_actions(
+    kube: &Kube,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+) -> Allowed {
+    let kind = KindActions::of(info);
+    let mut problem = None;
+    let mut answer = |r: Result<bool, Problem>| {
+        r.unwrap_or_else(|e| {
+            problem.get_or_insert(e);
+            false
+        })
+    };
+    let delete = kind.delete && answer(may(kube, "delete", info, namespace, name, None).await);
+    let patch = kind.patch && answer(may(kube, "patch", info, namespace, name, None).await);
+    let scale =
+        kind.scale && answer(may(kube, "update", info, namespace, name, Some("scale")).await);
+    let update = kind.edit && answer(may(kube, "update", info, namespace, name, None).await);
+    Allowed {
+        delete,
+        patch,
+        scale,
+        update,
+        problem,
+    }
+}
