@@ -95,3 +95,44 @@ export function shellView(page) {
     },
   };
 }
+
+/**
+ * The app's frame around every page: ready once the server's version is
+ * drawn (the first page waits for it), and the version it shows.
+ */
+export function frame(page) {
+  const version = () => page.getByTestId('server-version');
+  return {
+    ready: (timeout = 20000) => version().waitFor({ timeout }),
+    version: async () => (await version().innerText()).trim(),
+  };
+}
+
+/** A table's bar for marked rows (`bulk-bar`) and its confirmation. */
+export function bulkBar(page) {
+  const confirm = page.getByTestId('bulk-confirm');
+  return {
+    /** The words of the count ("3 marked"). */
+    count: () => page.getByTestId('bulk-count').innerText(),
+    /** Waits until the count says `words` exactly. */
+    countIs: (words, timeout = 15000) => page.getByTestId('bulk-count')
+      .filter({ hasText: new RegExp(`^${words}$`) }).waitFor({ timeout }),
+    /** A verb's button (`delete`, `label`, `annotate`, `scale`, …). */
+    verb: (v) => page.getByTestId(`bulk-${v}`),
+    /** Waits for the bar to go (nothing marked). */
+    gone: () => page.getByTestId('bulk-bar').waitFor({ state: 'detached' }),
+    clear: () => page.getByTestId('bulk-clear').click(),
+    confirm: {
+      root: confirm,
+      question: () => confirm.getByTestId('bulk-question').innerText(),
+      /** Waits until the line of counts has `text` in it. */
+      tally: (text, timeout = 20000) => confirm.getByTestId('bulk-tally').filter({ hasText: text }).waitFor({ timeout }),
+      input: () => confirm.getByTestId('bulk-input'),
+      go: () => confirm.getByTestId('bulk-go').click(),
+      close: () => confirm.getByTestId('bulk-close').click(),
+      /** One object's fate (`data-state`: queued, done, refused, failed, skipped). */
+      result: (key) => confirm.locator(`[data-testid=bulk-result][data-key="${key}"]`),
+      results: (state) => confirm.locator(`[data-testid=bulk-result][data-state=${state}]`),
+    },
+  };
+}

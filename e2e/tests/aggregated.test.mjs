@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, apply, cleanUp, kubectl, until } from '../lib.mjs';
+import { frame } from '../pages.mjs';
 
 const NAME = 'v1beta1.missing.kubeglass.dev';
 
@@ -43,7 +44,7 @@ test('an unavailable APIService is reported on the API page, and every other vie
   await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
 
   await page.goto(`${app.url}#/`);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   await page.keyboard.press(':');
   await page.getByTestId('palette-input').fill('deploy');
   await page.getByTestId('palette-input').press('Enter');

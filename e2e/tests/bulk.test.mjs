@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until } from '../lib.mjs';
+import { bulkBar } from '../pages.mjs';
 
 const SUFFIX = `${Date.now() % 1000000}`;
 const NS = `e2e-many-${SUFFIX}`;
@@ -66,9 +67,9 @@ test('marks: the box, Shift-click, Space and all that match; they survive a new 
   // The box marks one row; Shift-click on the third marks the range, the
   // one between included.
   await page.locator(`[data-testid=resource-row][data-key="${first}"] [data-testid=row-mark]`).click();
-  assert.equal(await page.getByTestId('bulk-count').innerText(), '1 marked');
+  assert.equal(await bulkBar(page).count(), '1 marked');
   await page.locator(`[data-testid=resource-row][data-key="${last}"] [data-testid=row-mark]`).click({ modifiers: ['Shift'] });
-  assert.equal(await page.getByTestId('bulk-count').innerText(), '3 marked');
+  assert.equal(await bulkBar(page).count(), '3 marked');
   // Ctrl-click on a row unmarks it, and does not open it.
   await page.locator(`[data-testid=resource-row][data-key="${middle}"] .vcell.name`).click({ modifiers: ['Control'] });
   assert.deepEqual(await marked(page), [first, last]);
@@ -80,12 +81,12 @@ test('marks: the box, Shift-click, Space and all that match; they survive a new 
   assert.deepEqual(await marked(page), [first, last]);
   assert.match(page.url(), /#\/r\/configmaps/);
   // Space (k9s's mark) marks the cursor's row, the first shown.
-  await page.getByTestId('bulk-clear').click();
-  await page.getByTestId('bulk-bar').waitFor({ state: 'detached' });
+  await bulkBar(page).clear();
+  await bulkBar(page).gone();
   await page.getByTestId('row-filter').blur();
   await page.keyboard.press('Space');
   assert.deepEqual(await marked(page), [last]);
-  await page.getByTestId('bulk-clear').click();
+  await bulkBar(page).clear();
   // A plain click still opens the row.
   await page.locator(`[data-testid=resource-row][data-key="${first}"] .vcell.name`).click();
   await page.waitForURL(/#\/o\/configmaps\//);
@@ -98,27 +99,27 @@ test('deleting 50 ConfigMaps marked by a filter: one confirmation, a result each
   await page.locator(`[data-testid=resource-row][data-key="${NS}/bulk-0"]`).waitFor({ timeout: 30000 });
   await page.getByTestId('row-filter').fill('bulk-');
   await page.getByTestId('mark-all').check();
-  assert.equal(await page.getByTestId('bulk-count').innerText(), '50 marked');
+  assert.equal(await bulkBar(page).count(), '50 marked');
   // Every verb a ConfigMap has, none it has not.
-  for (const v of ['label', 'annotate', 'delete']) await page.getByTestId(`bulk-${v}`).waitFor({ timeout: 15000 });
-  for (const v of ['scale', 'restart', 'cordon', 'drain']) assert.equal(await page.getByTestId(`bulk-${v}`).count(), 0, v);
-  await page.getByTestId('bulk-delete').click();
-  const confirm = page.getByTestId('bulk-confirm');
-  assert.match(await confirm.getByTestId('bulk-question').innerText(),
+  for (const v of ['label', 'annotate', 'delete']) await bulkBar(page).verb(v).waitFor({ timeout: 15000 });
+  for (const v of ['scale', 'restart', 'cordon', 'drain']) assert.equal(await bulkBar(page).verb(v).count(), 0, v);
+  await bulkBar(page).verb('delete').click();
+  const confirm = bulkBar(page).confirm;
+  assert.match(await confirm.question(),
     new RegExp(`^Delete 50 configmaps: ${NS}/bulk-0, ${NS}/bulk-1, ${NS}/bulk-10, ${NS}/bulk-11, ${NS}/bulk-12 and 45 more\\?$`));
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '50 will be sent; 0 you may not delete' }).waitFor({ timeout: 20000 });
+  await confirm.tally('50 will be sent; 0 you may not delete');
   assert.equal(kubectl('-n', NS, 'get', 'configmap', 'bulk-7', '-o', 'name').trim(), 'configmap/bulk-7', 'nothing sent before the confirmation');
   const t0 = Date.now();
-  await confirm.getByTestId('bulk-go').click();
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '50 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 60000 });
+  await confirm.go();
+  await confirm.tally('50 done, 0 refused, 0 failed, 0 to go', 60000);
   console.log(`  50 deletes done ${Date.now() - t0} ms after the click`);
-  assert.equal(await confirm.locator('[data-testid=bulk-result][data-state=done]').count(), 50);
-  assert.match(await confirm.locator(`[data-testid=bulk-result][data-key="${NS}/bulk-9"]`).innerText(), new RegExp(`Deleted ${NS}/bulk-9`));
+  assert.equal(await confirm.results('done').count(), 50);
+  assert.match(await confirm.result(`${NS}/bulk-9`).innerText(), new RegExp(`Deleted ${NS}/bulk-9`));
   assert.ok(await until(() => names(NS).join(' ') === 'keep-0 keep-1 keep-2', 20000), `kubectl still lists ${names(NS)}`);
   // The deleted rows leave the marks.
-  await page.getByTestId('bulk-count').filter({ hasText: /^0 marked$/ }).waitFor({ timeout: 15000 });
-  await confirm.getByTestId('bulk-close').click();
-  await page.getByTestId('bulk-bar').waitFor({ state: 'detached' });
+  await bulkBar(page).countIs('0 marked');
+  await confirm.close();
+  await bulkBar(page).gone();
 });
 
 test('Label and Annotate on the marked rows: what is typed is checked, then each object is patched', async () => {
@@ -128,30 +129,30 @@ test('Label and Annotate on the marked rows: what is typed is checked, then each
   await page.locator(`[data-testid=resource-row][data-key="${NS}/keep-0"]`).waitFor({ timeout: 30000 });
   await page.getByTestId('row-filter').fill('keep-');
   await page.getByTestId('mark-all').check();
-  assert.equal(await page.getByTestId('bulk-count').innerText(), '3 marked');
-  await page.getByTestId('bulk-label').click();
-  const confirm = page.getByTestId('bulk-confirm');
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '3 will be sent' }).waitFor({ timeout: 20000 });
+  assert.equal(await bulkBar(page).count(), '3 marked');
+  await bulkBar(page).verb('label').click();
+  const confirm = bulkBar(page).confirm;
+  await confirm.tally('3 will be sent');
   // A label value with a space is refused before anything is sent.
-  await confirm.getByTestId('bulk-input').fill('tier=gold plated');
-  await confirm.getByTestId('bulk-go').click();
-  await confirm.getByTestId('bulk-mistake').waitFor();
-  await confirm.getByTestId('bulk-input').fill('tier=gold');
-  await confirm.getByTestId('bulk-go').click();
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '3 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
+  await confirm.input().fill('tier=gold plated');
+  await confirm.go();
+  await confirm.root.getByTestId('bulk-mistake').waitFor();
+  await confirm.input().fill('tier=gold');
+  await confirm.go();
+  await confirm.tally('3 done, 0 refused, 0 failed, 0 to go', 30000);
   assert.equal(kubectl('-n', NS, 'get', 'configmaps', '-l', 'tier=gold', '-o', 'jsonpath={.items[*].metadata.name}'), 'keep-0 keep-1 keep-2');
-  await confirm.getByTestId('bulk-close').click();
+  await confirm.close();
   // Annotations take the rest of the line, commas and spaces included.
-  await page.getByTestId('bulk-annotate').click();
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '3 will be sent' }).waitFor({ timeout: 20000 });
-  await confirm.getByTestId('bulk-input').fill('example.com/owner=the shop team, since 2024');
-  await confirm.getByTestId('bulk-go').click();
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '3 done' }).waitFor({ timeout: 30000 });
+  await bulkBar(page).verb('annotate').click();
+  await confirm.tally('3 will be sent');
+  await confirm.input().fill('example.com/owner=the shop team, since 2024');
+  await confirm.go();
+  await confirm.tally('3 done', 30000);
   for (const n of ['keep-0', 'keep-1', 'keep-2']) {
     assert.equal(kubectl('-n', NS, 'get', 'configmap', n, '-o', 'jsonpath={.metadata.annotations.example\\.com/owner}'), 'the shop team, since 2024');
   }
-  await confirm.getByTestId('bulk-close').click();
-  await page.getByTestId('bulk-clear').click();
+  await confirm.close();
+  await bulkBar(page).clear();
 });
 
 test('nodes: Cordon, Uncordon and Drain on the marked, one node after another', async (t) => {
@@ -166,22 +167,22 @@ test('nodes: Cordon, Uncordon and Drain on the marked, one node after another', 
   await page.goto(`${app.url}#/r/nodes?l=e2e-bulk%3D${SUFFIX}`);
   await page.locator(`[data-testid=resource-row][data-key="${nodes[1]}"]`).waitFor({ timeout: 30000 });
   await page.getByTestId('mark-all').check();
-  assert.equal(await page.getByTestId('bulk-count').innerText(), '2 marked');
-  const confirm = page.getByTestId('bulk-confirm');
+  assert.equal(await bulkBar(page).count(), '2 marked');
+  const confirm = bulkBar(page).confirm;
   for (const [verb, want] of [['cordon', 'true'], ['uncordon', '']]) {
-    await page.getByTestId(`bulk-${verb}`).click({ timeout: 15000 });
-    await confirm.getByTestId('bulk-tally').filter({ hasText: '2 will be sent' }).waitFor({ timeout: 20000 });
-    await confirm.getByTestId('bulk-go').click();
-    await confirm.getByTestId('bulk-tally').filter({ hasText: '2 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
+    await bulkBar(page).verb(verb).click({ timeout: 15000 });
+    await confirm.tally('2 will be sent');
+    await confirm.go();
+    await confirm.tally('2 done, 0 refused, 0 failed, 0 to go', 30000);
     assert.deepEqual(unschedulable(), [want, want], verb);
-    await confirm.getByTestId('bulk-close').click();
+    await confirm.close();
   }
   // Drain: each node cordoned and (holding no pods) drained at once.
-  await page.getByTestId('bulk-drain').click();
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '2 will be sent' }).waitFor({ timeout: 20000 });
-  await confirm.getByTestId('bulk-go').click();
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '2 done, 0 refused, 0 failed, 0 to go' }).waitFor({ timeout: 60000 });
-  assert.match(await confirm.locator(`[data-testid=bulk-result][data-key="${nodes[0]}"]`).innerText(), /is drained: 0 pods evicted/);
+  await bulkBar(page).verb('drain').click();
+  await confirm.tally('2 will be sent');
+  await confirm.go();
+  await confirm.tally('2 done, 0 refused, 0 failed, 0 to go', 60000);
+  assert.match(await confirm.result(`${nodes[0]}`).innerText(), /is drained: 0 pods evicted/);
   assert.deepEqual(unschedulable(), ['true', 'true']);
 });
 
@@ -199,19 +200,19 @@ test('a user who may delete only some: the rest are not sent, and say why', asyn
   await page.locator(`[data-testid=resource-row][data-key="${NS_R}/cm-9"]`).waitFor({ timeout: 30000 });
   await page.getByTestId('row-filter').fill('cm-');
   await page.getByTestId('mark-all').check();
-  assert.equal(await page.getByTestId('bulk-count').innerText(), '10 marked');
-  await page.getByTestId('bulk-delete').waitFor({ timeout: 15000 });
+  assert.equal(await bulkBar(page).count(), '10 marked');
+  await bulkBar(page).verb('delete').waitFor({ timeout: 15000 });
   // No patch: no Label, no Annotate.
-  assert.equal(await page.getByTestId('bulk-label').count(), 0);
-  assert.equal(await page.getByTestId('bulk-annotate').count(), 0);
-  await page.getByTestId('bulk-delete').click();
-  const confirm = page.getByTestId('bulk-confirm');
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '4 will be sent; 6 you may not delete' }).waitFor({ timeout: 20000 });
-  const r9 = confirm.locator(`[data-testid=bulk-result][data-key="${NS_R}/cm-9"]`);
+  assert.equal(await bulkBar(page).verb('label').count(), 0);
+  assert.equal(await bulkBar(page).verb('annotate').count(), 0);
+  await bulkBar(page).verb('delete').click();
+  const confirm = bulkBar(page).confirm;
+  await confirm.tally('4 will be sent; 6 you may not delete');
+  const r9 = confirm.result(`${NS_R}/cm-9`);
   assert.equal(await r9.getAttribute('data-state'), 'refused');
   assert.equal(await r9.locator('.bulk-fate').innerText(), `not sent: you may not delete configmaps in ${NS_R}`);
-  await confirm.getByTestId('bulk-go').click();
-  await confirm.getByTestId('bulk-tally').filter({ hasText: '4 done, 6 refused, 0 failed, 0 to go' }).waitFor({ timeout: 30000 });
+  await confirm.go();
+  await confirm.tally('4 done, 6 refused, 0 failed, 0 to go', 30000);
   assert.equal(await r9.getAttribute('data-sent'), 'false');
   assert.ok(await until(() => names(NS_R).join(' ') === 'cm-4 cm-5 cm-6 cm-7 cm-8 cm-9', 20000), `kubectl lists ${names(NS_R)}`);
   // A DELETE went for each of the four, and none for the six.

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, mkdirSync, copyFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { kubectl, launchBrowser, until, freePort, nodeBase, env } from '../lib.mjs';
+import { frame } from '../pages.mjs';
 
 // The port the runs are given with --port: free on both loopbacks when
 // the file starts (the launcher's own pick is tested where it is).
@@ -162,7 +163,7 @@ test('kubectl glass serves the app for the context, names it in the header, and 
   const seen = (r) => responses.push(r);
   page.on('response', seen);
   await page.goto(url);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   page.off('response', seen);
   // The wasm came compressed at build time, as wasm (so it compiles while
   // it downloads), cached for good under its hashed name.
@@ -311,7 +312,7 @@ test('--all-contexts starts one proxy per context and prints a table', async () 
     const shown = [];
     for (const u of urls) {
       await page.goto(u);
-      await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+      await frame(page).ready();
       shown.push(await page.getByTestId('session-context').innerText());
     }
     assert.deepEqual(shown.sort(), ['admin@kubeglass-local · kubeglass-local', 'second · second-cluster'],
@@ -404,7 +405,7 @@ self.addEventListener('fetch', (e) => {
     assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
     const token = new URL(urls[0]).pathname.split('/')[1];
     await page.goto(urls[0]);
-    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    await frame(page).ready();
     assert.equal(await page.getByTestId('haunted').count(), 0);
     assert.equal(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), 0,
       'no worker on the run\'s origin');
@@ -438,7 +439,7 @@ test('the app remembers its preferences per context from run to run, in a file o
     assert.equal(run.code, undefined, `exited early: ${run.stderr}`);
     first = urls[0];
     await page.goto(first);
-    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    await frame(page).ready();
     assert.equal(await theme(), null, 'the system theme to start with');
     await page.getByTestId('theme-toggle').click();
     assert.equal(await theme(), 'light');
@@ -461,7 +462,7 @@ test('the app remembers its preferences per context from run to run, in a file o
     assert.equal(again.code, undefined, `exited early: ${again.stderr}`);
     assert.notEqual(new URL(urls[0]).origin, new URL(first).origin, 'another origin');
     await page.goto(urls[0]);
-    await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+    await frame(page).ready();
     assert.equal(await theme(), 'light', 'the theme chosen in the first run');
     assert.equal(await page.getByTestId('theme-toggle').innerText(), '☀ light');
   } finally {

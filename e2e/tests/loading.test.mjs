@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, kubectl, until } from '../lib.mjs';
+import { frame } from '../pages.mjs';
 
 const app = withApp();
 
@@ -33,7 +34,7 @@ test('the first page is drawn from the main wasm alone; the other parts follow i
   // A fresh document: the overview.
   await page.goto('about:blank');
   await page.goto(`${app.url}#/`);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   assert.equal(wasms.filter((w) => /^kubeglass-[0-9a-f]{16}_bg\.wasm$/.test(w)).length, 1, `the main module: ${wasms}`);
   // Every other part comes in the background, none before the version
   // was on screen: here X-ray's and the resource tables', unasked.
@@ -80,7 +81,7 @@ test('the session file and the server version, which the first page waits for, a
   t.after(async () => { page.off('request', seen); });
   await page.goto('about:blank');
   await page.goto(`${app.url}#/`);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   // The app has started and read both: the overview counts pods.
   await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-testid="pod-count"]')?.textContent ?? ''), null, { timeout: 20000 });
   const of = (re) => asked.filter((r) => re.test(r.path));
@@ -97,7 +98,7 @@ test('the session file and the server version, which the first page waits for, a
   assert.deepEqual(initiators, ['kubeglass-context.json link', 'version link']);
   // And the app drew what they answered: the version is the server's.
   const server = JSON.parse(kubectl('version', '-o', 'json')).serverVersion.gitVersion;
-  assert.equal((await page.getByTestId('server-version').innerText()).trim(), server);
+  assert.equal(await frame(page).version(), server);
 });
 
 test('on a deep link, the other pages\' parts wait until the page in front has its first lists in', async () => {

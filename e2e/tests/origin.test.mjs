@@ -9,6 +9,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { kubectl, startProxy, launchBrowser, until, listenAnywhere, env } from '../lib.mjs';
+import { frame } from '../pages.mjs';
 
 // The proxy's port and the attacker's page's, each picked when it starts.
 let PORT;
@@ -180,12 +181,12 @@ test('no service this project starts lets a foreign page read it', async () => {
 test('framed by another origin, the app draws no controls and says why', async () => {
   const { page } = browser;
   await page.goto(`${evil}?frame=${encodeURIComponent(`${proxy.url}#/o/deployments.apps/demo-shop/frontend`)}`);
-  const frame = page.frameLocator('#f');
-  await frame.getByTestId('framed').waitFor({ timeout: 20000 });
-  assert.match(await frame.getByTestId('framed').innerText(), /does not run inside a frame/);
-  assert.equal(await frame.locator('button').count(), 0, 'no buttons');
-  assert.equal(await frame.locator('a').count(), 0, 'no links');
-  assert.equal(await frame.getByTestId('object-page').count(), 0);
+  const framed = page.frameLocator('#f');
+  await framed.getByTestId('framed').waitFor({ timeout: 20000 });
+  assert.match(await framed.getByTestId('framed').innerText(), /does not run inside a frame/);
+  assert.equal(await framed.locator('button').count(), 0, 'no buttons');
+  assert.equal(await framed.locator('a').count(), 0, 'no links');
+  assert.equal(await framed.getByTestId('object-page').count(), 0);
   // The same URL in its own tab is the working app.
   await page.goto(`${proxy.url}#/o/deployments.apps/demo-shop/frontend`);
   await page.getByTestId('object-title').waitFor({ timeout: 20000 });
@@ -201,10 +202,10 @@ test('served without a token, the app works and says that other pages can reach 
   });
   const { page } = b;
   await page.goto(plain.url);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   assert.match(await page.getByTestId('unprotected-banner').innerText(), /no token/);
   // Under the token URL the same app says nothing of the kind.
   await page.goto(proxy.url);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   assert.equal(await page.getByTestId('unprotected-banner').count(), 0);
 });

@@ -2,13 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, until } from '../lib.mjs';
+import { frame } from '../pages.mjs';
 
 const app = withApp();
 
 test('the command palette jumps by short name, and back and forward work', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/`);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   const palette = async (line) => {
     await page.getByTestId('palette').waitFor({ state: 'detached', timeout: 10000 });
     await page.keyboard.press(':');

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, cleanUp, kubectl, launchBrowser, until, startProxy } from '../lib.mjs';
+import { frame } from '../pages.mjs';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
@@ -34,7 +35,7 @@ test('the page carries a Content-Security-Policy and breaks none of it', async (
   assert.match(html, /http-equiv="Content-Security-Policy"/);
   assert.match(html, /script-src 'self' 'wasm-unsafe-eval' 'sha256-/);
   assert.doesNotMatch(html, /unsafe-inline/);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   await page.getByTestId('event-row').first().waitFor({ timeout: 20000 });
   assert.deepEqual(violations, [], 'no CSP violations while the app runs (fetch, WebSocket, styles)');
 });
@@ -149,7 +150,7 @@ test('a Secret value is nowhere before Reveal, shows after it, and is gone after
   assert.ok(!page.url().includes(value), 'not in the URL');
 
   await page.goto(`${app.url}#/`);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   const after = await pageHoldings(page);
   assert.ok(!after.includes(value) && !after.includes(b64), 'gone from the DOM once the page is left');
 });

@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { apply, cleanUp, kubectl, startProxy, launchBrowser, shownPodCount, until, ARTIFACTS } from '../lib.mjs';
+import { frame } from '../pages.mjs';
 
 // Unique per run: a namespace from an earlier run may still be terminating.
 const NS = `e2e-skeleton-${Date.now() % 1000000}`;
@@ -24,8 +25,8 @@ test('shows the server version and the kube-system namespace', async () => {
   const { page } = browser;
   await page.goto(proxy.url);
   const version = JSON.parse(kubectl('version', '-o', 'json')).serverVersion.gitVersion;
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
-  assert.equal((await page.getByTestId('server-version').innerText()).trim(), version);
+  await frame(page).ready();
+  assert.equal(await frame(page).version(), version);
   const row = page.getByTestId('namespace-row').filter({ hasText: 'kube-system' });
   await row.waitFor({ timeout: 20000 });
   assert.equal(await row.count(), 1);
@@ -73,7 +74,7 @@ test('the pod count follows creates and deletes live', async () => {
 test('says clearly when the proxy is gone and recovers when it returns', async () => {
   const { page } = browser;
   await page.goto(proxy.url);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   assert.ok(await until(async () => Number.isFinite(await shownPodCount(page)), 20000));
   const count = await shownPodCount(page);
   // Connected first (the banner says "Connecting…" until the informers sync).

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, apply, kubectl, until, ARTIFACTS, cleanUp } from '../lib.mjs';
-import { table } from '../pages.mjs';
+import { table, frame } from '../pages.mjs';
 
 const SUFFIX = `${Date.now() % 1000000}`;
 const POD = `e2e-pod-${SUFFIX}`;
@@ -59,7 +59,7 @@ test('a table shows one page of rows at once while its informer is still listing
     await page.unroute(isFullList);
   });
   await page.goto(`${app.url}#/`);
-  await page.getByTestId('server-version').waitFor({ timeout: 20000 });
+  await frame(page).ready();
   await page.evaluate(() => { location.hash = '#/r/pods?ns=demo-shop'; });
   await page.getByTestId('resource-row').first().waitFor({ timeout: 15000 });
   assert.match(await page.getByTestId('row-count').innerText(), /^first \d+ of \d+ — loading the rest$/);
