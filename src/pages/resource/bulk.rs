@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use super::state::Table;
 use crate::actions::Actions;
-use crate::kube::requests::bulk::{self, BulkRun};
+use crate::actions::bulk::{self, BulkRun};
 use crate::kube::stores::session::SessionState;
 use crate::kube::use_kube;
 use crate::rules::bulk::{BulkVerb, Fate, Input, question, tally, tally_words};

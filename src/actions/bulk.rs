@@ -7,7 +7,7 @@ use kubeglass_kubectl::actions::{Action, ActionKind, ActionResult};
 use kubeglass_kubectl::drain::{DrainEnd, DrainOptions, PodState, Report, drain};
 use leptos::prelude::*;
 
-use crate::actions::{Actions, Outcome, outcome_text};
+use super::{Actions, Outcome, outcome_text};
 use crate::kube::Kube;
 use crate::rules::bulk::{BulkVerb, Fate, Work, fate_of_verdict};
 use crate::rules::drain::end_words;
@@ -220,7 +220,7 @@ async fn drain_one(
             c.0 - c.2
         )));
     };
-    let end = drain(&kube.client, &kube.clock, node, options, report).await;
+    let end = drain(kube.client(), &kube.clock(), node, options, report).await;
     let (gone, left) = {
         let c = counts.borrow();
         (c.1, c.2)

@@ -13,7 +13,11 @@
 //! The queue's worker and the Event sink start with the first action
 //! (`Actions::start_workers`), through the split point `actions::workers`:
 //! their code is a part of the wasm of its own, and a tab that never acts
-//! never loads it or probes the Events API.
+//! never loads it or probes the Events API. `bulk` runs an action on many
+//! marked objects: each one's review, then only the allowed ones through
+//! the queue (or drained node after node), each object's fate as it lands.
+
+pub mod bulk;
 
 use std::rc::Rc;
 
