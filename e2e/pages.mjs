@@ -52,6 +52,13 @@ export const objectPage = (page) => ({
     await page.getByTestId('object-title').waitFor({ timeout: 20000 });
   },
   title: () => page.getByTestId('object-title').innerText(),
+  /** Opens its Edit and waits for the editor's text, which it returns. */
+  async edit() {
+    await page.getByTestId('action-edit').click({ timeout: 20000 });
+    const text = page.getByTestId('edit-text');
+    await text.waitFor();
+    return text;
+  },
 });
 
 /** The event stream (`#/events`, or an object page's events). */
@@ -134,5 +141,57 @@ export function bulkBar(page) {
       result: (key) => confirm.locator(`[data-testid=bulk-result][data-key="${key}"]`),
       results: (state) => confirm.locator(`[data-testid=bulk-result][data-state=${state}]`),
     },
+  };
+}
+
+/**
+ * The YAML editor of an object's Edit (`prefix` 'edit') or of Create
+ * (`prefix` 'create'): its text, Review and Apply.
+ */
+export function editor(page, prefix = 'edit') {
+  const id = (what) => page.getByTestId(`${prefix}-${what}`);
+  return {
+    text: () => id('text'),
+    /** Review, then wait for the review (an edit's table of fields). */
+    review: async (timeout = 15000) => {
+      await id('review').click();
+      if (prefix === 'edit') await page.getByTestId('review').waitFor({ timeout });
+    },
+    /** Apply; an edit then waits for the editor to close, and says what it showed if it stayed. */
+    apply: async (timeout = 15000) => {
+      await id('apply').click();
+      if (prefix !== 'edit') return;
+      const open = page.getByTestId('editor');
+      await open.waitFor({ state: 'detached', timeout }).catch(async (e) => {
+        throw new Error(`the editor stayed open: ${(await open.innerText().catch(() => '')).slice(0, 1500)}`, { cause: e });
+      });
+    },
+  };
+}
+
+/** The command palette (`:` opens it): runs a line as a person types it. */
+export function palette(page) {
+  const input = () => page.getByTestId('palette-input');
+  return {
+    input,
+    /** Opens the palette with `:`, types `line` and presses Enter. */
+    run: async (line) => {
+      await page.keyboard.press(':');
+      await input().waitFor({ timeout: 5000 });
+      await input().fill(line);
+      await input().press('Enter');
+    },
+  };
+}
+
+/** The X-ray page: an informer's row by its path, and the counts. */
+export function xray(page) {
+  return {
+    loaded: (timeout = 20000) => page.getByTestId('xray-page').waitFor({ timeout }),
+    informers: () => page.getByTestId('xray-informer'),
+    /** The informer whose path has `text`. */
+    informer: (text) => page.getByTestId('xray-informer').filter({ hasText: text }),
+    count: async (what) => Number(await page.getByTestId(`xray-${what}`).innerText()),
+    queues: () => page.getByTestId('xray-queues').innerText(),
   };
 }

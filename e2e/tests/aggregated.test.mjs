@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, apply, cleanUp, kubectl, until } from '../lib.mjs';
-import { frame } from '../pages.mjs';
+import { frame, palette } from '../pages.mjs';
 
 const NAME = 'v1beta1.missing.kubeglass.dev';
 
@@ -45,9 +45,7 @@ test('an unavailable APIService is reported on the API page, and every other vie
 
   await page.goto(`${app.url}#/`);
   await frame(page).ready();
-  await page.keyboard.press(':');
-  await page.getByTestId('palette-input').fill('deploy');
-  await page.getByTestId('palette-input').press('Enter');
+  await palette(page).run('deploy');
   assert.ok(await until(async () => page.url().includes('#/r/deployments.apps'), 10000));
   await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
   assert.deepEqual(errors, [], 'no page errors');

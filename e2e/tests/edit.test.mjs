@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, cleanUp, apply, deployment, kubectl, until } from '../lib.mjs';
-import { objectPage } from '../pages.mjs';
+import { editor, objectPage } from '../pages.mjs';
 
 const NAME = `e2e-edit-${Date.now() % 1000000}`;
 
@@ -52,10 +52,7 @@ const app = withApp({
 
 async function openEditor(page) {
   await objectPage(page).open(app.url, 'deployments.apps', 'demo-shop', NAME);
-  await page.getByTestId('action-edit').click({ timeout: 20000 });
-  const text = page.getByTestId('edit-text');
-  await text.waitFor();
-  return text;
+  return objectPage(page).edit();
 }
 
 const rows = async (page) => page.getByTestId('review-row').evaluateAll((trs) => trs.map((tr) => ({
@@ -76,15 +73,13 @@ test('an edit of replicas is reviewed as the server would store it, with the ser
     .replace(/^( *)- image: registry\.example\/e2e\/edit:1$/m, '$1- image: registry.example/e2e/edit:1\n$1  ports:\n$1  - containerPort: 8080');
   assert.notEqual(edited, yaml.replace(/^ {2}replicas: 1$/m, '  replicas: 2'), `a port was added: ${yaml}`);
   await text.fill(edited);
-  await page.getByTestId('edit-review').click();
-  await page.getByTestId('review').waitFor({ timeout: 15000 });
+  await editor(page).review();
   const reviewed = await rows(page);
   assert.ok(reviewed.some((r) => r.text === 'spec.replicas | 1 | 2' && r.by === 'you'), JSON.stringify(reviewed));
   const port = reviewed.find((r) => r.text.startsWith('spec.template.spec.containers[0].ports'));
   assert.ok(port && port.by === 'server' && /"protocol":"TCP"/.test(port.text), `the server's default is marked: ${JSON.stringify(reviewed)}`);
   assert.equal(replicas(), 1, 'a review writes nothing');
-  await page.getByTestId('edit-apply').click();
-  await page.getByTestId('editor').waitFor({ state: 'detached', timeout: 15000 });
+  await editor(page).apply();
   assert.ok(await until(async () => replicas() === 2, 10000), 'written');
   assert.match(await page.getByTestId('action-result').innerText(), new RegExp(`Edited demo-shop/${NAME}`));
   // Recorded as an Event by kubeglass.
@@ -97,19 +92,15 @@ test('an edit of a custom resource without a status subresource sends only the c
   const { page } = app;
   assert.equal(gauge('.status.phase'), 'Ready', 'the status is stored with the object');
   await objectPage(page).open(app.url, GAUGE_CRD, 'demo-shop', 'g1');
-  await page.getByTestId('action-edit').click({ timeout: 20000 });
-  const text = page.getByTestId('edit-text');
-  await text.waitFor();
+  const text = await objectPage(page).edit();
   const yaml = await text.inputValue();
   assert.match(yaml, /^ {2}size: 1$/m, yaml);
   await text.fill(yaml.replace(/^ {2}size: 1$/m, '  size: 2'));
-  await page.getByTestId('edit-review').click();
-  await page.getByTestId('review').waitFor({ timeout: 15000 });
+  await editor(page).review();
   // The review compares what the server would store with what it stores
   // now, status included (it is part of this object): only the size moves.
   assert.deepEqual((await rows(page)).map((r) => r.text), ['spec.size | 1 | 2']);
-  await page.getByTestId('edit-apply').click();
-  await page.getByTestId('editor').waitFor({ state: 'detached', timeout: 15000 });
+  await editor(page).apply();
   assert.ok(await until(async () => gauge('.spec.size') === '2', 10000), 'written');
   assert.equal(gauge('.status.phase'), 'Ready', 'the status is still there');
   assert.equal(gauge('.status.observed'), '1');
@@ -136,12 +127,8 @@ test('an edit that races kubectl gets the conflict screen, and its rebase keeps 
   const rebased = await page.getByTestId('edit-text').inputValue();
   assert.match(rebased, /raced: "yes"/, 'their label kept');
   assert.match(rebased, new RegExp(`^ {2}replicas: ${before + 2}$`, 'm'), 'our replicas kept');
-  await page.getByTestId('edit-review').click();
-  await page.getByTestId('review').waitFor({ timeout: 15000 });
-  await page.getByTestId('edit-apply').click();
-  await page.getByTestId('editor').waitFor({ state: 'detached', timeout: 15000 }).catch(async (e) => {
-    throw new Error(`the editor stayed open: ${(await page.getByTestId('editor').innerText().catch(() => '')).slice(0, 1500)}`, { cause: e });
-  });
+  await editor(page).review();
+  await editor(page).apply();
   assert.ok(await until(async () => replicas() === before + 2, 10000));
   assert.equal(kubectl('-n', 'demo-shop', 'get', 'deployment', NAME, '-o', 'jsonpath={.metadata.labels.raced}'), 'yes');
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, until } from '../lib.mjs';
-import { frame } from '../pages.mjs';
+import { frame, palette } from '../pages.mjs';
 
 const app = withApp();
 
@@ -10,23 +10,20 @@ test('the command palette jumps by short name, and back and forward work', async
   const { page } = app;
   await page.goto(`${app.url}#/`);
   await frame(page).ready();
-  const palette = async (line) => {
+  const run = async (line) => {
     await page.getByTestId('palette').waitFor({ state: 'detached', timeout: 10000 });
-    await page.keyboard.press(':');
-    await page.getByTestId('palette-input').waitFor({ timeout: 5000 });
-    await page.getByTestId('palette-input').fill(line);
-    await page.getByTestId('palette-input').press('Enter');
+    await palette(page).run(line);
   };
-  await palette('db');
+  await run('db');
   assert.ok(await until(async () => page.url().includes('#/r/databases.demo.kubeglass.dev'), 10000));
   assert.match(page.url(), /#\/r\/databases\.demo\.kubeglass\.dev/);
   await page.getByTestId('resource-kind').filter({ hasText: 'Database' }).waitFor({ timeout: 10000 });
-  await palette('deploy kube-system');
+  await run('deploy kube-system');
   assert.ok(await until(async () => page.url().includes('#/r/deployments.apps?ns=kube-system'), 10000));
   assert.match(page.url(), /ns=kube-system/);
-  await palette('nosuchthing');
+  await run('nosuchthing');
   await page.getByTestId('palette-error').waitFor({ timeout: 10000 });
-  await page.getByTestId('palette-input').press('Escape');
+  await palette(page).input().press('Escape');
   await page.goBack();
   assert.ok(await until(async () => page.url().includes('#/r/databases'), 5000));
   assert.match(page.url(), /#\/r\/databases/);

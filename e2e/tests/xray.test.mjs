@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, until, ARTIFACTS } from '../lib.mjs';
+import { xray } from '../pages.mjs';
 
 const app = withApp();
 
@@ -12,15 +13,16 @@ test('X-ray shows the informers at work and the connections by kind', async () =
   await page.getByTestId('nav-xray').click();
   // The overview's event informer (whole objects over WebSocket) is kept warm
   // for a minute after the overview is left.
-  const events = page.getByTestId('xray-informer').filter({ hasText: '/api/v1/events' });
+  const x = xray(page);
+  const events = x.informer('/api/v1/events');
   await events.waitFor({ timeout: 10000 });
   assert.match(await events.innerText(), /watching/);
-  assert.ok(Number(await page.getByTestId('xray-websockets').innerText()) >= 1, 'watches over WebSocket');
+  assert.ok(await x.count('websockets') >= 1, 'watches over WebSocket');
   // The action queue (work queue metrics under client-go's names) is listed.
-  assert.match(await page.getByTestId('xray-queues').innerText(), /user-actions/);
+  assert.match(await x.queues(), /user-actions/);
   // Each view's frame queue too, kept (and said so) after its view closed.
-  assert.ok(await until(async () => /event-rows\s+frames · view closed/.test(await page.getByTestId('xray-queues').innerText()), 5000),
+  assert.ok(await until(async () => /event-rows\s+frames · view closed/.test(await x.queues()), 5000),
     'the overview\'s event-rows frame queue, closed');
-  assert.ok(Number(await page.getByTestId('xray-streams').innerText()) <= 4, 'at most 4 long-lived fetch streams');
+  assert.ok(await x.count('streams') <= 4, 'at most 4 long-lived fetch streams');
   await page.screenshot({ path: `${ARTIFACTS}/xray.png` });
 });
