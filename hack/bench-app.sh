@@ -9,6 +9,11 @@
 #   a table of N pods             e2e/bench/ui.mjs: first rows, full sync, the
 #                                 Table LIST's floor, scrolling, frames under
 #                                 ~200 changes/s, memory per row
+#   k9s on the same pods          e2e/bench/k9s.mjs, right after each table:
+#                                 k9s (hack/build-k9s.sh pins it) in a
+#                                 pseudo-terminal, all namespaces, pods view:
+#                                 time to the full count, RSS, CPU quiet and
+#                                 under ~200 changes/s (BENCH_K9S=0 skips it)
 #
 # BENCH_PODS="10000 20000" picks the tables' sizes (default 10000);
 # BENCH_ALL=1 measures the all-namespaces table (with 150000, SIG
@@ -25,6 +30,11 @@ kc get --raw /version >/dev/null 2>&1 \
 log "building the app (release, wasm-opt) and the launcher with it inside"
 bash "$HACK_DIR/build-app.sh"
 cargo build -p kubectl-glass --quiet
+# The peer, from its pinned module (cached after the first build).
+if [[ ${BENCH_K9S:-1} != 0 ]]; then
+  K9S=$(bash "$HACK_DIR/build-k9s.sh")
+  export K9S
+fi
 
 # A launcher of its own, on a port of its own, so a running `make demo` is
 # not disturbed; its URL is the first line it prints.
@@ -57,5 +67,16 @@ log "the event stream with 10,000 events"
 node bench/events.mjs "$api" 10000
 for n in ${BENCH_PODS:-10000}; do
   log "a table of $n pods${BENCH_ALL:+ (all namespaces)}"
-  node bench/ui.mjs "$api" "$n"
+  # The table's pods stay for k9s, which measures the same cluster next
+  # (every pod in it, as the all-namespaces table shows them), and go after.
+  BENCH_KEEP=1 node bench/ui.mjs "$api" "$n"
+  if [[ ${BENCH_K9S:-1} != 0 && ${BENCH_RESOURCE:-pods} == pods ]]; then
+    log "k9s on the same cluster: all namespaces, the pods view"
+    K9S_KUBECONFIG="$ADMIN_KUBECONFIG" node bench/k9s.mjs "$api" "$n"
+  fi
+  if [[ ${BENCH_KEEP:-} != 1 ]]; then
+    ns=bench-ui; [[ ${BENCH_RESOURCE:-pods} == pods ]] || ns=bench-ui-cm
+    kc delete namespace "$ns" --wait=false >/dev/null
+    log "namespace $ns deleted"
+  fi
 done
