@@ -15,7 +15,7 @@ use kubeglass_client::cache::factory::Spawner;
 use kubeglass_client::discovery::MemoryStore;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::RestClient;
-use kubeglass_testing::{FakeApiServer, FakeClock, Reply, StreamHandle};
+use kubeglass_testing::{FakeApiServer, FakeClock, FakeDuplex, Reply, StreamHandle};
 use kubeglass_web::ConnectionCounts;
 use leptos::prelude::*;
 use serde_json::{Value, json};
@@ -61,7 +61,7 @@ struct Rig {
     storage: MemoryStore,
     switches: Rc<Switches>,
     files: Files,
-    shells: shell::Shells,
+    shells: FakeDuplex,
     kube: Kube,
 }
 
@@ -97,7 +97,7 @@ fn host(pool: &LocalPool, frames: &Frames, storage: &MemoryStore, files: &Files)
         storage: Rc::new(storage.clone()),
         sockets: Rc::new(Switches::default()),
         counts: Rc::new(ConnectionCounts::default()),
-        duplex: Rc::new(shell::Shells::default()),
+        duplex: Rc::new(FakeDuplex::new()),
         read_beside: Rc::new(move |file| {
             let answer = files.borrow().get(file).cloned().unwrap_or(Ok(None));
             async move { answer }.boxed_local()
@@ -122,7 +122,7 @@ fn rig_on(storage: MemoryStore, script: impl FnOnce(&FakeApiServer)) -> Rig {
     let switches = Rc::new(Switches::default());
     let mut host = host(&pool, &frames, &storage, &files);
     host.sockets = switches.clone();
-    let shells = shell::Shells::default();
+    let shells = FakeDuplex::new();
     host.duplex = Rc::new(shells.clone());
     let client = RestClient::new(Rc::new(server.clone())).with_clock(Rc::new(clock.clone()));
     let kube = Kube::new(

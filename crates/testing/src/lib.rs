@@ -19,6 +19,7 @@
 //! handle is dropped.
 
 mod clock;
+pub mod duplex;
 pub mod informer_scenarios;
 mod reply;
 pub mod scenarios;
@@ -26,6 +27,7 @@ mod server;
 pub mod sim;
 
 pub use clock::FakeClock;
+pub use duplex::FakeDuplex;
 pub use reply::{Reply, StreamHandle};
 pub use server::{ExpectBuilder, FakeApiServer};
 

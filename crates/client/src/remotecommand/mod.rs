@@ -154,6 +154,3 @@ fn step(
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,51 +1,12 @@
 //! The exec protocol against a scripted connection: what is sent for each
 //! key and size, and what each server message becomes.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use futures::StreamExt;
-use futures::channel::mpsc;
 use futures::executor::block_on;
-use futures::stream::LocalBoxStream;
-
-use super::*;
-
-/// A connection whose events the test sends and whose messages it reads.
-#[derive(Default)]
-struct Scripted {
-    sent: RefCell<Vec<Vec<u8>>>,
-    closed: RefCell<bool>,
-    opened: RefCell<Vec<(String, Vec<String>)>>,
-    events: RefCell<Option<mpsc::UnboundedReceiver<DuplexEvent>>>,
-}
-
-impl DuplexSender for Scripted {
-    fn send(&self, m: &[u8]) -> bool {
-        self.sent.borrow_mut().push(m.to_vec());
-        !*self.closed.borrow()
-    }
-    fn close(&self) {
-        *self.closed.borrow_mut() = true;
-    }
-}
-
-struct Fake(Rc<Scripted>);
-
-impl Duplex for Fake {
-    fn open(
-        &self,
-        path: &str,
-        protocols: &[&str],
-    ) -> (Rc<dyn DuplexSender>, LocalBoxStream<'static, DuplexEvent>) {
-        self.0.opened.borrow_mut().push((
-            path.to_string(),
-            protocols.iter().map(|p| p.to_string()).collect(),
-        ));
-        let rx = self.0.events.borrow_mut().take().expect("opened once");
-        (self.0.clone(), rx.boxed_local())
-    }
-}
+use kubeglass_client::remotecommand::{ExecEvent, ExecRequest, ExecSession, Exit, exec, exit_of};
+use kubeglass_client::transport::DuplexEvent;
+use kubeglass_testing::FakeDuplex;
+use kubeglass_testing::duplex::{message as msg, opened as open};
 
 fn request() -> ExecRequest {
     ExecRequest {
@@ -57,29 +18,18 @@ fn request() -> ExecRequest {
     }
 }
 
-/// Runs `events` through a session; returns what the person saw and the
-/// connection.
-fn run(events: Vec<DuplexEvent>, act: impl FnOnce(&ExecSession)) -> (Vec<ExecEvent>, Rc<Scripted>) {
-    let conn = Rc::new(Scripted::default());
-    let (tx, rx) = mpsc::unbounded();
-    *conn.events.borrow_mut() = Some(rx);
-    let (session, stream) = exec(&Fake(conn.clone()), &request()).expect("valid");
+/// Runs `events` through a session, after `act`; returns what the person
+/// saw and the connections.
+fn run(events: Vec<DuplexEvent>, act: impl FnOnce(&ExecSession)) -> (Vec<ExecEvent>, FakeDuplex) {
+    let conn = FakeDuplex::new();
+    let tx = conn.live();
+    let (session, stream) = exec(&conn, &request()).expect("valid");
     act(&session);
     for e in events {
         tx.unbounded_send(e).expect("send");
     }
     drop(tx);
     (block_on(stream.collect::<Vec<_>>()), conn)
-}
-
-fn open(p: &str) -> DuplexEvent {
-    DuplexEvent::Open { protocol: p.into() }
-}
-
-fn msg(channel: u8, body: &[u8]) -> DuplexEvent {
-    let mut m = vec![channel];
-    m.extend_from_slice(body);
-    DuplexEvent::Message(m)
 }
 
 #[test]
@@ -185,7 +135,7 @@ fn keys_and_sizes_are_framed_and_output_and_the_end_come_back() {
         ]
     );
     assert_eq!(
-        *conn.sent.borrow(),
+        conn.sent(),
         [
             br#"{"Width":120,"Height":40}"#.iter().fold(vec![4u8], |mut v, b| {
                 v.push(*b);
@@ -195,10 +145,10 @@ fn keys_and_sizes_are_framed_and_output_and_the_end_come_back() {
         ]
     );
     assert!(
-        *conn.closed.borrow(),
+        conn.closed(),
         "the connection is closed once the command ended"
     );
-    let (path, protocols) = conn.opened.borrow()[0].clone();
+    let (path, protocols) = conn.opened()[0].clone();
     assert!(path.starts_with("/api/v1/namespaces/shop/pods/web-1/exec?"));
     assert_eq!(protocols, ["v5.channel.k8s.io", "v4.channel.k8s.io"]);
 }
@@ -207,21 +157,19 @@ fn keys_and_sizes_are_framed_and_output_and_the_end_come_back() {
 fn stdin_closes_only_in_v5() {
     let (seen, _) = run(vec![open("v4.channel.k8s.io")], |_| {});
     assert_eq!(seen[0], ExecEvent::Opened { v5: false });
-    let conn = Rc::new(Scripted::default());
-    let (tx, rx) = mpsc::unbounded();
-    *conn.events.borrow_mut() = Some(rx);
-    let (session, mut stream) = exec(&Fake(conn.clone()), &request()).expect("valid");
+    let conn = FakeDuplex::new();
+    let tx = conn.live();
+    let (session, mut stream) = exec(&conn, &request()).expect("valid");
     tx.unbounded_send(open("v4.channel.k8s.io")).expect("send");
     block_on(stream.next());
     assert!(!session.close_stdin(), "v4 cannot say it");
-    let conn = Rc::new(Scripted::default());
-    let (tx, rx) = mpsc::unbounded();
-    *conn.events.borrow_mut() = Some(rx);
-    let (session, mut stream) = exec(&Fake(conn.clone()), &request()).expect("valid");
+    let conn = FakeDuplex::new();
+    let tx = conn.live();
+    let (session, mut stream) = exec(&conn, &request()).expect("valid");
     tx.unbounded_send(open("v5.channel.k8s.io")).expect("send");
     block_on(stream.next());
     assert!(session.close_stdin());
-    assert_eq!(conn.sent.borrow().last().expect("sent"), &vec![255u8, 0]);
+    assert_eq!(conn.sent().last().expect("sent"), &vec![255u8, 0]);
 }
 
 #[test]
@@ -259,5 +207,5 @@ fn a_connection_that_never_opened_or_broke_says_so() {
         matches!(&seen[..], [ExecEvent::Lost(w)] if w.contains("not an exec protocol")),
         "{seen:?}"
     );
-    assert!(*conn.closed.borrow());
+    assert!(conn.closed());
 }
