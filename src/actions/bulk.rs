@@ -1,16 +1,16 @@
 //! Actions on many objects: each object's review (`Reviews::each`: one per namespace, then by name where the namespace says no), then what the person confirmed, only for the objects allowed: through the action queue, or one node's drain after another; each object's fate as it lands.
 
-use kubeglass_client::k8s_openapi::api::core::v1::ObjectReference;
 use kubeglass_client::kube_core::ApiResource;
 use kubeglass_kubectl::access::{Access, MAX_NAMED, Reviews};
 use kubeglass_kubectl::actions::{Action, ActionKind, ActionResult};
-use kubeglass_kubectl::drain::{DrainEnd, DrainOptions, PodState, Report, drain};
+use kubeglass_kubectl::drain::{DrainEnd, DrainOptions, PodState, Report};
 use leptos::prelude::*;
 
+use super::drain::drain_node;
 use super::{Actions, Outcome, outcome_text};
 use crate::kube::Kube;
 use crate::rules::bulk::{BulkVerb, Fate, Work, fate_of_verdict};
-use crate::rules::drain::end_words;
+use crate::rules::objects::split_key;
 
 /// The objects of one bulk action, in the order shown, each with its fate.
 #[derive(Clone)]
@@ -21,14 +21,6 @@ pub struct BulkRun {
     pub keys: Vec<String>,
     /// Each object's fate, beside `keys`.
     pub fates: Vec<RwSignal<Fate>>,
-}
-
-/// `namespace/name` (or `name`) as the namespace and the name.
-pub fn split_key(key: &str) -> (Option<String>, String) {
-    match key.split_once('/') {
-        Some((ns, n)) => (Some(ns.to_string()), n.to_string()),
-        None => (None, key.to_string()),
-    }
 }
 
 /// Starts asking whether the person may `verb` each of `keys` of
@@ -190,23 +182,11 @@ async fn drain_one(
     options: DrainOptions,
     fate: RwSignal<Fate>,
 ) {
-    let node_ref = ObjectReference {
-        api_version: Some("v1".into()),
-        kind: Some("Node".into()),
-        name: Some(node.to_string()),
-        ..Default::default()
-    };
-    actions.record(
-        &node_ref,
-        false,
-        "Drain",
-        &format!("Draining node {node} (kubeglass)"),
-    );
     let _ = fate.try_set(Fate::Running("cordoning".into()));
+    // (planned, gone, left): the progress in words as it goes.
     let counts = std::rc::Rc::new(std::cell::RefCell::new((0usize, 0usize, 0usize)));
-    let seen = counts.clone();
     let report = move |r: Report| {
-        let mut c = seen.borrow_mut();
+        let mut c = counts.borrow_mut();
         match r {
             Report::Cordoned => {}
             Report::Planned(all) => c.0 = all.len(),
@@ -220,19 +200,8 @@ async fn drain_one(
             c.0 - c.2
         )));
     };
-    let end = drain(kube.client(), &kube.clock(), node, options, report).await;
-    let (gone, left) = {
-        let c = counts.borrow();
-        (c.1, c.2)
-    };
-    let (_, words) = end_words(node, &end, gone, left);
+    let (end, (_, words)) = drain_node(kube, actions, node, options, report).await;
     let drained = end == DrainEnd::Drained;
-    actions.record(
-        &node_ref,
-        !drained,
-        if drained { "Drained" } else { "DrainFailed" },
-        &words,
-    );
     let _ = fate.try_set(if drained {
         Fate::Done(words)
     } else {
@@ -297,7 +266,5 @@ mod tests {
             fate_of_result(&delete("d"), None),
             Fate::Failed(_)
         ));
-        assert_eq!(split_key("shop/a"), (Some("shop".into()), "a".into()));
-        assert_eq!(split_key("node-1"), (None, "node-1".into()));
     }
 }

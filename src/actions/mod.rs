@@ -18,6 +18,7 @@
 //! the queue (or drained node after node), each object's fate as it lands.
 
 pub mod bulk;
+pub mod drain;
 
 use std::rc::Rc;
 

@@ -7,18 +7,18 @@
 
 use std::time::Duration;
 
-use kubeglass_client::k8s_openapi::api::core::v1::ObjectReference;
 use kubeglass_client::kube_core::ApiResource;
 use kubeglass_kubectl::access::{AccessQuery, can_i};
 use kubeglass_kubectl::actions::ActionKind;
-use kubeglass_kubectl::drain::{Allow, DrainEnd, DrainOptions, Plan, PodState, Report, drain};
+use kubeglass_kubectl::drain::{Allow, DrainOptions, Plan, PodState, Report};
 use leptos::prelude::*;
 
 use crate::actions::Actions;
+use crate::actions::drain::drain_node;
 use crate::components::dialog::confirm;
 use crate::kube::stores::session::SessionState;
 use crate::kube::{Kube, use_kube};
-use crate::rules::drain::{end_words, pod_words};
+use crate::rules::drain::pod_words;
 
 /// May the person drain nodes (patch the node, create evictions anywhere)?
 async fn may_drain(kube: &Kube, node: &str) -> bool {
@@ -48,8 +48,6 @@ fn run(kube: Kube, actions: Actions, node: String, options: DrainOptions, p: Pro
     p.pods.set(Vec::new());
     p.end.set(None);
     p.running.set(true);
-    let node_ref = ObjectReference { api_version: Some("v1".into()), kind: Some("Node".into()), name: Some(node.clone()), ..Default::default() };
-    actions.record(&node_ref, false, "Drain", &format!("Draining node {node} (kubeglass)"));
     crate::platform::spawn(async move {
         let report = move |r: Report| match r {
             Report::Cordoned => {}
@@ -64,11 +62,7 @@ fn run(kube: Kube, actions: Actions, node: String, options: DrainOptions, p: Pro
                 });
             }
         };
-        let out = drain(kube.client(), &kube.clock(), &node, options, report).await;
-        let count = |f: fn(&PodState) -> bool| p.pods.with_untracked(|v| v.iter().filter(|(_, s)| f(s)).count());
-        let words = end_words(&node, &out, count(|s| *s == PodState::Gone), count(|s| matches!(s, PodState::Left(_))));
-        let drained = out == DrainEnd::Drained;
-        actions.record(&node_ref, !drained, if drained { "Drained" } else { "DrainFailed" }, &words.1);
+        let (_, words) = drain_node(&kube, actions, &node, options, report).await;
         let _ = p.end.try_set(Some(words));
         let _ = p.running.try_set(false);
     });

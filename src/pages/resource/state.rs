@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use crate::rules::filter::Test;
 use crate::rules::live_rows::{LiveRows, More};
 use crate::rules::marks::Marks;
+use crate::rules::objects::split_key;
 use crate::rules::usage::{UsageOf, is_usage_column};
 use crate::rules::table::Sort;
 use crate::prefs;
@@ -113,10 +114,7 @@ impl Table {
 
     /// Opens the object page of the row `key`.
     pub fn open(&self, key: &str) {
-        let (namespace, name) = match key.split_once('/') {
-            Some((ns, n)) => (Some(ns.to_string()), n.to_string()),
-            None => (None, key.to_string()),
-        };
+        let (namespace, name) = split_key(key);
         navigate(&Route::Object {
             resource: self.resource.get_value(),
             namespace,

@@ -18,6 +18,16 @@ pub fn field_value(value: &str) -> String {
     out
 }
 
+/// A store's key (`namespace/name`, or `name` for a cluster-scoped
+/// object, as client-go's `MetaNamespaceKeyFunc` makes it) as its namespace
+/// and name.
+pub fn split_key(key: &str) -> (Option<String>, String) {
+    match key.split_once('/') {
+        Some((ns, n)) => (Some(ns.to_string()), n.to_string()),
+        None => (None, key.to_string()),
+    }
+}
+
 /// An `apiVersion` split into group and version (`apps/v1` → `apps`, `v1`;
 /// `v1` → ``, `v1`).
 pub fn split_api_version(api_version: &str) -> (&str, &str) {

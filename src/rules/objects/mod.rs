@@ -27,6 +27,12 @@ mod tests {
 
     use serde_json::json;
 
+    #[test]
+    fn a_key_is_its_namespace_and_name_or_only_a_name() {
+        assert_eq!(split_key("shop/a"), (Some("shop".into()), "a".into()));
+        assert_eq!(split_key("node-1"), (None, "node-1".into()));
+    }
+
     fn object(v: Value) -> DynamicObject {
         serde_json::from_value(v).expect("an object")
     }
