@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, cleanUp, apply, kubectl, until, startApp, launchBrowser } from '../lib.mjs';
+import { createPage, editor, frame } from '../pages.mjs';
 
 const SUFFIX = Date.now() % 1000000;
 const CM = `e2e-create-cm-${SUFFIX}`;
@@ -26,20 +27,14 @@ const exists = (ns, kind, name) => {
   try { kubectl('-n', ns, 'get', kind, name, '-o', 'name'); return true; } catch { return false; }
 };
 
-async function openCreate(page) {
-  await page.goto('about:blank');
-  await page.goto(`${app.url}#/create`);
-  await page.getByTestId('create-text').waitFor({ timeout: 20000 });
-}
-
 /** Each document's label and state once every answer is in. */
 async function reviewed(page, n) {
-  await page.getByTestId('create-review').click();
+  await editor(page, 'create').review();
   assert.ok(await until(async () => {
-    const states = await page.getByTestId('create-doc').evaluateAll((ds) => ds.map((d) => d.dataset.state));
+    const states = await createPage(page).states();
     return states.length === n && !states.includes('asking');
   }, 15000), 'every document answered');
-  return page.getByTestId('create-doc').evaluateAll((ds) => ds.map((d) => `${d.querySelector('h4').textContent}: ${d.dataset.state}`));
+  return createPage(page).documents();
 }
 
 const configMap = (name, extra = '') => `apiVersion: v1
@@ -64,16 +59,18 @@ spec:
 
 test('create: a ConfigMap and a CRD instance are reviewed by a dry run, then created, each recorded', async () => {
   const { page } = app;
-  await openCreate(page);
-  await page.getByTestId('create-text').fill(`${configMap(CM)}---\n${database(DB, 'postgres')}`);
+  const create = createPage(page);
+  const ed = editor(page, 'create');
+  await create.open(app.url);
+  await ed.text().fill(`${configMap(CM)}---\n${database(DB, 'postgres')}`);
   assert.deepEqual(await reviewed(page, 2), [`ConfigMap demo-shop/${CM}: ok`, `Database demo-data/${DB}: ok`]);
   // The dry run wrote nothing.
   assert.ok(!exists('demo-shop', 'configmap', CM) && !exists('demo-data', 'database', DB), 'nothing written by Review');
-  const rows = await page.getByTestId('create-fields-row').allInnerTexts();
+  const rows = await create.fields();
   assert.ok(rows.some((r) => /^data\.greeting\s+—\s+hello/.test(r)), `the review lists the fields: ${rows}`);
-  await page.getByTestId('create-apply').click();
-  assert.ok(await until(async () => (await page.getByTestId('create-outcome').evaluateAll((o) => o.map((x) => x.dataset.state))).every((s) => s === 'created'), 15000),
-    `created: ${await page.getByTestId('create-outcome').allInnerTexts()}`);
+  await ed.apply();
+  assert.ok(await until(async () => (await create.outcomeStates()).every((s) => s === 'created'), 15000),
+    `created: ${await create.outcomes().allInnerTexts()}`);
   assert.ok(exists('demo-shop', 'configmap', CM) && exists('demo-data', 'database', DB), 'both exist');
   assert.equal(kubectl('-n', 'demo-shop', 'get', 'configmap', CM, '-o', 'jsonpath={.data.greeting}'), 'hello');
   assert.ok(await until(() => kubectl('-n', 'demo-shop', 'get', 'events', '--field-selector', `involvedObject.name=${CM},reason=Created`, '-o', 'name').trim() !== '', 10000),
@@ -83,24 +80,26 @@ test('create: a ConfigMap and a CRD instance are reviewed by a dry run, then cre
 
 test('create: a bad document creates nothing of its batch and is named at its line, unless going on', async () => {
   const { page } = app;
-  await openCreate(page);
-  await page.getByTestId('create-text').fill(`${configMap(`${CM}-2`)}---\n${database(`${DB}-bad`, 'oracle')}`);
+  const create = createPage(page);
+  const ed = editor(page, 'create');
+  await create.open(app.url);
+  await ed.text().fill(`${configMap(`${CM}-2`)}---\n${database(`${DB}-bad`, 'oracle')}`);
   assert.deepEqual(await reviewed(page, 2), [`ConfigMap demo-shop/${CM}-2: ok`, `Database demo-data/${DB}-bad: refused`]);
-  const cause = await page.getByTestId('create-cause').allInnerTexts();
+  const cause = await create.causes();
   // The engine is on line 7 of the second document, line 15 of the text.
   assert.ok(cause.some((c) => /^line 15: spec\.engine: Unsupported value: "oracle"/.test(c)), `the field and its line: ${cause}`);
-  assert.ok(await page.getByTestId('create-apply').isDisabled(), 'Create waits while one fails');
+  assert.ok(await create.applyDisabled(), 'Create waits while one fails');
   assert.ok(!exists('demo-shop', 'configmap', `${CM}-2`), 'nothing created');
-  await page.getByTestId('create-go-on').check();
-  await page.getByTestId('create-apply').click();
-  await page.locator('[data-testid=create-outcome][data-state=created]').waitFor({ timeout: 15000 });
-  assert.equal(await page.getByTestId('create-outcome').count(), 1, 'only the good one was sent');
+  await create.goOn();
+  await ed.apply();
+  await create.outcome('created').waitFor({ timeout: 15000 });
+  assert.equal(await create.outcomes().count(), 1, 'only the good one was sent');
   assert.ok(exists('demo-shop', 'configmap', `${CM}-2`) && !exists('demo-data', 'database', `${DB}-bad`));
 
   // Text that does not read says where.
-  await page.getByTestId('create-text').fill('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [x\n');
-  await page.getByTestId('create-review').click();
-  assert.match(await page.getByTestId('create-unreadable').innerText(), /line \d+, column \d+/);
+  await ed.text().fill('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [x\n');
+  await ed.review();
+  assert.match(await create.unreadable(), /line \d+, column \d+/);
   // The browser logs the refused dry run (422) itself; nothing else went wrong.
   assert.deepEqual(app.errors.filter((e) => !/status of 422/.test(e)), []);
 });
@@ -110,8 +109,10 @@ test('create: in a namespace with a LimitRange, a pod dry run shows the defaulte
   apply({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'defaults', namespace: NS },
     spec: { limits: [{ type: 'Container', default: { cpu: '300m', memory: '64Mi' }, defaultRequest: { cpu: '100m', memory: '32Mi' } }] } });
   const { page } = app;
-  await openCreate(page);
-  await page.getByTestId('create-text').fill(`apiVersion: v1
+  const create = createPage(page);
+  const ed = editor(page, 'create');
+  await create.open(app.url);
+  await ed.text().fill(`apiVersion: v1
 kind: Pod
 metadata:
   name: e2e-limits
@@ -122,10 +123,10 @@ spec:
     image: registry.example/e2e/limits:1
 `);
   assert.deepEqual(await reviewed(page, 1), [`Pod ${NS}/e2e-limits: ok`]);
-  const server = await page.locator('[data-testid=create-fields-row][data-by=server]').allInnerTexts();
+  const server = await create.fields('server');
   assert.ok(server.some((r) => /^spec\.containers\[0\]\.resources\.limits\.cpu\s+—\s+300m/.test(r)), `the LimitRange's default, marked: ${server}`);
   assert.ok(server.some((r) => /^spec\.containers\[0\]\.resources\.requests\.memory\s+—\s+32Mi/.test(r)), `${server}`);
-  const yours = await page.locator('[data-testid=create-fields-row][data-by=you]').allInnerTexts();
+  const yours = await create.fields('you');
   assert.ok(yours.some((r) => /^spec\.containers\[0\]\.image/.test(r)), `the image is yours: ${yours}`);
   assert.ok(!exists(NS, 'pod', 'e2e-limits'), 'a dry run only');
 });
@@ -134,7 +135,7 @@ test('create: a user who may create nothing has no Create link', async (t) => {
   const { page } = app;
   await page.goto('about:blank');
   await page.goto(`${app.url}#/`);
-  await page.getByTestId('nav-create').waitFor({ timeout: 15000 });
+  await frame(page).nav('create').waitFor({ timeout: 15000 });
   const restricted = await startApp(process.env.RESTRICTED_KUBECONFIG);
   const browser = await launchBrowser();
   t.after(async () => {
@@ -142,8 +143,8 @@ test('create: a user who may create nothing has no Create link', async (t) => {
     await restricted.stop();
   });
   await browser.page.goto(`${restricted.url}#/`);
-  await browser.page.getByTestId('nav-changes').waitFor({ timeout: 20000 });
+  await frame(browser.page).nav('changes').waitFor({ timeout: 20000 });
   // The rules review answered no.
-  await browser.page.getByTestId('create-denied').waitFor({ state: 'attached', timeout: 20000 });
-  assert.equal(await browser.page.getByTestId('nav-create').count(), 0, 'no Create for the restricted user');
+  await createPage(browser.page).denied().waitFor({ state: 'attached', timeout: 20000 });
+  assert.equal(await frame(browser.page).nav('create').count(), 0, 'no Create for the restricted user');
 });

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { withApp, startApp, launchBrowser, cleanUp, apply, kubectl, until } from '../lib.mjs';
+import { forwards, forwardPanel, frame } from '../pages.mjs';
 
 const SUFFIX = `${Date.now() % 1000000}`;
 const NAME = `e2e-fwd-${SUFFIX}`;
@@ -60,27 +61,25 @@ function alive(pid) {
 
 test('a Service forwarded from the Forwards page answers at the address shown, and Stop closes it', async () => {
   const { page } = app;
+  const fwd = forwards(page);
   await page.goto(`${app.url}#/`);
-  await page.getByTestId('nav-forwards').click();
-  await page.getByTestId('forwards-none').waitFor();
-  await page.getByTestId('forward-namespace').fill('demo-shop');
-  await page.getByTestId('forward-name').fill(NAME);
-  await page.getByTestId('forward-port').fill('80');
-  await page.getByTestId('forward-start').click();
-  const outcome = page.getByTestId('forward-outcome');
+  await frame(page).nav('forwards').click();
+  await fwd.none();
+  await fwd.start('demo-shop', NAME, '80');
+  const outcome = fwd.outcome();
   await outcome.waitFor();
   assert.match(await outcome.innerText(), new RegExp(`^Forwarding 127\\.0\\.0\\.1:\\d+ to service/${NAME}:80$`));
-  const row = page.getByTestId('forward-row');
+  const row = fwd.row();
   await row.waitFor();
-  const local = await row.getByTestId('forward-local').innerText();
-  assert.equal(await row.getByTestId('forward-local').getAttribute('href'), `http://${local}/`);
+  const local = await fwd.local(row).innerText();
+  assert.equal(await fwd.local(row).getAttribute('href'), `http://${local}/`);
   const answer = await get(local);
   assert.equal(answer.status, 200, JSON.stringify(answer));
   assert.match(answer.text, HELLO);
   assert.equal(forwarders(`service/${NAME}`).length, 1);
 
-  await row.getByTestId('forward-stop').click();
-  await page.getByTestId('forwards-none').waitFor();
+  await fwd.stop(row);
+  await fwd.none();
   assert.ok(await until(async () => (await get(local)).error === 'ECONNREFUSED', 10000), 'the port is closed after Stop');
   assert.ok(await until(() => forwarders(`service/${NAME}`).length === 0, 10000), 'kubectl port-forward ended');
   assert.deepEqual(app.errors, []);
@@ -88,24 +87,22 @@ test('a Service forwarded from the Forwards page answers at the address shown, a
 
 test('a pod\'s port forwards from its page, and a forward fails in kubectl\'s words', async () => {
   const { page } = app;
+  const fwd = forwards(page);
   await page.goto(`${app.url}#/o/pods/demo-shop/${NAME}`);
-  const button = page.locator('[data-testid="forward-port"][data-port="8080"]');
+  const button = forwardPanel(page).port(8080);
   await button.waitFor();
   assert.equal(await button.innerText(), '8080/TCP http');
   await button.click();
-  const outcome = page.getByTestId('forward-outcome');
+  const outcome = fwd.outcome();
   await outcome.waitFor();
   const m = /^Forwarding (127\.0\.0\.1:\d+) → pod\/.+:8080$/.exec(await outcome.innerText());
   assert.ok(m, await outcome.innerText());
   assert.match((await get(m[1])).text, HELLO);
   // Nobody by that name: kubectl's own error, shown.
   await page.goto(`${app.url}#/forwards`);
-  await page.getByTestId('forward-namespace').fill('demo-shop');
-  await page.getByTestId('forward-name').fill('nobody-here');
-  await page.getByTestId('forward-port').fill('80');
-  await page.getByTestId('forward-start').click();
-  await until(async () => /not found/.test(await page.getByTestId('forward-outcome').innerText().catch(() => '')), 20000);
-  assert.match(await page.getByTestId('forward-outcome').innerText(), /services "nobody-here" not found/);
+  await fwd.start('demo-shop', 'nobody-here', '80');
+  await until(async () => /not found/.test(await fwd.outcome().innerText().catch(() => '')), 20000);
+  assert.match(await fwd.outcome().innerText(), /services "nobody-here" not found/);
 });
 
 test('no forward outlives the launcher, even killed, and read-only and restricted runs offer none', async (t) => {
@@ -134,9 +131,9 @@ test('no forward outlives the launcher, even killed, and read-only and restricte
     assert.equal(res.status, 403);
     assert.match(await res.text(), /read-only: a port-forward opens a port into the cluster/);
     await browser.page.goto(`${ro.url}#/o/pods/demo-shop/${NAME}`);
-    await browser.page.getByTestId('forward-denied').waitFor({ state: 'attached' });
-    assert.equal(await browser.page.getByTestId('nav-forwards').count(), 0);
-    assert.equal(await browser.page.getByTestId('forward-ports').count(), 0);
+    await forwardPanel(browser.page).denied().waitFor({ state: 'attached' });
+    assert.equal(await frame(browser.page).nav('forwards').count(), 0);
+    assert.equal(await forwardPanel(browser.page).ports().count(), 0);
   } finally {
     await browser.close();
     await ro.stop();
@@ -149,6 +146,6 @@ test('no forward outlives the launcher, even killed, and read-only and restricte
   });
   await rb.page.goto(`${restricted.url}#/o/pods/demo-shop/${NAME}`);
   await rb.page.getByTestId('container-logs').first().waitFor();
-  await rb.page.getByTestId('forward-denied').waitFor({ state: 'attached' });
-  assert.equal(await rb.page.getByTestId('forward-ports').count(), 0, 'no Forward for a user RBAC refuses');
+  await forwardPanel(rb.page).denied().waitFor({ state: 'attached' });
+  assert.equal(await forwardPanel(rb.page).ports().count(), 0, 'no Forward for a user RBAC refuses');
 });

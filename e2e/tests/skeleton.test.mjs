@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { apply, cleanUp, kubectl, startProxy, launchBrowser, shownPodCount, until, ARTIFACTS } from '../lib.mjs';
-import { frame } from '../pages.mjs';
+import { frame, overview } from '../pages.mjs';
 
 // Unique per run: a namespace from an earlier run may still be terminating.
 const NS = `e2e-skeleton-${Date.now() % 1000000}`;
@@ -27,7 +27,7 @@ test('shows the server version and the kube-system namespace', async () => {
   const version = JSON.parse(kubectl('version', '-o', 'json')).serverVersion.gitVersion;
   await frame(page).ready();
   assert.equal(await frame(page).version(), version);
-  const row = page.getByTestId('namespace-row').filter({ hasText: 'kube-system' });
+  const row = overview(page).namespace('kube-system');
   await row.waitFor({ timeout: 20000 });
   assert.equal(await row.count(), 1);
   await page.screenshot({ path: `${ARTIFACTS}/overview.png`, fullPage: true });
@@ -47,9 +47,9 @@ test('the pod count follows creates and deletes live', async () => {
 
   // A namespace of our own, so other pods coming and going cannot disturb the counts.
   kubectl('create', 'namespace', NS);
-  const row = page.getByTestId('namespace-row').filter({ hasText: NS });
+  const row = overview(page).namespace(NS);
   await row.waitFor({ timeout: 15000 });
-  const rowCount = async () => Number((await row.locator('td.num').innerText()).trim());
+  const rowCount = () => overview(page).podsIn(NS);
 
   const before = await shownPodCount(page);
   let t = Date.now();
@@ -78,13 +78,13 @@ test('says clearly when the proxy is gone and recovers when it returns', async (
   assert.ok(await until(async () => Number.isFinite(await shownPodCount(page)), 20000));
   const count = await shownPodCount(page);
   // Connected first (the banner says "Connecting…" until the informers sync).
-  await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 20000 });
+  await frame(page).banner().waitFor({ state: 'detached', timeout: 20000 });
 
   const serverCount = () => JSON.parse(kubectl('get', 'pods', '-A', '-o', 'json'))
     .items.filter((p) => !p.metadata.deletionTimestamp).length;
   await proxy.stop();
   let t = Date.now();
-  const banner = page.getByTestId('connection-banner');
+  const banner = frame(page).banner();
   await banner.waitFor({ timeout: 45000 });
   console.log(`  banner shown ${Date.now() - t} ms after the proxy stopped`);
   assert.match(await banner.innerText(), /Cannot reach the Kubernetes API/);
@@ -121,7 +121,7 @@ test('says clearly when the proxy is gone and recovers when it returns', async (
     }
     assert.fail(`shown ${await shownPodCount(page)} pods after reconnecting, the server has ${serverCount()}.
 server: ${JSON.stringify(byNs)}
-page: ${await page.getByTestId('namespace-table').innerText()}
-informer: ${await page.getByTestId('pod-informer-state').innerText()}`);
+page: ${await overview(page).text()}
+informer: ${await overview(page).informerState()}`);
   }
 });

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, cleanUp, apply, deployment, kubectl, until, startApp } from '../lib.mjs';
-import { table } from '../pages.mjs';
+import { table, top, usage, xray } from '../pages.mjs';
 
 const SUFFIX = Date.now() % 1000000;
 const BUSY = `e2e-top-busy-${SUFFIX}`;
@@ -36,12 +36,6 @@ const app = withApp({
   },
 });
 
-/** The Top table's rows: key, CPU in millicores, memory in bytes, the line's points. */
-const rows = (page, table) => page.getByTestId(table).getByTestId('top-row').evaluateAll((trs) => trs.map((tr) => ({
-  key: tr.dataset.key, cpu: Number(tr.dataset.cpuMillis), memory: Number(tr.dataset.memoryBytes),
-  line: tr.querySelector('polyline')?.getAttribute('points') ?? '',
-})));
-
 /** Whether a figure is within `share` of `want` (4% unless told). */
 const near = (got, want, share = 0.04) => Math.abs(Number(got) - want) <= want * share;
 
@@ -53,39 +47,40 @@ const shares = (text, re, wants) => {
 
 test('Top ranks pods and nodes by CPU or memory from metrics-server, live, each with its line', async () => {
   const { page } = app;
+  const tp = top(page);
   await page.goto(`${app.url}#/top`);
-  await page.getByTestId('top-page').waitFor({ timeout: 20000 });
+  await tp.loaded();
   // metrics-server has a pod from its second scrape that saw it (15 s apart).
-  const busyRows = async () => (await rows(page, 'top-pods')).filter((r) => r.key.startsWith(`demo-shop/${BUSY}-`));
+  const busyRows = async () => (await tp.figures('pods')).filter((r) => r.key.startsWith(`demo-shop/${BUSY}-`));
   assert.ok(await until(async () => (await busyRows()).length === 2, 120000, 500),
-    `the busy pod's figures: ${JSON.stringify((await rows(page, 'top-pods')).slice(0, 3))}; state: ${await page.getByTestId('top-pods-state').innerText().catch(() => 'none')}`);
-  const pods = await rows(page, 'top-pods');
+    `the busy pod's figures: ${JSON.stringify((await tp.figures('pods')).slice(0, 3))}; state: ${await tp.state('pods').innerText().catch(() => 'none')}`);
+  const pods = await tp.figures('pods');
   assert.equal(pods[0].key, (await busyRows())[0].key, 'the busiest pod first');
   assert.ok(Math.abs(pods[0].cpu - 900) < 20 && Math.abs(pods[0].memory - 700 * 2 ** 20) < 2 ** 20, JSON.stringify(pods[0]));
   for (let i = 1; i < pods.length; i++) assert.ok(pods[i - 1].cpu >= pods[i].cpu, `by CPU, largest first: ${pods[i - 1].key} ${pods[i].key}`);
   // kubectl top's words. kwok's usage wobbles by a few millicores (896m
   // and 898m have been seen for 900m), so the figures are read as numbers.
-  const words = (await page.getByTestId('top-pods').getByTestId('top-row').first().innerText()).match(/\b(\d+)m\s+(\d+)Mi\b/);
+  const words = (await tp.rows('pods').first().innerText()).match(/\b(\d+)m\s+(\d+)Mi\b/);
   assert.ok(words && near(words[1], 900) && near(words[2], 700, 0.015), `kubectl top's words: ${words?.[0]}`);
-  const bar = await page.getByTestId('top-pods').locator('.top-bar').first().evaluate((el) => el.style.width);
+  const bar = await tp.section('pods').locator('.top-bar').first().evaluate((el) => el.style.width);
   assert.equal(bar, '100%', 'the first row has the full bar');
   // By memory: the same rows, largest memory first.
-  await page.getByTestId('top-by-memory').click();
-  const byMemory = await rows(page, 'top-pods');
+  await tp.byMemory();
+  const byMemory = await tp.figures('pods');
   for (let i = 1; i < byMemory.length; i++) assert.ok(byMemory[i - 1].memory >= byMemory[i].memory, 'by memory, largest first');
   // The filter reads the one grammar: the quiet pod alone.
-  await page.getByTestId('top-filter').fill(`/^demo-shop\\/${QUIET}-/`);
+  await tp.filter(`/^demo-shop\\/${QUIET}-/`);
   assert.ok(await until(async () => {
-    const r = await rows(page, 'top-pods');
+    const r = await tp.figures('pods');
     return r.length === 1 && r[0].key.startsWith(`demo-shop/${QUIET}-`) && r[0].cpu < 10;
-  }, 60000, 500), `the quiet pod alone: ${JSON.stringify(await rows(page, 'top-pods'))}`);
-  await page.getByTestId('top-filter').fill('');
-  await page.getByTestId('top-by-cpu').click();
+  }, 60000, 500), `the quiet pod alone: ${JSON.stringify(await tp.figures('pods'))}`);
+  await tp.filter('');
+  await tp.byCpu();
   // Nodes: every demo node, with its share of allocatable.
-  const nodes = await rows(page, 'top-nodes');
+  const nodes = await tp.figures('nodes');
   assert.ok(nodes.length >= 5, `${nodes.length} nodes`);
   // kubectl top node's words: whole millicores, a whole percent, whole Mi.
-  assert.match(await page.getByTestId('top-nodes').getByTestId('top-row').first().innerText(), /\d+m\s+\d+%\s+\d+Mi\s+\d+%/);
+  assert.match(await tp.rows('nodes').first().innerText(), /\d+m\s+\d+%\s+\d+Mi\s+\d+%/);
   // Live: the next poll (15 s on) adds a point, and the busy pod's line has
   // two of them.
   assert.ok(await until(async () => (await busyRows())[0]?.line.split(' ').length >= 2, 30000, 500),
@@ -99,13 +94,14 @@ const nodeStamps = (version) => Object.fromEntries(
 test('Top\'s node rows say what kubectl top node says, word for word, where both read the same sample', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/top`);
-  const nodes = page.getByTestId('top-nodes');
-  await nodes.getByTestId('top-row').first().waitFor({ timeout: 60000 });
+  const tp = top(page);
+  const nodes = tp.section('nodes');
+  await tp.rows('nodes').first().waitFor({ timeout: 60000 });
   // The version kubectl reads (the first of v1, v1beta1 the group lists).
   const version = await nodes.getAttribute('data-version');
   const listed = JSON.parse(kubectl('get', '--raw', '/apis/metrics.k8s.io')).versions.map((v) => v.version);
   assert.equal(version, listed.find((v) => ['v1', 'v1beta1'].includes(v)), `listed: ${listed}`);
-  const appRows = () => nodes.getByTestId('top-row').evaluateAll((trs) => trs.map((tr) => ({
+  const appRows = () => tp.rows('nodes').evaluateAll((trs) => trs.map((tr) => ({
     words: [...tr.querySelectorAll('td')].slice(0, 5).map((td) => td.innerText.trim()),
     stamp: tr.dataset.timestamp ?? '',
   })));
@@ -145,8 +141,8 @@ test('Top\'s node rows say what kubectl top node says, word for word, where both
 test('right-sizing says which workloads use more than they request and which ask for more than they use, and names the pods far from their requests', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/top`);
-  const busy = page.getByTestId('sizing').locator(`[data-key="Deployment/demo-shop/${BUSY}"]`);
-  const quiet = page.getByTestId('sizing').locator(`[data-key="Deployment/demo-shop/${QUIET}"]`);
+  const busy = top(page).sizing(`Deployment/demo-shop/${BUSY}`);
+  const quiet = top(page).sizing(`Deployment/demo-shop/${QUIET}`);
   // The Top poll lingered: its history is there at once, or within a poll.
   assert.ok(await until(async () => (await busy.locator('td[data-fit]').first().getAttribute('data-fit').catch(() => null)) === 'under', 30000, 200),
     `the busy Deployment: ${await busy.innerText().catch(() => 'no row')}`);
@@ -163,10 +159,10 @@ test('right-sizing says which workloads use more than they request and which ask
 test('a pod\'s page draws its CPU and memory over the tab\'s history against its requests and limits, a Deployment\'s its pods summed, and a node\'s against allocatable', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/top`);
-  const busy = page.getByTestId('top-pods').getByTestId('top-row').filter({ hasText: BUSY }).first();
+  const busy = top(page).rows('pods').filter({ hasText: BUSY }).first();
   await busy.waitFor({ timeout: 60000 });
   await busy.getByRole('link').click();
-  const cpu = page.getByTestId('usage-cpu');
+  const cpu = usage(page).chart('cpu');
   await cpu.waitFor({ timeout: 20000 });
   // The header's namespace is all of them: the pod's page shares Top's poll,
   // history and all.
@@ -174,29 +170,29 @@ test('a pod\'s page draws its CPU and memory over the tab\'s history against its
     'the line, from the shared history');
   // The figures come from the shared poll at once; the shares once the
   // pod itself is read.
-  const cpuWords = page.getByTestId('usage-cpu-words');
+  const cpuWords = usage(page).words('cpu');
   assert.ok(await until(async () => shares(await cpuWords.innerText().catch(() => ''), /^(\d+)m · (\d+)% of request 500m · (\d+)% of limit 1000m$/, [900, 180, 90]), 20000, 100),
     `the pod's CPU: ${await cpuWords.innerText().catch(() => 'none')}`);
-  assert.match(await page.getByTestId('usage-memory-words').innerText(), /^70\dMi · 13\d% of request 512Mi · 6\d% of limit 1Gi$/);
+  assert.match(await usage(page).words('memory').innerText(), /^70\dMi · 13\d% of request 512Mi · 6\d% of limit 1Gi$/);
   assert.deepEqual(await cpu.locator('[data-mark]').evaluateAll((ls) => ls.map((l) => l.dataset.mark)), ['request', 'limit']);
   // The Deployment: its two pods summed (through its ReplicaSet), against
   // their requests and limits summed.
   await page.goto(`${app.url}#/o/deployments.apps/demo-shop/${BUSY}`);
-  const words = page.getByTestId('usage-cpu-words');
+  const words = usage(page).words('cpu');
   assert.ok(await until(async () => shares(await words.innerText().catch(() => ''), /^(\d+)m · (\d+)% of request 1000m · (\d+)% of limit 2000m$/, [1800, 180, 90]), 20000, 200),
     `the Deployment's CPU: ${await words.innerText().catch(() => 'none')}`);
-  assert.match(await page.getByTestId('usage-cpu').locator('figcaption b').innerText(), /^CPU of its 2 pods, last \d+ min$/);
+  assert.match(await usage(page).chart('cpu').locator('figcaption b').innerText(), /^CPU of its 2 pods, last \d+ min$/);
   // A node: its allocatable.
   const node = kubectl('-n', 'demo-shop', 'get', 'pods', '-l', `app=${BUSY}`, '-o', 'jsonpath={.items[0].spec.nodeName}');
   await page.goto(`${app.url}#/o/nodes/${node}`);
-  await page.getByTestId('usage-memory').locator('[data-mark=allocatable]').waitFor({ state: 'attached', timeout: 20000 });
-  assert.match(await page.getByTestId('usage-cpu-words').innerText(), /^\d+m · \d+% of allocatable \d+m$/);
+  await usage(page).chart('memory').locator('[data-mark=allocatable]').waitFor({ state: 'attached', timeout: 20000 });
+  assert.match(await usage(page).words('cpu').innerText(), /^\d+m · \d+% of allocatable \d+m$/);
 });
 
 test('X-ray shows the metrics polls, which go on for a minute after Top is left', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/xray`);
-  const poll = page.getByTestId('xray-poll');
+  const poll = xray(page).polls();
   await poll.first().waitFor({ timeout: 10000 });
   const text = (await poll.allInnerTexts()).join('\n');
   assert.match(text, /pods in all namespaces/);
@@ -222,7 +218,7 @@ test('the pod table has CPU and memory columns that match kubectl top pod, sort 
     // Figures with the poll; shares once the pods' requests are read.
     const busy = busyKey(g) ?? { cells: [] };
     return g.headers.includes('CPU') && /m$/.test(g.cell(busy, 'CPU') ?? '') && /%$/.test(g.cell(busy, '%CPU/R') ?? '');
-  }, 120000, 500), `the columns: ${JSON.stringify((await grid(page)).headers)}; ${await page.getByTestId('usage-state').innerText().catch(() => '')}`);
+  }, 120000, 500), `the columns: ${JSON.stringify((await grid(page)).headers)}; ${await usage(page).state().innerText().catch(() => '')}`);
   let g = await grid(page);
   assert.deepEqual(g.headers.slice(-6), ['CPU', '%CPU/R', '%CPU/L', 'MEM', '%MEM/R', '%MEM/L']);
   const busy = busyKey(g);
@@ -254,13 +250,13 @@ test('the pod table has CPU and memory columns that match kubectl top pod, sort 
   }
 
   // Hidden, and still hidden after a reload; then back.
-  await page.getByTestId('usage-toggle').click();
+  await usage(page).toggle().click();
   assert.ok(await until(async () => !(await grid(page)).headers.includes('CPU'), 5000, 50), 'the columns go');
   await page.reload();
   await table(page).loaded();
-  assert.equal(await page.getByTestId('usage-toggle').getAttribute('aria-pressed'), 'false');
+  assert.equal(await usage(page).toggle().getAttribute('aria-pressed'), 'false');
   assert.ok(!(await grid(page)).headers.includes('CPU'), 'still hidden after a reload');
-  await page.getByTestId('usage-toggle').click();
+  await usage(page).toggle().click();
   assert.ok(await until(async () => (await grid(page)).headers.includes('%MEM/L'), 20000, 100), 'the columns are back');
 });
 
@@ -303,16 +299,16 @@ test('the restricted user sees its own namespace\'s pod metrics, and is told the
     const busy = g.rows.find((r) => r.key.startsWith(`demo-shop/${BUSY}-`));
     const cpu = /^(\d+)m$/.exec(g.cell(busy, 'CPU') ?? '');
     return busy && cpu && near(cpu[1], 900);
-  }, 120000, 500), `its pods' figures: ${await page.getByTestId('usage-state').innerText().catch(() => 'no state line')}`);
+  }, 120000, 500), `its pods' figures: ${await usage(page).state().innerText().catch(() => 'no state line')}`);
   await page.goto(`${restricted.url}#/top`);
-  const nodes = page.getByTestId('top-nodes-state');
+  const nodes = top(page).state('nodes');
   assert.ok(await until(async () => (await nodes.getAttribute('data-state').catch(() => null)) === 'forbidden', 20000, 200),
     `the nodes: ${await nodes.innerText().catch(() => 'none')}`);
   // All namespaces' pods are not its to read either.
-  const pods = page.getByTestId('top-pods-state');
+  const pods = top(page).state('pods');
   assert.ok(await until(async () => (await pods.getAttribute('data-state').catch(() => null)) === 'forbidden', 20000, 200),
     `all pods: ${await pods.innerText().catch(() => 'none')}`);
-  assert.equal(await page.getByTestId('top-pods').getByTestId('top-row').count(), 0);
+  assert.equal(await top(page).rows('pods').count(), 0);
 });
 
 test('with metrics-server gone, one line says so, and the other views work', async (t) => {
@@ -328,16 +324,16 @@ test('with metrics-server gone, one line says so, and the other views work', asy
   });
   await page.goto(`${app.url}#/`);
   await page.goto(`${app.url}#/top`);
-  const state = page.getByTestId('top-pods-state');
+  const state = top(page).state('pods');
   assert.ok(await until(async () => (await state.getAttribute('data-state').catch(() => null)) === 'not-served', 30000, 200),
     `the pods' state: ${await state.innerText().catch(() => 'none')}`);
   assert.match(await state.innerText(), /503.*install metrics-server, or check that it is running/);
-  assert.equal(await page.getByTestId('top-nodes-state').getAttribute('data-state'), 'not-served');
+  assert.equal(await top(page).state('nodes').getAttribute('data-state'), 'not-served');
   // The rest of the app is unaffected; a pod table no earlier view
   // polled says so once, with no CPU column.
   await page.goto(`${app.url}#/r/pods?ns=demo-data`);
-  await page.getByTestId('resource-row').first().waitFor({ timeout: 20000 });
-  const line = page.getByTestId('usage-state');
+  await table(page).loaded(20000);
+  const line = usage(page).state();
   assert.ok(await until(async () => (await line.getAttribute('data-state').catch(() => null)) === 'not-served', 30000, 200),
     `the table's line: ${await line.innerText().catch(() => 'none')}`);
   assert.equal(await line.count(), 1);
@@ -346,8 +342,8 @@ test('with metrics-server gone, one line says so, and the other views work', asy
   // requests (such a watch would linger a minute on X-ray; the table's own
   // stops as it is left).
   await page.goto(`${app.url}#/xray`);
-  await page.getByTestId('xray-informer').first().waitFor({ timeout: 10000 });
-  const watched = (await page.getByTestId('xray-informer').allInnerTexts()).filter((t) => t.startsWith('/api/v1/namespaces/demo-data/pods'));
+  await xray(page).informers().first().waitFor({ timeout: 10000 });
+  const watched = (await xray(page).informers().allInnerTexts()).filter((t) => t.startsWith('/api/v1/namespaces/demo-data/pods'));
   assert.deepEqual(watched, []);
   assert.deepEqual(app.errors.slice(errorsBefore).filter((e) => !/status of 503/.test(e)), []);
 });
