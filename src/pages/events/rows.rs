@@ -1,4 +1,4 @@
-//! The event stream's rows: a virtualized table (only the rows in view are in the DOM, a ring of slots whose text changes as events arrive, no row moved), newest first, Warnings highlighted, involved objects linked.
+//! The event stream's rows: a virtualized table (only the rows in view are in the DOM), newest first, Warnings highlighted, involved objects linked.
 
 use std::sync::Arc;
 
@@ -31,6 +31,7 @@ pub fn EventRows(stream: Stream, now: Signal<f64>) -> impl IntoView {
     // Only the rows in view (plus overscan) are in the DOM.
     let scroll = ScrollWindow::new(EVENTS_VIEWPORT);
     let span = Memo::new(move |_| scroll.rows(stream.shown_len(), EVENT_ROW, EVENT_OVERSCAN));
+    let first = move || span.get().0;
     // A new filter starts at the newest match.
     let body_ref = NodeRef::<leptos::html::Div>::new();
     Effect::watch(
@@ -43,26 +44,9 @@ pub fn EventRows(stream: Stream, now: Signal<f64>) -> impl IntoView {
         },
         false,
     );
-    // The rows in the window as (index, row), and the ring's size: row
-    // `index` is drawn by slot `index % slots`, placed at its own offset, so
-    // new events at the top rewrite the slots' text and move no element
-    // (keyed rows moved every one of them in the DOM, each frame).
-    let window = Memo::new(move |_| {
+    let window = move || {
         let (first, count) = span.get();
-        let rows: Vec<(usize, Arc<EventRow>)> = stream
-            .window(first, count)
-            .into_iter()
-            .enumerate()
-            .map(|(j, e)| (first + j, e))
-            .collect();
-        (count.max(1), rows)
-    });
-    let slots = move || {
-        window.with(|(slots, rows)| {
-            let mut s: Vec<usize> = rows.iter().map(|(i, _)| i % slots).collect();
-            s.sort_unstable();
-            s
-        })
+        stream.window(first, count)
     };
     let on_scroll = move |ev: leptos::ev::Event| scroll.on_scroll(&ev);
     let discovered = kube.discovered();
@@ -77,15 +61,16 @@ pub fn EventRows(stream: Stream, now: Signal<f64>) -> impl IntoView {
             </div>
             <div class="ebody" node_ref=body_ref on:scroll=on_scroll data-testid="event-body"
                 tabindex="0" aria-label="Events, newest first">
-                // A ring of fixed-height rows, each at its own offset; the
-                // slots in DOM order, which a screen's order matches from
-                // the top (slot 0 holds the newest row shown there).
-                <div class="espacer" role="rowgroup"
-                    style:height=move || format!("{}px", stream.shown_len() as f64 * EVENT_ROW)>
-                    <For
-                        each=slots
-                        key=|slot| *slot
-                        children=move |slot| view! { <EventLine window slot_index=slot now discovered/> }
+                // Fixed-height rows in flow after a padding for the rows above.
+                <div role="rowgroup"
+                    style:height=move || format!("{}px", stream.shown_len() as f64 * EVENT_ROW)
+                    style:padding-top=move || format!("{}px", first() as f64 * EVENT_ROW)>
+                    <ForEnumerate
+                        each=window
+                        key=|e| (e.key.clone(), e.count, e.last_seen, e.message.clone())
+                        children={move |i: ReadSignal<usize>, e: Arc<EventRow>| view! {
+                            <EventLine e i span now discovered/>
+                        }}
                     />
                 </div>
             </div>
@@ -107,59 +92,42 @@ fn object_href(discovered: Discovered, e: &EventRow) -> Option<String> {
     .link()
 }
 
-/// The involved object as the row names it.
-fn object(e: &EventRow) -> String {
-    format!("{}/{}", e.namespace, e.object)
-}
-
-/// The rows of the window as (index, row), and the ring's number of slots.
-type Window = Memo<(usize, Vec<(usize, Arc<EventRow>)>)>;
-
-/// Slot `slot` of the ring: whichever row of `window` falls to it, at its
-/// offset; `now` ages it. Only text and attributes change as rows move.
+/// One event's row, `i`th in the window that `span` places; `now` ages it.
 #[component]
 fn EventLine(
-    window: Window,
-    slot_index: usize,
+    e: Arc<EventRow>,
+    i: ReadSignal<usize>,
+    span: Memo<(usize, usize)>,
     now: Signal<f64>,
     discovered: Discovered,
 ) -> impl IntoView {
-    let slot = slot_index;
-    let row = Memo::new(move |_| {
-        window.with(|(slots, rows)| rows.iter().find(|(i, _)| i % slots == slot).cloned())
-    });
-    let text = move |f: fn(&EventRow) -> String| move || row.with(|r| r.as_ref().map(|(_, e)| f(e)).unwrap_or_default());
-    let age = move |f: fn(&EventRow, f64) -> String| {
-        move || {
-            let t = now.get();
-            row.with(|r| r.as_ref().map(|(_, e)| f(e, t)).unwrap_or_default())
-        }
+    let now = move || now.get();
+    let first = move || span.get().0;
+    let class = if e.is_warning() {
+        "erow event-warning"
+    } else {
+        "erow"
     };
-    let class = move || match row.with(|r| r.as_ref().map(|(_, e)| e.is_warning())) {
-        Some(true) => "erow event-warning",
-        _ => "erow",
-    };
-    let link = move || {
-        let (_, e) = row.get()?;
-        let words = object(&e);
-        Some(match object_href(discovered, &e) {
-            // A link once discovery knows the kind (it may load after the row).
-            Some(href) => view! { <a href=href data-testid="event-object-link">{words}</a> }.into_any(),
-            None => view! { <span>{words}</span> }.into_any(),
-        })
-    };
+    let object = format!("{}/{}", e.namespace, e.object);
+    let object_title = object.clone();
     view! {
         <div class=class role="row" data-testid="event-row"
-            aria-rowindex=move || row.with(|r| r.as_ref().map(|(i, _)| (i + 2).to_string()))
-            style:transform=move || row.with(|r| r.as_ref().map(|(i, _)| format!("translateY({}px)", *i as f64 * EVENT_ROW)))>
-            <span role="cell">{age(|e, t| e.last_seen_age(t))}</span>
-            <span role="cell" class="muted">{age(|e, t| e.first_seen_age(t))}</span>
-            <span role="cell">{text(|e| e.type_.clone())}</span>
-            <span role="cell" title=text(|e| e.reason.clone())>{text(|e| e.reason.clone())}</span>
-            <span role="cell" class="name" title=text(object)>{link}</span>
-            <span role="cell" class="num">{text(|e| e.count.to_string())}</span>
-            <span role="cell" class="message" title=text(|e| e.message.clone())>{text(|e| e.message.clone())}</span>
-            <span role="cell" class="muted" title=text(|e| e.source.clone())>{text(|e| e.source.clone())}</span>
+            aria-rowindex=move || (first() + i.get() + 2).to_string()>
+            <span role="cell">{let e = e.clone(); move || e.last_seen_age(now())}</span>
+            <span role="cell" class="muted">{let e = e.clone(); move || e.first_seen_age(now())}</span>
+            <span role="cell">{e.type_.clone()}</span>
+            <span role="cell" title=e.reason.clone()>{e.reason.clone()}</span>
+            <span role="cell" class="name" title=object_title>{
+                // A link once discovery knows the kind (it may load after the row).
+                let e = e.clone();
+                move || match object_href(discovered, &e) {
+                    Some(href) => view! { <a href=href data-testid="event-object-link">{object.clone()}</a> }.into_any(),
+                    None => view! { <span>{object.clone()}</span> }.into_any(),
+                }
+            }</span>
+            <span role="cell" class="num">{e.count}</span>
+            <span role="cell" class="message" title=e.message.clone()>{e.message.clone()}</span>
+            <span role="cell" class="muted" title=e.source.clone()>{e.source.clone()}</span>
         </div>
     }
 }
