@@ -38,6 +38,15 @@ the main module unchanged. The every-part limit is now 3,520,000 B, about
 2% over. Issue #30's goal is 450 KB gzip for the first page; the
 brotli copy, which is what kubectl glass sends, is under it, the gzip copy
 is not.
+Issue #44's round of names (2026-12-07: `Kube` with private parts and
+accessors, Leptos `Trigger`s for the pulses, one `FilterMenu`, kube/
+regrouped; the event stream, in the main module because the overview draws
+it, among what changed) took the main module from 1,343,580 B to 1,352,378 B
+raw, 405,391 B brotli, 529,020 B gzip, over the raw and gzip limits; the
+growth was measured across the merge, not broken down by change. The main
+module's limits are now about 2% over those figures. (The event rows' ring
+of #43 item 3 added another ~13 KB to it with no measured gain, and was
+reverted.)
 
 Usage: check-wasm-budget.py [dist]
 """
@@ -45,7 +54,7 @@ Usage: check-wasm-budget.py [dist]
 import sys
 from pathlib import Path
 
-BUDGET = {"": 1_347_000, ".br": 406_000, ".gz": 526_000}
+BUDGET = {"": 1_380_000, ".br": 414_000, ".gz": 540_000}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
 ALL_PARTS_RAW = 3_520_000
 
