@@ -407,3 +407,36 @@ export function createPage(page) {
     denied: () => page.getByTestId('create-denied'),
   };
 }
+
+/**
+ * The rows of the page's first rowgroup as Chromium's accessibility tree
+ * gives them to a screen reader, in that order, each named by its element's
+ * `attr` (e.g. `data-key`): the order a ring of rows must give through
+ * `aria-owns`, whatever slot of the DOM holds each row.
+ */
+export async function accessibleRows(page, attr) {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('Accessibility.enable');
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+    const group = nodes.find((n) => n.role?.value === 'rowgroup');
+    if (!group) throw new Error('no rowgroup in the accessibility tree');
+    const rows = [];
+    const walk = (n) => {
+      if (n.role?.value === 'row') { rows.push(n.backendDOMNodeId); return; }
+      for (const c of n.childIds ?? []) { if (byId.has(c)) walk(byId.get(c)); }
+    };
+    walk(group);
+    const read = [];
+    for (const backendNodeId of rows) {
+      const { node } = await cdp.send('DOM.describeNode', { backendNodeId });
+      const attrs = node.attributes ?? [];
+      const at = attrs.indexOf(attr);
+      read.push(at < 0 ? null : attrs[at + 1]);
+    }
+    return read;
+  } finally {
+    await cdp.detach();
+  }
+}

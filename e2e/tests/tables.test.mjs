@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, apply, kubectl, until, ARTIFACTS, cleanUp } from '../lib.mjs';
-import { table, frame } from '../pages.mjs';
+import { table, frame, accessibleRows } from '../pages.mjs';
 
 const SUFFIX = `${Date.now() % 1000000}`;
 const POD = `e2e-pod-${SUFFIX}`;
@@ -162,26 +162,7 @@ test('table rows reach assistive technology in screen order, whichever DOM slot 
   const dom = await page.getByTestId('resource-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key').split('/')[1]));
   assert.notDeepEqual(dom, screen, 'the ring wrapped (DOM order differs from screen order)');
   // Chromium's own accessibility tree (what a screen reader is given).
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Accessibility.enable');
-  const { nodes } = await cdp.send('Accessibility.getFullAXTree');
-  const byId = new Map(nodes.map((n) => [n.nodeId, n]));
-  const group = nodes.find((n) => n.role?.value === 'rowgroup');
-  assert.ok(group, 'a rowgroup in the accessibility tree');
-  const rows = [];
-  const walk = (n) => {
-    if (n.role?.value === 'row') { rows.push(n.backendDOMNodeId); return; }
-    for (const c of n.childIds ?? []) { if (byId.has(c)) walk(byId.get(c)); }
-  };
-  walk(group);
-  // Each row's element, named by its data-key.
-  const read = [];
-  for (const backendNodeId of rows) {
-    const { node } = await cdp.send('DOM.describeNode', { backendNodeId });
-    const attrs = node.attributes ?? [];
-    read.push(attrs[attrs.indexOf('data-key') + 1]?.split('/')[1]);
-  }
-  await cdp.detach();
+  const read = (await accessibleRows(page, 'data-key')).map((k) => k?.split('/')[1]);
   assert.deepEqual(read, screen, 'rows in the accessibility tree follow the screen');
 });
 
