@@ -170,16 +170,18 @@ test("an object's events show the same count and age as the event stream, series
     apiVersion: 'v1', kind: 'Event',
     metadata: { name: `${CM}.old`, namespace: 'demo-shop', labels: { 'e2e-house': SUFFIX } },
     involvedObject: involved, reason: 'E2EOld', message: 'three days ago', type: 'Warning', count: 7,
-    firstTimestamp: ago(4 * 86400), lastTimestamp: ago(3 * 86400 + 60),
+    // Ages well inside their unit: the app's clock ticks once a second, so
+    // an age made exactly on a boundary (600 s, 4 days) can read one less.
+    firstTimestamp: ago(4 * 86400 + 600), lastTimestamp: ago(3 * 86400 + 600),
   });
-  // An events.k8s.io/v1 Event with a series: 12 times, last ten minutes ago.
+  // An events.k8s.io/v1 Event with a series: 12 times, last ten and a half minutes ago.
   apply({
     apiVersion: 'events.k8s.io/v1', kind: 'Event',
     metadata: { name: `${CM}.series`, namespace: 'demo-shop', labels: { 'e2e-house': SUFFIX } },
     regarding: involved, reason: 'E2ESeries', note: 'a series', type: 'Normal', action: 'Probe',
     reportingController: 'kubeglass.dev/e2e', reportingInstance: 'e2e',
     eventTime: micro(3600),
-    series: { count: 12, lastObservedTime: micro(600) },
+    series: { count: 12, lastObservedTime: micro(630) },
   });
   await page.goto(`${app.url}#/o/configmaps/demo-shop/${CM}`);
   const row = (reason) => page.getByTestId('object-event').filter({ hasText: reason });
