@@ -35,7 +35,7 @@ pub use fifo::{
 };
 pub use indexer::{IndexFunc, Indexer};
 pub use informer::{
-    InformerOptions, InformerSnapshot, Notification, QueueKind, SharedInformer,
+    Checkpoint, InformerOptions, Seed, SeedLoader, InformerSnapshot, Notification, QueueKind, SharedInformer,
     drop_managed_fields, redact_secret_metadata,
 };
 pub use lister::{LabelSelector, Lister};

@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 mod factory;
 mod handlers;
 mod secrets;
+mod seed;
 mod stale;
 mod transforms;
 

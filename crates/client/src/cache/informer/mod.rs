@@ -64,12 +64,14 @@ use crate::rest::table::TableColumn;
 mod options;
 mod process;
 mod resync;
+mod seed;
 mod snapshot;
 
 pub use options::{
     DROP_MANAGED_FIELDS, InformerOptions, QueueBuilder, QueueKind, delta_fifo_queue,
     drop_managed_fields, in_order_queue, redact_secret_metadata,
 };
+pub use seed::{Checkpoint, Seed, SeedLoader};
 pub use snapshot::{InformerSnapshot, ProcessorStats};
 
 use options::secrets_redacted;
@@ -144,6 +146,8 @@ struct Inner<K> {
     reconnect: RefCell<Option<Reconnect>>,
     running: Cell<bool>,
     columns: Rc<RefCell<Vec<TableColumn>>>,
+    /// Taken by the first run: where a saved state is found.
+    seed: RefCell<Option<SeedLoader<K>>>,
 }
 
 /// One cache of one collection, shared by any number of handlers and listers.
@@ -230,6 +234,7 @@ where
                 reconnect: RefCell::new(None),
                 running: Cell::new(false),
                 columns: Rc::default(),
+                seed: RefCell::new(options.seed),
             }),
         }
     }
@@ -354,6 +359,39 @@ where
         self.inner.columns.borrow().clone()
     }
 
+    /// The cache and the version it is complete up to, when they agree and
+    /// the server has confirmed them: synced, nothing queued, nothing held
+    /// as a stale copy, not still resuming. What may be saved as a seed.
+    pub fn checkpoint(&self) -> Option<Checkpoint<K>> {
+        let status = self.inner.status.borrow();
+        let rv = status.last_resource_version.clone()?;
+        let consistent = self.inner.synced.get()
+            && !status.resuming
+            && self.inner.queue.borrow().len() == 0
+            && self.inner.stale.borrow().is_empty();
+        consistent.then(|| Checkpoint {
+            items: self.inner.indexer.borrow().list(),
+            resource_version: rv,
+            columns: self.inner.columns.borrow().clone(),
+        })
+    }
+
+    /// Puts a saved state in the cache as if listed at its version, so the
+    /// reflector starts with a watch from it. Only before the first list.
+    fn plant(&self, seed: Seed<K>) {
+        if self.inner.synced.get() || self.inner.status.borrow().last_resource_version.is_some() {
+            return;
+        }
+        *self.inner.columns.borrow_mut() = seed.columns;
+        self.inner
+            .store
+            .borrow_mut()
+            .replace(seed.items, &seed.resource_version);
+        let mut s = self.inner.status.borrow_mut();
+        s.last_resource_version = Some(seed.resource_version);
+        s.resuming = true;
+    }
+
     /// The shared reflector status (updated as it runs).
     pub fn status(&self) -> Rc<RefCell<ReflectorStatus>> {
         self.inner.status.clone()
@@ -367,6 +405,12 @@ where
             "an informer runs at most once at a time"
         );
         let guard = StopGuard(self.inner.clone());
+        let load = self.inner.seed.borrow_mut().take();
+        if let Some(load) = load
+            && let Some(seed) = load().await
+        {
+            self.plant(seed);
+        }
         let inner = self.inner.clone();
         let errors_seen = Cell::new(0u64);
         let weak = Rc::downgrade(&self.inner);

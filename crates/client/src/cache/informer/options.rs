@@ -8,6 +8,7 @@ use kube_core::Resource;
 use super::super::fifo::{DeltaFifo, KnownObjects, RealFifo, Transform};
 use super::super::indexer::IndexFunc;
 use super::super::reflector::ReflectorConfig;
+use super::seed::SeedLoader;
 use super::{SharedQueue, SharedStore};
 
 /// Which queue sits between the reflector and the processor.
@@ -69,6 +70,9 @@ pub struct InformerOptions<K> {
     pub queue: QueueBuilder<K>,
     /// Extra indexes (the namespace index is always there).
     pub indexers: Vec<(String, IndexFunc<K>)>,
+    /// Where a saved state to start from is found ([`super::seed`]);
+    /// None starts with a list.
+    pub seed: Option<SeedLoader<K>>,
 }
 
 impl<K: Resource + 'static> InformerOptions<K> {
@@ -81,7 +85,15 @@ impl<K: Resource + 'static> InformerOptions<K> {
             transform_name: DROP_MANAGED_FIELDS,
             queue: in_order_queue::<K>,
             indexers: Vec::new(),
+            seed: None,
         }
+    }
+
+    /// Starts from the saved state `load` finds, if any, with a watch from
+    /// its version instead of a list ([`super::seed`]).
+    pub fn seeded_from(mut self, load: SeedLoader<K>) -> Self {
+        self.seed = Some(load);
+        self
     }
 
     /// Caches each object as `transform` makes it (client-go's

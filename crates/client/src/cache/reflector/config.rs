@@ -30,6 +30,10 @@ pub struct ReflectorConfig {
     /// A streaming list that goes this long without an event before its
     /// end bookmark is given up for a plain list.
     pub watch_list_idle: Duration,
+    /// A watch resumed from a saved version ([`super::ReflectorStatus::resuming`])
+    /// that stays open this long with no event has caught up: the server
+    /// sends what changed since that version at once.
+    pub resume_quiet: Duration,
 }
 
 impl ReflectorConfig {
@@ -47,6 +51,7 @@ impl ReflectorConfig {
             watch_grace: Duration::from_secs(30),
             watch_list: false,
             watch_list_idle: Duration::from_secs(30),
+            resume_quiet: Duration::from_secs(1),
         }
     }
 

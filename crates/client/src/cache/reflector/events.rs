@@ -40,6 +40,11 @@ where
                 () = &mut w.deadline => return Err(ended(w.initial.is_some(), w.delivered)),
                 () = &mut w.idle_check => {
                     if w.initial.is_none() {
+                        // A resumed watch quiet since it opened: nothing
+                        // changed since its version, so the cache is current.
+                        if self.status.borrow().resuming {
+                            self.update(|s| s.resuming = false);
+                        }
                         w.idle_check = futures::future::pending().boxed_local().fuse();
                         continue;
                     }
@@ -215,6 +220,7 @@ where
     ) {
         self.update(|s| {
             count(s);
+            s.resuming = false;
             if let Some(rv) = rv.filter(|rv| !rv.is_empty()) {
                 s.last_resource_version = Some(rv);
             }

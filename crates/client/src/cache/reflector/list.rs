@@ -120,6 +120,7 @@ where
         self.update(|s| {
             s.lists += 1;
             s.synced = true;
+            s.resuming = false;
             s.last_resource_version = Some(resource_version);
             s.undecodable_more = undecodable.len().saturating_sub(MAX_UNDECODABLE);
             undecodable.truncate(MAX_UNDECODABLE);

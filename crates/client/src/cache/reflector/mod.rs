@@ -251,9 +251,24 @@ where
         }
     }
 
-    /// Where a reflector starts: a streaming list when the config asks for
-    /// one, else a list at `resourceVersion=0`.
+    /// Where a reflector starts: a watch from the last version when the
+    /// store already holds the state at that version (a cache seeded from
+    /// a saved state, or an informer run again after a stop); else a
+    /// streaming list when the config asks for one, else a list at
+    /// `resourceVersion=0`. A version the server no longer has ends that
+    /// watch with 410 and the usual one relist.
     pub fn first_phase(&self) -> Phase<K> {
+        let resumable = {
+            let s = self.status.borrow();
+            (s.synced || s.resuming) && s.last_resource_version.is_some()
+        };
+        if resumable {
+            self.update(|s| {
+                s.resuming = true;
+                s.resumes += 1;
+            });
+            return Phase::Watch;
+        }
         if self.config.watch_list {
             Phase::WatchList
         } else {

@@ -91,8 +91,9 @@ pub struct OpenWatch<K> {
     /// A watch the server forgot to close is abandoned after its timeout
     /// (plus a grace period).
     pub(super) deadline: Fuse<LocalBoxFuture<'static, ()>>,
-    /// Checks a streaming list for a quiet spell before its end bookmark;
-    /// pending for ever once the initial state is complete.
+    /// Checks a streaming list for a quiet spell before its end bookmark,
+    /// or a resumed watch for the quiet moment that says it has caught up;
+    /// pending for ever after that.
     pub(super) idle_check: Fuse<LocalBoxFuture<'static, ()>>,
     /// When the last event arrived (or the watch opened).
     pub(super) last_activity: Timestamp,

@@ -88,6 +88,15 @@ pub struct ReflectorStatus {
     pub undecodable: Vec<Undecodable>,
     /// How many more did not decode than `undecodable` names.
     pub undecodable_more: usize,
+    /// The cache came from a saved state (`SharedInformer`'s seed) or from
+    /// before a stop, and the server has not yet confirmed it: true from
+    /// the seed until the watch from its version brings an event or a
+    /// bookmark, stays open a quiet moment (`ReflectorConfig::resume_quiet`)
+    /// or a list replaces the cache. A view says "resyncing" meanwhile.
+    pub resuming: bool,
+    /// Watches that started from a saved or earlier version instead of a
+    /// list (a seeded cache, a restarted informer).
+    pub resumes: u64,
 }
 
 /// How many undecodable objects a status names: it is copied into every
@@ -117,6 +126,8 @@ impl Default for ReflectorStatus {
             last_fallback: None,
             undecodable: Vec::new(),
             undecodable_more: 0,
+            resuming: false,
+            resumes: 0,
         }
     }
 }

@@ -146,7 +146,14 @@ where
         Ok(OpenWatch {
             stream,
             deadline: self.clock.sleep(timeout + self.config.watch_grace).fuse(),
-            idle_check: self.clock.sleep(self.config.watch_list_idle).fuse(),
+            // A streaming list checks for a quiet spell before its end
+            // bookmark; a resumed watch for a quiet moment that says it
+            // has caught up.
+            idle_check: if !initial && self.status.borrow().resuming {
+                self.clock.sleep(self.config.resume_quiet).fuse()
+            } else {
+                self.clock.sleep(self.config.watch_list_idle).fuse()
+            },
             last_activity: now,
             delivered: false,
             started,
