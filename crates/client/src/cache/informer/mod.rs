@@ -367,7 +367,7 @@ where
         let rv = status.last_resource_version.clone()?;
         let consistent = self.inner.synced.get()
             && !status.resuming
-            && self.inner.queue.borrow().len() == 0
+            && self.inner.queue.borrow().is_empty()
             && self.inner.stale.borrow().is_empty();
         consistent.then(|| Checkpoint {
             items: self.inner.indexer.borrow().list(),
