@@ -24,6 +24,13 @@ use crate::rules::session::SessionLabel;
 pub fn App() -> impl IntoView {
     let started = start(prefs::store(), prefs::served());
     let kube = started.kube.clone();
+    // A tab hidden (or being left) saves its tables now: the next visit
+    // may be a reload or a browser restart.
+    let saved = kube.saved().clone();
+    crate::platform::on_hidden(move || {
+        let saved = saved.clone();
+        crate::platform::spawn(async move { saved.save_due(true).await });
+    });
     provide_kube(started.kube);
     let remembered = prefs::get(prefs::NAMESPACE);
     let cluster = ClusterState::start(

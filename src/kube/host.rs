@@ -34,6 +34,41 @@ impl Sockets for WebSocketTransport {
     }
 }
 
+/// Where informers' saved states are kept (`stores::saved`): the
+/// launcher's folder or the origin's Cache Storage in the tab, memory in a
+/// native test. Each is one text under a key of the app's own.
+pub trait SavedStore {
+    /// The text under `key`, if any.
+    fn load(&self, key: &str) -> LocalBoxFuture<'static, Result<Option<String>, String>>;
+    /// Keeps `text` under `key`.
+    fn save(&self, key: &str, text: String) -> LocalBoxFuture<'static, Result<(), String>>;
+    /// Forgets everything kept.
+    fn forget(&self) -> LocalBoxFuture<'static, Result<(), String>>;
+    /// Where that is, in words for the X-ray page.
+    fn place(&self) -> &'static str;
+}
+
+impl SavedStore for kubeglass_web::Snapshots {
+    fn load(&self, key: &str) -> LocalBoxFuture<'static, Result<Option<String>, String>> {
+        let (me, key) = (self.clone(), key.to_owned());
+        async move { me.load(&key).await }.boxed_local()
+    }
+    fn save(&self, key: &str, text: String) -> LocalBoxFuture<'static, Result<(), String>> {
+        let (me, key) = (self.clone(), key.to_owned());
+        async move { me.save(&key, &text).await }.boxed_local()
+    }
+    fn forget(&self) -> LocalBoxFuture<'static, Result<(), String>> {
+        let me = self.clone();
+        async move { me.forget().await }.boxed_local()
+    }
+    fn place(&self) -> &'static str {
+        match self {
+            kubeglass_web::Snapshots::Launcher(_) => "kubectl glass's folder for this context",
+            kubeglass_web::Snapshots::Browser => "this browser's Cache Storage for this address",
+        }
+    }
+}
+
 /// Reads a file that sits beside the page: `Ok(None)` when there is none.
 pub type ReadBeside =
     Rc<dyn Fn(&'static str) -> LocalBoxFuture<'static, Result<Option<String>, String>>>;
@@ -55,14 +90,22 @@ pub struct Host {
     pub read_beside: ReadBeside,
     /// Opens message connections both ways (a shell's WebSocket).
     pub duplex: Rc<dyn Duplex>,
+    /// Where tables' saved states are kept (None: nowhere, every table
+    /// starts with a list).
+    pub saved: Option<Rc<dyn SavedStore>>,
 }
 
 impl Host {
     /// The tab's: `spawn_local`, `requestAnimationFrame`, `storage` (the
     /// launcher's store or localStorage), and `transport`'s WebSocket
     /// switches and counts.
-    pub fn browser(transport: Rc<WebSocketTransport>, storage: Rc<dyn KeyValueStore>) -> Self {
+    pub fn browser(
+        transport: Rc<WebSocketTransport>,
+        storage: Rc<dyn KeyValueStore>,
+        saved: Option<Rc<dyn SavedStore>>,
+    ) -> Self {
         Self {
+            saved,
             spawn: Rc::new(kubeglass_web::spawn),
             frames: kubeglass_web::animation_frames(),
             storage,

@@ -52,6 +52,7 @@ use kubeglass_kubectl::usage::{PollSnapshot, UsagePolls};
 use kubeglass_web::ConnectionCounts;
 use leptos::prelude::*;
 
+use crate::kube::stores::saved::SavedTables;
 use crate::rules::problem::Problem;
 use crate::rules::resolve::{Unresolved, usable};
 use crate::rules::time::Seconds;
@@ -106,6 +107,8 @@ pub struct Kube {
     /// True when the API is under a capability token (`/<token>/`), so no
     /// other page can reach it; false under a plain `kubectl proxy --www`.
     protected: bool,
+    /// Tables saved for the next visit, and those drawn from a saved state.
+    saved: SavedTables,
 }
 
 /// What views read of the cluster side besides subscribing: the client
@@ -115,6 +118,11 @@ impl Kube {
     /// The rate-limited client, for kubectl's verbs (reviews, drains).
     pub fn client(&self) -> &RestClient {
         &self.client
+    }
+
+    /// Tables saved for the next visit (what X-ray shows, the Forget button).
+    pub fn saved(&self) -> &SavedTables {
+        &self.saved
     }
 
     /// The app's one clock.
@@ -190,7 +198,10 @@ impl Kube {
             )
             .with_scope(scope),
         );
+        let saved = SavedTables::new(host.saved.clone(), clock.clone());
+        host.spawn(saved.clone().run());
         let kube = Self {
+            saved,
             client,
             clock,
             factory,

@@ -7,9 +7,10 @@ use kubeglass_client::clock::Clock;
 use kubeglass_client::discovery::KeyValueStore;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
-use kubeglass_web::{FetchTransport, WebClock, WebSocketTransport};
+use kubeglass_web::{FetchTransport, Snapshots, WebClock, WebSocketTransport};
 use leptos::prelude::*;
 
+use crate::kube::host::SavedStore;
 use crate::kube::{Host, Kube};
 
 /// What starting gives the app: the shared handles and the reconnect
@@ -39,7 +40,7 @@ pub fn start(storage: Rc<dyn KeyValueStore>, served: bool) -> Started {
     };
     let protected = !base.is_empty();
     let transport = Rc::new(WebSocketTransport::new(FetchTransport::new(
-        base,
+        base.clone(),
         Duration::from_secs(30),
     )));
     // The only place the app takes the browser's clock: everything else
@@ -49,11 +50,18 @@ pub fn start(storage: Rc<dyn KeyValueStore>, served: bool) -> Started {
         .with_clock(clock.clone())
         .with_rate_limit(BROWSER_QPS, BROWSER_BURST);
     let reconnect = Reconnect::new();
+    // Saved tables go where the preferences go: the launcher's folder for
+    // the context (a fresh origin each run keeps nothing), else this origin.
+    let saved: Rc<dyn SavedStore> = Rc::new(if served {
+        Snapshots::launcher(&base)
+    } else {
+        Snapshots::Browser
+    });
     let kube = Kube::new(
         client,
         clock,
         reconnect.clone(),
-        Host::browser(transport, storage),
+        Host::browser(transport, storage, Some(saved)),
         &scope,
         protected,
     );

@@ -24,6 +24,7 @@ use super::{Host, Kube, Sockets};
 
 mod changes;
 mod logs;
+mod saved;
 mod session;
 mod settle;
 mod shell;
@@ -98,6 +99,7 @@ fn host(pool: &LocalPool, frames: &Frames, storage: &MemoryStore, files: &Files)
         sockets: Rc::new(Switches::default()),
         counts: Rc::new(ConnectionCounts::default()),
         duplex: Rc::new(FakeDuplex::new()),
+        saved: None,
         read_beside: Rc::new(move |file| {
             let answer = files.borrow().get(file).cloned().unwrap_or(Ok(None));
             async move { answer }.boxed_local()
@@ -113,6 +115,15 @@ fn rig() -> Rig {
 /// A rig on `storage`, its server told by `script` what comes first
 /// (discovery loads as the `Kube` starts).
 fn rig_on(storage: MemoryStore, script: impl FnOnce(&FakeApiServer)) -> Rig {
+    rig_saving(storage, None, script)
+}
+
+/// [`rig_on`] whose host saves tables in `saved`.
+fn rig_saving(
+    storage: MemoryStore,
+    saved: Option<Rc<dyn super::host::SavedStore>>,
+    script: impl FnOnce(&FakeApiServer),
+) -> Rig {
     let server = FakeApiServer::new();
     script(&server);
     let clock = FakeClock::new(Duration::from_secs(START));
@@ -124,6 +135,7 @@ fn rig_on(storage: MemoryStore, script: impl FnOnce(&FakeApiServer)) -> Rig {
     host.sockets = switches.clone();
     let shells = FakeDuplex::new();
     host.duplex = Rc::new(shells.clone());
+    host.saved = saved;
     let client = RestClient::new(Rc::new(server.clone())).with_clock(Rc::new(clock.clone()));
     let kube = Kube::new(
         client,

@@ -49,6 +49,7 @@ pub fn Xray() -> impl IntoView {
                     <XrayLogStreams now/>
                     <XrayPolls kube now/>
                     <XrayCaches kube now/>
+                    <XraySaved kube now/>
                 </div>
                 <div>
                     <XrayRequests kube now/>
@@ -123,7 +124,7 @@ fn XrayInformers(informers: Memo<Vec<InformerRow>>, now: RwSignal<Seconds>) -> i
             <tbody>
                 <For
                     each=move || informers.get()
-                    key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64, (r.entry.snapshot.reflector.undecodable.len(), r.entry.snapshot.stale.len(), r.entry.snapshot.reflector.watch_list_fallbacks, r.entry.snapshot.relists))
+                    key=|r| (r.entry.key.to_string(), r.entry.snapshot.reflector.added, r.entry.snapshot.reflector.modified, r.entry.snapshot.reflector.deleted, r.entry.snapshot.reflector.bookmarks, r.entry.refs, r.entry.snapshot.objects, r.entry.snapshot.reflector.errors, r.entry.snapshot.state_label(), (r.events_per_sec * 10.0) as u64, (r.entry.snapshot.reflector.undecodable.len(), r.entry.snapshot.stale.len(), r.entry.snapshot.reflector.watch_list_fallbacks, r.entry.snapshot.relists, r.entry.snapshot.reflector.resumes, r.entry.snapshot.reflector.resuming))
                     children=move |row| view! { <XrayInformer row now/> }
                 />
             </tbody>
@@ -158,6 +159,17 @@ fn XrayInformer(row: InformerRow, now: RwSignal<Seconds>) -> impl IntoView {
             <td class="name"><code>{r.entry.key.to_string()}</code>
                 {s.reflector.last_error.clone().map(|e| view! { <div class="error-text small" data-testid="xray-informer-error">{e}</div> })}
                 <XrayUnread snapshot=s.clone()/>
+                {(s.reflector.resumes > 0).then(|| view! {
+                    <div class="muted small" data-testid="xray-resumed" title="Started with a watch from a version it already held (the rows saved last visit, or its own before a pause) instead of a list; a version the server no longer has costs one list">
+                        {format!(
+                            "resumed from a held version {}× ({} list{}){}",
+                            s.reflector.resumes,
+                            s.reflector.lists,
+                            if s.reflector.lists == 1 { "" } else { "s" },
+                            if s.reflector.resuming { ", resyncing" } else { "" },
+                        )}
+                    </div>
+                })}
                 {s.reflector.last_fallback.clone().map(|f| view! {
                     <div class="muted small" data-testid="xray-fallback" title="The streaming list (WatchList) failed; the informer used a plain paged LIST, as client-go does">
                         {format!("streaming list fell back to a paged list ({}×): ", s.reflector.watch_list_fallbacks)} {f}
@@ -411,6 +423,71 @@ fn XrayCaches(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
         <p data-testid="xray-history">{versions_held}</p>
         <h3>"Change timeline"</h3>
         <p data-testid="xray-timeline">{changes_held}</p>
+    }
+}
+
+/// The tables saved for the next visit: where, which, when, the last
+/// failure, and the button that forgets them all.
+#[component]
+fn XraySaved(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
+    let stats = kube.with_value(|k| k.saved().stats());
+    let forgot = RwSignal::new(None::<Result<(), String>>);
+    let summary = move || {
+        stats.with(|s| match s.place {
+            None => "Nothing is saved in this tab.".to_string(),
+            Some(place) => format!(
+                "Kept in {place}. This visit: {} drawn from a saved table, {} saved (last {:.1} MiB). Secrets are never saved.",
+                s.restored,
+                s.saves,
+                s.last_bytes as f64 / 1_048_576.0
+            ),
+        })
+    };
+    let rows = move || {
+        now.track();
+        let at = now.get_untracked();
+        stats.with(|s| {
+            s.kept
+                .iter()
+                .map(|(key, (path, saved))| {
+                    let when = saved.map_or("not yet".to_string(), |t| {
+                        format!("{} ago", short_age(at - t))
+                    });
+                    view! {
+                        <tr data-testid="xray-saved-table" data-key=key.clone()>
+                            <td><code>{path.clone()}</code></td><td>{when}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let error = move || {
+        stats.with(|s| s.last_error.clone()).map(|e| view! {
+            <p class="error-text small" data-testid="xray-saved-error" role="alert">{e}</p>
+        })
+    };
+    let forget = move |_| {
+        let saved = kube.with_value(|k| k.saved().clone());
+        crate::platform::spawn(async move {
+            let _ = forgot.try_set(Some(saved.forget().await));
+        });
+    };
+    let outcome = move || {
+        forgot.get().map(|r| match r {
+            Ok(()) => view! { <p class="small" data-testid="xray-forgot" role="status">"Forgotten: every table starts with a list next time (those open now are saved again as they change)."</p> }.into_any(),
+            Err(e) => view! { <p class="error-text small" data-testid="xray-forgot" role="alert">{format!("Not forgotten: {e}")}</p> }.into_any(),
+        })
+    };
+    view! {
+        <h3>"Saved tables"</h3>
+        <p data-testid="xray-saved">{summary}</p>
+        {error}
+        <table class="grid compact"><tbody>{rows}</tbody></table>
+        <button type="button" data-testid="xray-forget" disabled=move || stats.with(|s| s.place.is_none()) on:click=forget>
+            "Forget this cluster's data"
+        </button>
+        {outcome}
     }
 }
 

@@ -91,6 +91,22 @@ pub fn after_paint(f: impl FnOnce() + 'static) {
     }
 }
 
+/// Calls `f` each time the tab is hidden (another tab in front, the window
+/// minimised, the page being left), for the app's life.
+pub fn on_hidden(f: impl Fn() + 'static) {
+    let listener = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+        if document().hidden() {
+            f();
+        }
+    });
+    let _ = document().add_event_listener_with_callback(
+        "visibilitychange",
+        wasm_bindgen::JsCast::unchecked_ref(listener.as_ref()),
+    );
+    // The app's life: the listener is never removed.
+    listener.forget();
+}
+
 /// `secs` since the epoch as this browser's local time of day (`14:03:07`).
 pub fn local_time(secs: f64) -> String {
     js_sys::Date::new(&(secs * 1000.0).into())

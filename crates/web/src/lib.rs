@@ -15,7 +15,8 @@
 //! (watches over WebSocket, fetch fallback), `WebClock` (`Date.now`,
 //! `setTimeout`), `LocalStorage` and `ServedStorage` (the launcher's
 //! per-context store, read whole once, each change sent back in order;
-//! preferences and the discovery cache), `FrameQueue` (a work queue drained
+//! preferences and the discovery cache), `Snapshots` (informers' saved
+//! states: the launcher's folder, or the origin's Cache Storage), `FrameQueue` (a work queue drained
 //! once per `requestAnimationFrame`, or per frame of the `RequestFrame` given
 //! to `with_frames`, timed by the clock it is given), `js_regexp` (the
 //! browser's `RegExp`, a bad pattern an error, not a throw), `spawn`.
@@ -39,11 +40,13 @@ use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestCach
 mod duplex;
 mod frame;
 mod regex;
+mod snapshots;
 mod storage;
 mod websocket;
 
 pub use frame::{FrameQueue, FrameQueueStats, RequestFrame, animation_frames, frame_queue_stats};
 pub use regex::js_regexp;
+pub use snapshots::Snapshots;
 pub use storage::{LocalStorage, ServedStorage};
 pub use websocket::WebSocketTransport;
 

@@ -124,7 +124,11 @@ impl ServedStorage {
 const KEEPALIVE_MAX: usize = 48 << 10;
 
 /// One request to the store: the body of a 2xx, `None` for a 404.
-async fn send(url: &str, method: &str, body: Option<&str>) -> Result<Option<String>, String> {
+pub(crate) async fn send(
+    url: &str,
+    method: &str,
+    body: Option<&str>,
+) -> Result<Option<String>, String> {
     let w = web_sys::window().ok_or("no window")?;
     let init = RequestInit::new();
     init.set_method(method);

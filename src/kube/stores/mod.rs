@@ -4,10 +4,13 @@
 //! namespaces and the namespace the app works in), `session` (the
 //! launcher's file, read once before any page is drawn), `versions` (every
 //! version of an object the object page's informer hands over, for its
-//! History) and `changes` (every add, update and delete of the recorded
-//! kinds and the Warning events, for the changes page).
+//! History), `changes` (every add, update and delete of the recorded
+//! kinds and the Warning events, for the changes page) and `saved` (tables
+//! saved with their version, so the next visit draws at once and resumes
+//! with a watch).
 
 pub mod changes;
 pub mod cluster;
+pub mod saved;
 pub mod session;
 pub mod versions;

@@ -135,6 +135,26 @@ pub struct Subscribe<'a, K> {
     name: &'a str,
     options: InformerOptions<K>,
     owner_index: bool,
+    /// Saves the informer's cache for the next visit (Table rows only).
+    keep: Option<KeepHook<K>>,
+}
+
+/// Puts a saved state's loader in the options and says how to keep the
+/// informer saved once made; None when it is not saved.
+type KeepHook<K> = fn(&Kube, &mut InformerOptions<K>) -> Option<Keep<K>>;
+
+/// Keeps an informer saved, once it is made.
+type Keep<K> = Box<dyn FnOnce(&SharedInformer<K>)>;
+
+/// Table rows are saved for the next visit (`stores::saved`), Secrets' never.
+fn keep_table(
+    kube: &Kube,
+    options: &mut InformerOptions<TableRowObject>,
+) -> Option<Keep<TableRowObject>> {
+    let saved = kube.saved().clone();
+    let key = saved.prepare(options)?;
+    let path = options.reflector.url_path.clone();
+    Some(Box::new(move |informer| saved.keep(key, path, informer)))
 }
 
 impl Kube {
@@ -147,6 +167,7 @@ impl Kube {
             name,
             options: InformerOptions::new(path),
             owner_index: false,
+            keep: None,
         }
     }
 }
@@ -161,6 +182,7 @@ impl<'a> Subscribe<'a, DynamicObject> {
             name: self.name,
             options,
             owner_index: self.owner_index,
+            keep: Some(keep_table),
         }
     }
 
@@ -241,8 +263,12 @@ where
 
     /// Subscribes a recorder: every notification reaches `on` as it comes
     /// (see [`Kube::watch_each`]). Views take [`Subscribe::frames`].
-    pub fn each(self, on: impl FnMut(&Notification<K>) + 'static) -> Watch<K> {
+    pub fn each(mut self, on: impl FnMut(&Notification<K>) + 'static) -> Watch<K> {
+        let keep = self.keep.and_then(|h| h(self.kube, &mut self.options));
         let watch = self.kube.watch_each(self.options, on);
+        if let Some(keep) = keep {
+            keep(&watch);
+        }
         if self.owner_index {
             watch.ensure_owner_index();
         }
@@ -251,8 +277,15 @@ where
 
     /// Subscribes: the changed keys reach `apply` once per animation frame
     /// (see [`Kube::watch_frames`]). Keep the [`Watch`] while the view shows them.
-    pub fn frames(self, apply: impl FnMut(&SharedInformer<K>, Vec<String>) + 'static) -> Watch<K> {
+    pub fn frames(
+        mut self,
+        apply: impl FnMut(&SharedInformer<K>, Vec<String>) + 'static,
+    ) -> Watch<K> {
+        let keep = self.keep.and_then(|h| h(self.kube, &mut self.options));
         let watch = self.kube.watch_frames(self.name, self.options, apply);
+        if let Some(keep) = keep {
+            keep(&watch);
+        }
         if self.owner_index {
             watch.ensure_owner_index();
         }

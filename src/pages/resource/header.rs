@@ -7,11 +7,37 @@ use super::state::Table;
 use crate::components::problem::ProblemBox;
 use crate::kube::subscribe::watch_problem;
 use crate::rules::live_rows::More;
+use crate::kube::Now;
+use crate::platform::local_time;
 use crate::rules::namespaces::scope_label;
+use crate::rules::time::{Seconds, age};
 
 /// The heading and, when the informer fails, the failure in words.
+/// `resync` is set while the rows are not yet confirmed by the server:
+/// with when they were saved, when they came from the last visit.
 #[component]
-pub fn TableHeader(table: Table, info: ResourceInfo, namespace: Option<String>) -> impl IntoView {
+pub fn TableHeader(
+    table: Table,
+    info: ResourceInfo,
+    namespace: Option<String>,
+    resync: Memo<Option<Option<Seconds>>>,
+) -> impl IntoView {
+    let now = use_context::<Now>().map(|n| n.0);
+    let resync_note = move || {
+        let saved = resync.get()?;
+        let text = match saved {
+            Some(at) => {
+                let now = now.map_or(at, |n| n.get());
+                format!(
+                    "from {} ({} ago), resyncing",
+                    local_time(at),
+                    age(now, at)
+                )
+            }
+            None => "resyncing".to_string(),
+        };
+        Some(view! { <span class="badge muted" data-testid="resync-note">{text}</span> })
+    };
     let status = table.status;
     let scope = if info.namespaced {
         scope_label(namespace.as_deref())
@@ -58,6 +84,7 @@ pub fn TableHeader(table: Table, info: ResourceInfo, namespace: Option<String>) 
                 <span class="muted">" " {scope}</span>
             </h2>
             <span class="badge" data-testid="informer-state">{state_label}</span>
+            {resync_note}
             <span class="muted small">"rv " <code>{rv}</code></span>
             <span class="muted small" data-testid="row-count">{count}</span>
         </div>

@@ -17,6 +17,7 @@ use leptos::prelude::*;
 use crate::components::problem::ProblemBox;
 use crate::components::resolved::Resolved;
 use crate::kube::requests::reads::preview_page;
+use crate::kube::stores::saved::key_of;
 use crate::kube::use_kube;
 use crate::kube::subscribe::InformerSnapshot;
 use crate::kube::{Kube, Now, Watch};
@@ -88,12 +89,26 @@ fn LiveTable(
     };
     let selectors = (labels.clone(), fields.clone());
     let watch = watch_rows(&kube, &path, selectors.clone(), feed.clone());
-    // First rows at once: one page read straight from etcd is shown until
-    // the informer's rows replace it.
+    // First rows at once: the rows saved last visit, or else one page read
+    // straight from etcd, shown until the informer's rows replace it.
     if !watch.has_synced() {
-        load_preview(&kube, &info, namespace.clone(), selectors, feed.clone());
+        let inf = (*watch).clone();
+        let (k, i, ns, f) = (kube.clone(), info.clone(), namespace.clone(), feed.clone());
+        spawn(async move {
+            if !inf.wait_seeded().await && !inf.has_synced() {
+                load_preview(&k, &i, ns, selectors, f);
+            }
+        });
     }
     let status = watch.status();
+    // Drawn from the rows saved last visit, until the server confirms them.
+    let saved_key = key_of(&path, labels.as_deref(), fields.as_deref());
+    let saved = StoredValue::new_local(kube.saved().clone());
+    let resync = Memo::new(move |_| {
+        status
+            .with(|s| s.reflector.resuming)
+            .then(|| saved.with_value(|s| s.restored_at(&saved_key)))
+    });
     let _watch = StoredValue::new_local(watch);
     // Rows that have faded out go, on the clock's tick.
     expire_rows(&kube, now, feed.clone());
@@ -129,7 +144,7 @@ fn LiveTable(
     let scope = namespace.clone().unwrap_or_default();
     view! {
         <section class="panel resource-page" data-testid="resource-page" data-namespace=scope>
-            <TableHeader table info=info.clone() namespace=namespace.clone()/>
+            <TableHeader table info=info.clone() namespace=namespace.clone() resync/>
             <Toolbar table info=info.clone() namespace=namespace.clone() labels fields/>
             <BulkBar table info=info.clone()/>
             {usage_feed}

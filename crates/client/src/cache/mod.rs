@@ -35,8 +35,8 @@ pub use fifo::{
 };
 pub use indexer::{IndexFunc, Indexer};
 pub use informer::{
-    Checkpoint, InformerOptions, Seed, SeedLoader, InformerSnapshot, Notification, QueueKind, SharedInformer,
-    drop_managed_fields, redact_secret_metadata,
+    Checkpoint, InformerOptions, InformerSnapshot, Notification, QueueKind, Seed, SeedLoader,
+    SharedInformer, drop_managed_fields, redact_secret_metadata,
 };
 pub use lister::{LabelSelector, Lister};
 pub use reflector::{ListFrom, Reflector, ReflectorConfig, ReflectorState, ReflectorStatus};

@@ -44,6 +44,11 @@ fn a_seeded_informer_watches_from_the_seed_and_never_lists_while_it_is_valid() {
     let rec = Rc::new(RefCell::new(Recorder::default()));
     h.informer.add_handler(record(&rec), None);
     h.start();
+    let informer = h.informer.clone();
+    assert!(
+        h.pool
+            .run_until(async move { informer.wait_seeded().await })
+    );
     assert!(h.informer.has_synced(), "a seed is the initial state");
     assert_eq!(
         rec.borrow().lines,
@@ -88,7 +93,10 @@ fn a_quiet_resumed_watch_confirms_the_seed_after_a_moment() {
     h.clock.advance(Duration::from_millis(1));
     h.settle();
     assert!(!h.informer.snapshot().reflector.resuming);
-    assert_eq!(h.informer.checkpoint().expect("saved").resource_version, "40");
+    assert_eq!(
+        h.informer.checkpoint().expect("saved").resource_version,
+        "40"
+    );
     server.verify();
 }
 
@@ -129,7 +137,9 @@ fn a_seed_the_server_no_longer_has_costs_exactly_one_list() {
         ])
     );
     assert!(
-        rec.borrow().lines.contains(&"delete ns/a@30 unknown".to_string()),
+        rec.borrow()
+            .lines
+            .contains(&"delete ns/a@30 unknown".to_string()),
         "{:?}",
         rec.borrow().lines
     );
@@ -147,7 +157,12 @@ fn an_informer_run_again_after_a_stop_resumes_with_a_watch() {
         let i = h.informer.clone();
         async move { i.run().await }
     });
-    h.pool.spawner().spawn_local(async move { let _ = run.await; }).expect("spawn");
+    h.pool
+        .spawner()
+        .spawn_local(async move {
+            let _ = run.await;
+        })
+        .expect("spawn");
     h.settle();
     first.event("ADDED", cm("b", "12"));
     h.settle();

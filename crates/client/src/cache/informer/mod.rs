@@ -148,6 +148,10 @@ struct Inner<K> {
     columns: Rc<RefCell<Vec<TableColumn>>>,
     /// Taken by the first run: where a saved state is found.
     seed: RefCell<Option<SeedLoader<K>>>,
+    /// Whether a seed was planted, once the loader has answered (at once
+    /// for an informer without one).
+    seeded: Cell<Option<bool>>,
+    seed_waiters: RefCell<Vec<oneshot::Sender<bool>>>,
 }
 
 /// One cache of one collection, shared by any number of handlers and listers.
@@ -234,7 +238,9 @@ where
                 reconnect: RefCell::new(None),
                 running: Cell::new(false),
                 columns: Rc::default(),
+                seeded: Cell::new(options.seed.is_none().then_some(false)),
                 seed: RefCell::new(options.seed),
+                seed_waiters: RefCell::new(Vec::new()),
             }),
         }
     }
@@ -376,11 +382,31 @@ where
         })
     }
 
+    /// Completes once the informer knows whether it starts from a saved
+    /// state: true when it does (its cache is that state, and no list is
+    /// coming while the state's version is valid), false when it lists.
+    /// At once for an informer made without a seed loader.
+    pub async fn wait_seeded(&self) -> bool {
+        if let Some(planted) = self.inner.seeded.get() {
+            return planted;
+        }
+        let (tx, rx) = oneshot::channel();
+        self.inner.seed_waiters.borrow_mut().push(tx);
+        rx.await.unwrap_or(false)
+    }
+
+    fn seed_answered(&self, planted: bool) {
+        self.inner.seeded.set(Some(planted));
+        for tx in self.inner.seed_waiters.borrow_mut().drain(..) {
+            let _ = tx.send(planted);
+        }
+    }
+
     /// Puts a saved state in the cache as if listed at its version, so the
     /// reflector starts with a watch from it. Only before the first list.
-    fn plant(&self, seed: Seed<K>) {
+    fn plant(&self, seed: Seed<K>) -> bool {
         if self.inner.synced.get() || self.inner.status.borrow().last_resource_version.is_some() {
-            return;
+            return false;
         }
         *self.inner.columns.borrow_mut() = seed.columns;
         self.inner
@@ -390,6 +416,7 @@ where
         let mut s = self.inner.status.borrow_mut();
         s.last_resource_version = Some(seed.resource_version);
         s.resuming = true;
+        true
     }
 
     /// The shared reflector status (updated as it runs).
@@ -406,10 +433,12 @@ where
         );
         let guard = StopGuard(self.inner.clone());
         let load = self.inner.seed.borrow_mut().take();
-        if let Some(load) = load
-            && let Some(seed) = load().await
-        {
-            self.plant(seed);
+        if let Some(load) = load {
+            let planted = match load().await {
+                Some(seed) => self.plant(seed),
+                None => false,
+            };
+            self.seed_answered(planted);
         }
         let inner = self.inner.clone();
         let errors_seen = Cell::new(0u64);

@@ -1,0 +1,375 @@
+//! Tables that outlive the tab: each table's rows are saved with the
+//! resourceVersion they are complete up to, and the next time that table
+//! is opened (a reload, a browser or launcher restart) it draws from them
+//! at once and its informer resumes with a watch from that version, with
+//! no list while the server still has it (the client's `cache::Seed`).
+//!
+//! What is saved: Table informers' rows (kubectl's cells and each row's
+//! metadata), never a Secret's: core Secrets are left out whole, names
+//! included. Where: the host's [`SavedStore`], the launcher's per-context
+//! folder or the origin's Cache Storage (`kubeglass_web::Snapshots` says
+//! why each). When: once a table's cache is confirmed by the server and
+//! then at most every [`SAVE_EVERY`] while it changes, when the tab is
+//! hidden, and when the informer stops (its view went). Bounds: a saved
+//! table over [`MAX_TEXT`] is not kept, and one older than [`MAX_AGE`] is
+//! not used. A store that fails (a full quota, a private window, a
+//! launcher that stopped) is named on the X-ray page and changes nothing
+//! else: the live view goes on as if nothing were saved.
+//!
+//! The saved text is one header line (what, which collection, when),
+//! then the Table the server would have sent for the rows.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use kubeglass_client::cache::{Checkpoint, InformerOptions, ReflectorState, Seed, SharedInformer};
+use kubeglass_client::clock::Clock;
+use kubeglass_client::rest::secrets::is_secrets_path;
+use kubeglass_client::rest::table::TableRowObject;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::kube::host::SavedStore;
+use crate::rules::time::Seconds;
+
+/// How often a changing table is saved at most.
+pub const SAVE_EVERY: Duration = Duration::from_secs(30);
+/// How often the kept tables are looked at.
+const CHECK_EVERY: Duration = Duration::from_secs(5);
+/// A saved table older than this is not used (the server's watch cache
+/// forgets versions within minutes on a busy cluster; a week-old table
+/// would mostly mislead).
+pub const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
+/// The largest saved table kept (about 60,000 pod rows).
+pub const MAX_TEXT: usize = 64 << 20;
+
+/// What the X-ray page shows of the saved tables.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SavedStats {
+    /// Tables drawn from a saved state this visit.
+    pub restored: u64,
+    /// Saves made this visit.
+    pub saves: u64,
+    /// Bytes of the last save.
+    pub last_bytes: usize,
+    /// The tables kept, by key: the collection and when last saved.
+    pub kept: BTreeMap<String, (String, Option<Seconds>)>,
+    /// The last failure to read or keep one, in words.
+    pub last_error: Option<String>,
+    /// Where they are kept, in words; None when nowhere.
+    pub place: Option<&'static str>,
+}
+
+/// The header line of a saved table.
+#[derive(Debug, Serialize, Deserialize)]
+struct Header {
+    kubeglass: String,
+    version: u32,
+    path: String,
+    saved: Seconds,
+}
+
+const WHAT: &str = "saved table";
+
+struct Kept {
+    informer: SharedInformer<TableRowObject>,
+    path: String,
+    saved_rv: Option<String>,
+    saved_at: Option<Seconds>,
+}
+
+struct Inner {
+    store: Option<Rc<dyn SavedStore>>,
+    clock: Rc<dyn Clock>,
+    kept: RefCell<BTreeMap<String, Kept>>,
+    /// When each table drawn from a saved state was saved, by key.
+    restored: RefCell<BTreeMap<String, Seconds>>,
+    stats: RwSignal<SavedStats>,
+    /// A save is under way (saves go one at a time).
+    saving: Cell<bool>,
+}
+
+/// The tables saved and restored this visit; cheap to clone.
+#[derive(Clone)]
+pub struct SavedTables {
+    inner: Rc<Inner>,
+}
+
+/// The key a collection's table is saved under: readable, and within the
+/// launcher's key rules (letters, digits, '.', '-', '_').
+pub fn key_of(path: &str, labels: Option<&str>, fields: Option<&str>) -> String {
+    let readable: String = path
+        .trim_matches('/')
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '.'
+            }
+        })
+        .take(80)
+        .collect();
+    // FNV-1a over the whole key, so selectors tell tables apart.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in [path, "\0", labels.unwrap_or(""), "\0", fields.unwrap_or("")]
+        .iter()
+        .flat_map(|s| s.bytes())
+    {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("table.{readable}.{h:016x}")
+}
+
+/// The text a checkpoint is saved as.
+pub fn encode(path: &str, saved: Seconds, checkpoint: &Checkpoint<TableRowObject>) -> String {
+    let header = Header {
+        kubeglass: WHAT.into(),
+        version: 1,
+        path: path.into(),
+        saved,
+    };
+    let mut text = serde_json::to_string(&header).unwrap_or_default();
+    text.push('\n');
+    text.push_str(&checkpoint.to_table_json());
+    text
+}
+
+/// A saved text read back: when it was saved and the seed, or what is
+/// wrong with it.
+pub fn decode(path: &str, text: &str) -> Result<(Seconds, Seed<TableRowObject>), String> {
+    let (head, table) = text.split_once('\n').ok_or("no header line")?;
+    let header: Header = serde_json::from_str(head).map_err(|e| format!("its header: {e}"))?;
+    if header.kubeglass != WHAT || header.version != 1 {
+        return Err(format!("not a saved table of this version ({head})"));
+    }
+    if header.path != path {
+        return Err(format!("saved for {}, not {path}", header.path));
+    }
+    Ok((header.saved, Seed::from_table_json(table)?))
+}
+
+impl SavedTables {
+    /// Saved tables kept in `store` (None: nowhere), timed by `clock`.
+    pub fn new(store: Option<Rc<dyn SavedStore>>, clock: Rc<dyn Clock>) -> Self {
+        let stats = SavedStats {
+            place: store.as_ref().map(|s| s.place()),
+            ..SavedStats::default()
+        };
+        Self {
+            inner: Rc::new(Inner {
+                store,
+                clock,
+                kept: RefCell::default(),
+                restored: RefCell::default(),
+                stats: RwSignal::new(stats),
+                saving: Cell::new(false),
+            }),
+        }
+    }
+
+    /// What the X-ray page shows, as a signal.
+    pub fn stats(&self) -> ReadSignal<SavedStats> {
+        self.inner.stats.read_only()
+    }
+
+    /// When the table under `key` was saved, if it was drawn from a saved state.
+    pub fn restored_at(&self, key: &str) -> Option<Seconds> {
+        self.inner.restored.borrow().get(key).copied()
+    }
+
+    /// The periodic look at the kept tables; runs for the app's life.
+    pub async fn run(self) {
+        if self.inner.store.is_none() {
+            return;
+        }
+        loop {
+            self.inner.clock.sleep(CHECK_EVERY).await;
+            self.save_due(false).await;
+        }
+    }
+
+    /// For a Table informer about to be made from `options`: the key its
+    /// rows are saved under, with a seed loader put in `options`; None when
+    /// it is not saved (Secrets; no store).
+    pub fn prepare(&self, options: &mut InformerOptions<TableRowObject>) -> Option<String> {
+        let store = self.inner.store.clone()?;
+        let r = &options.reflector;
+        if is_secrets_path(&r.url_path) {
+            return None;
+        }
+        let key = key_of(
+            &r.url_path,
+            r.label_selector.as_deref(),
+            r.field_selector.as_deref(),
+        );
+        let path = r.url_path.clone();
+        let (me, k) = (self.clone(), key.clone());
+        options.seed = Some(Box::new(move || {
+            async move {
+                let found = store.load(&k).await;
+                me.seed_from(&k, &path, found)
+            }
+            .boxed_local()
+        }));
+        Some(key)
+    }
+
+    fn seed_from(
+        &self,
+        key: &str,
+        path: &str,
+        found: Result<Option<String>, String>,
+    ) -> Option<Seed<TableRowObject>> {
+        let text = match found {
+            Ok(t) => t?,
+            Err(e) => {
+                self.failed(format!("reading the saved table of {path}: {e}"));
+                return None;
+            }
+        };
+        match decode(path, &text) {
+            Ok((saved, _)) if self.now() - saved > MAX_AGE.as_secs_f64() => None,
+            Ok((saved, seed)) => {
+                self.inner.restored.borrow_mut().insert(key.into(), saved);
+                self.inner.stats.update(|s| s.restored += 1);
+                Some(seed)
+            }
+            Err(e) => {
+                self.failed(format!("the saved table of {path} does not read: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Keeps saving `informer`'s rows (of the collection at `path`) under
+    /// `key`, once per key.
+    pub fn keep(&self, key: String, path: String, informer: &SharedInformer<TableRowObject>) {
+        let mut kept = self.inner.kept.borrow_mut();
+        if kept.get(&key).is_some_and(|k| same(&k.informer, informer)) {
+            return;
+        }
+        let saved_at = self.restored_at(&key);
+        self.inner
+            .stats
+            .update(|s| _ = s.kept.insert(key.clone(), (path.clone(), saved_at)));
+        kept.insert(
+            key,
+            Kept {
+                informer: informer.clone(),
+                path,
+                saved_rv: None,
+                saved_at,
+            },
+        );
+    }
+
+    /// Saves every kept table that changed (all of them now, with
+    /// `force`: the tab is being hidden; else those not saved for
+    /// [`SAVE_EVERY`], and those whose informer stopped, which are then let go).
+    pub async fn save_due(&self, force: bool) {
+        let Some(store) = self.inner.store.clone() else {
+            return;
+        };
+        if self.inner.saving.replace(true) {
+            return;
+        }
+        let now = self.now();
+        let mut jobs = Vec::new();
+        let mut gone = Vec::new();
+        for (key, k) in self.inner.kept.borrow().iter() {
+            let stopped = k.informer.snapshot().reflector.state == ReflectorState::Stopped;
+            if stopped {
+                gone.push(key.clone());
+            }
+            let Some(cp) = k.informer.checkpoint() else {
+                continue;
+            };
+            if k.saved_rv.as_deref() == Some(cp.resource_version.as_str()) {
+                continue;
+            }
+            let due = force
+                || stopped
+                || k.saved_at
+                    .is_none_or(|at| now - at >= SAVE_EVERY.as_secs_f64());
+            if due {
+                jobs.push((key.clone(), k.path.clone(), cp));
+            }
+        }
+        for (key, path, cp) in jobs {
+            let text = encode(&path, now, &cp);
+            if text.len() > MAX_TEXT {
+                self.failed(format!(
+                    "the table of {path} is {} MB, over the {} MB kept; it starts with a list next time",
+                    text.len() >> 20,
+                    MAX_TEXT >> 20
+                ));
+                self.mark(&key, cp.resource_version, now);
+                continue;
+            }
+            let bytes = text.len();
+            match store.save(&key, text).await {
+                Ok(()) => {
+                    self.mark(&key, cp.resource_version, now);
+                    self.inner.stats.update(|s| {
+                        s.saves += 1;
+                        s.last_bytes = bytes;
+                        s.last_error = None;
+                        if let Some(e) = s.kept.get_mut(&key) {
+                            e.1 = Some(now);
+                        }
+                    });
+                }
+                Err(e) => {
+                    self.mark(&key, cp.resource_version, now);
+                    self.failed(format!("keeping the table of {path}: {e}"));
+                }
+            }
+        }
+        let mut kept = self.inner.kept.borrow_mut();
+        for key in gone {
+            kept.remove(&key);
+        }
+        drop(kept);
+        self.inner.saving.set(false);
+    }
+
+    /// Forgets every saved table of this cluster (the X-ray page's button).
+    pub async fn forget(&self) -> Result<(), String> {
+        let store = self.inner.store.clone().ok_or("nothing is saved here")?;
+        store.forget().await?;
+        for k in self.inner.kept.borrow_mut().values_mut() {
+            k.saved_at = None;
+            k.saved_rv = None;
+        }
+        self.inner.stats.update(|s| {
+            s.last_error = None;
+            for e in s.kept.values_mut() {
+                e.1 = None;
+            }
+        });
+        Ok(())
+    }
+
+    fn mark(&self, key: &str, rv: String, now: Seconds) {
+        if let Some(k) = self.inner.kept.borrow_mut().get_mut(key) {
+            k.saved_rv = Some(rv);
+            k.saved_at = Some(now);
+        }
+    }
+
+    fn failed(&self, why: String) {
+        self.inner.stats.update(|s| s.last_error = Some(why));
+    }
+
+    fn now(&self) -> Seconds {
+        self.inner.clock.now().as_secs_f64()
+    }
+}
+
+fn same(a: &SharedInformer<TableRowObject>, b: &SharedInformer<TableRowObject>) -> bool {
+    Rc::ptr_eq(&a.status(), &b.status())
+}

@@ -1,0 +1,201 @@
+//! Tables that outlive the tab: a table's rows are saved with their
+//! version once the server has confirmed them, and the next visit on the
+//! same store draws them at once and resumes with a watch, no list.
+//! Secrets are never saved; a store that fails is named and nothing else
+//! changes.
+
+use futures::future::LocalBoxFuture;
+use kubeglass_client::rest::table::TableRowObject;
+
+use super::*;
+use crate::kube::Watch;
+use crate::kube::host::SavedStore;
+use crate::kube::stores::saved::{decode, key_of};
+
+const PATH: &str = "/api/v1/namespaces/ns/configmaps";
+const SECRETS: &str = "/api/v1/namespaces/ns/secrets";
+
+/// Saved tables in memory, shared by two visits; `broken` fails saves.
+#[derive(Clone, Default)]
+struct Memory {
+    texts: Rc<RefCell<BTreeMap<String, String>>>,
+    broken: Rc<Cell<bool>>,
+}
+
+impl SavedStore for Memory {
+    fn load(&self, key: &str) -> LocalBoxFuture<'static, Result<Option<String>, String>> {
+        let found = self.texts.borrow().get(key).cloned();
+        async move { Ok(found) }.boxed_local()
+    }
+    fn save(&self, key: &str, text: String) -> LocalBoxFuture<'static, Result<(), String>> {
+        let answer = if self.broken.get() {
+            Err("QuotaExceededError: the quota has been exceeded".to_string())
+        } else {
+            self.texts.borrow_mut().insert(key.into(), text);
+            Ok(())
+        };
+        async move { answer }.boxed_local()
+    }
+    fn forget(&self) -> LocalBoxFuture<'static, Result<(), String>> {
+        self.texts.borrow_mut().clear();
+        async { Ok(()) }.boxed_local()
+    }
+    fn place(&self) -> &'static str {
+        "memory"
+    }
+}
+
+fn row(name: &str, rv: &str) -> Value {
+    json!({"cells": [name, rv],
+           "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                      "metadata": {"name": name, "namespace": "ns", "resourceVersion": rv}}})
+}
+
+fn table(rv: &str, rows: Vec<Value>) -> Value {
+    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1",
+           "metadata": {"resourceVersion": rv},
+           "columnDefinitions": [
+               {"name": "Name", "type": "string", "format": "name", "description": "", "priority": 0},
+               {"name": "Version", "type": "string", "format": "", "description": "", "priority": 0}],
+           "rows": rows})
+}
+
+fn expect_watch(server: &FakeApiServer, path: &str, rv: &str) -> StreamHandle {
+    let (reply, feed) = Reply::stream();
+    server
+        .expect_get(path)
+        .query("watch", "true")
+        .query("resourceVersion", rv)
+        .reply(reply);
+    feed
+}
+
+fn view(rig: &Rig, path: &str) -> (Watch<TableRowObject>, Rc<RefCell<Vec<String>>>) {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
+    let watch = rig
+        .kube
+        .subscribe("table", path)
+        .table()
+        .frames(move |inf, mut keys| {
+            keys.sort();
+            for k in keys {
+                let cell = inf
+                    .indexer()
+                    .borrow()
+                    .get(&k)
+                    .map(|r| r.row.cell_text(1).into_owned());
+                s.borrow_mut()
+                    .push(format!("{k}={}", cell.unwrap_or("gone".into())));
+            }
+        });
+    (watch, seen)
+}
+
+#[test]
+fn a_table_is_saved_and_the_next_visit_draws_it_and_resumes_without_a_list() {
+    let memory = Memory::default();
+    let key = key_of(PATH, None, None);
+    // First visit: a list, then the rows are saved on the next look.
+    let mut rig = rig_saving(
+        MemoryStore::default(),
+        Some(Rc::new(memory.clone())),
+        expect_discovery,
+    );
+    rig.server.expect_get(PATH).reply(Reply::json(
+        200,
+        table("10", vec![row("a", "5"), row("b", "6")]),
+    ));
+    let feed = expect_watch(&rig.server, PATH, "10");
+    let (watch, _) = view(&rig, PATH);
+    rig.frame();
+    assert!(watch.has_synced());
+    assert!(
+        memory.texts.borrow().is_empty(),
+        "saved before the periodic look"
+    );
+    feed.event("MODIFIED", table("11", vec![row("b", "11")]));
+    rig.advance(Duration::from_secs(5));
+    let text = memory.texts.borrow().get(&key).cloned().expect("saved");
+    let (_, seed) = decode(PATH, &text).expect("reads back");
+    assert_eq!(seed.resource_version, "11");
+    assert_eq!(seed.items.len(), 2);
+    assert_eq!(rig.kube.saved().stats().get_untracked().saves, 1);
+    drop(watch);
+    drop(rig);
+
+    // Next visit on the same store: the rows at once, then a watch from
+    // 11 (the fake fails on any list), and what changed meanwhile.
+    let mut rig = rig_saving(
+        MemoryStore::default(),
+        Some(Rc::new(memory.clone())),
+        expect_discovery,
+    );
+    let feed = expect_watch(&rig.server, PATH, "11");
+    let (watch, seen) = view(&rig, PATH);
+    rig.frame();
+    assert_eq!(*seen.borrow(), ["ns/a=5", "ns/b=11"]);
+    assert!(watch.status().get_untracked().reflector.resuming);
+    assert!(rig.kube.saved().restored_at(&key).is_some());
+    feed.event("DELETED", table("12", vec![row("a", "12")]));
+    rig.frame();
+    assert_eq!(seen.borrow().last().map(String::as_str), Some("ns/a=gone"));
+    let status = watch.status().get_untracked().reflector;
+    assert!(!status.resuming);
+    assert_eq!((status.lists, status.resumes), (0, 1));
+    rig.server.verify();
+}
+
+#[test]
+fn secrets_are_never_saved() {
+    let memory = Memory::default();
+    let mut rig = rig_saving(
+        MemoryStore::default(),
+        Some(Rc::new(memory.clone())),
+        expect_discovery,
+    );
+    rig.server
+        .expect_get(SECRETS)
+        .reply(Reply::json(200, table("10", vec![row("token", "5")])));
+    let _feed = expect_watch(&rig.server, SECRETS, "10");
+    let (watch, _) = view(&rig, SECRETS);
+    rig.frame();
+    assert!(watch.has_synced());
+    rig.advance(Duration::from_secs(5));
+    rig.advance(Duration::from_secs(60));
+    assert!(
+        memory.texts.borrow().is_empty(),
+        "{:?}",
+        memory.texts.borrow().keys()
+    );
+    assert!(rig.kube.saved().stats().get_untracked().kept.is_empty());
+}
+
+#[test]
+fn a_store_that_fails_is_named_and_the_table_stays_live() {
+    let memory = Memory::default();
+    memory.broken.set(true);
+    let mut rig = rig_saving(
+        MemoryStore::default(),
+        Some(Rc::new(memory.clone())),
+        expect_discovery,
+    );
+    rig.server
+        .expect_get(PATH)
+        .reply(Reply::json(200, table("10", vec![row("a", "5")])));
+    let feed = expect_watch(&rig.server, PATH, "10");
+    let (watch, seen) = view(&rig, PATH);
+    rig.frame();
+    rig.advance(Duration::from_secs(5));
+    let error = rig.kube.saved().stats().get_untracked().last_error;
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|e| e.contains("QuotaExceededError") && e.contains(PATH)),
+        "{error:?}"
+    );
+    feed.event("ADDED", table("12", vec![row("c", "12")]));
+    rig.frame();
+    assert_eq!(seen.borrow().last().map(String::as_str), Some("ns/c=12"));
+    assert!(watch.snapshot().reflector.last_error.is_none());
+}
