@@ -31,7 +31,9 @@
 //! kubectl to serve (`ready`), the browser opened through a 0600 redirect file
 //! (`open`), Ctrl-C, SIGTERM and SIGHUP (`signals`), why a start failed
 //! (`launch_error`); the app's per-context store in a 0600 file, served under
-//! the token (`store`), contexts from `kubectl config view` (`kubeconfig`),
+//! the token (`store`), its saved tables beside it in a 0700 folder, each
+//! table bounded and all of them too (`saved`), contexts from `kubectl
+//! config view` (`kubeconfig`),
 //! their names escaped before they reach the terminal (`say`).
 #![warn(missing_docs)]
 
@@ -46,6 +48,7 @@ pub mod orphan;
 pub mod port;
 pub mod proxy;
 pub mod ready;
+pub mod saved;
 pub mod say;
 pub mod serve;
 pub mod signals;

@@ -238,6 +238,7 @@ async fn start_one(
         csp,
         open_file: Mutex::new(None),
         haunted: Default::default(),
+        saved: open_saved(&context.name, store.file().is_some()),
         store,
         forwards: kubectl_glass::forward::Forwards::new(
             args.kubectl.clone(),
@@ -282,6 +283,16 @@ fn open_store(context: &str) -> Store {
             );
             Store::in_memory()
         }
+    }
+}
+
+/// `context`'s saved tables beside its store (for this run only when the
+/// store has no file).
+fn open_saved(context: &str, on_disk: bool) -> kubectl_glass::saved::Saved {
+    use kubectl_glass::saved::Saved;
+    match store::state_home() {
+        Some(state) if on_disk => Saved::open(&store::folder(&state), context),
+        _ => Saved::in_memory(),
     }
 }
 

@@ -57,6 +57,8 @@ pub struct Door {
     pub haunted: AtomicBool,
     /// The context's store, served under the token.
     pub store: Store,
+    /// The context's saved tables, served under the token.
+    pub saved: crate::saved::Saved,
     /// The port-forwards the page started (`forward`).
     pub forwards: crate::forward::Forwards,
 }
@@ -174,6 +176,8 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
         }
         Ok((Route::Storage, _)) => json(StatusCode::OK, door.store.json()),
         Ok((Route::StorageKey(key), _)) => store_key(door, req, &key).await,
+        Ok((Route::Saved, _)) => saved_all(door, &req),
+        Ok((Route::SavedKey(key), _)) => saved_key(door, req, &key).await,
         Ok((Route::Forwards, _)) => forwards(door, req).await,
         Ok((Route::StopForward(id), _)) => match door.forwards.stop(id) {
             true => text(StatusCode::NO_CONTENT, ""),
@@ -269,6 +273,57 @@ async fn forwards(door: &Door, req: Request<Incoming>) -> Response<Body> {
     match a.json {
         true => json(status, a.body),
         false => text(status, &a.body),
+    }
+}
+
+/// `GET` (the keys, as a JSON array) or `DELETE` (all of them) of the
+/// saved tables.
+fn saved_all(door: &Door, req: &Request<Incoming>) -> Response<Body> {
+    if req.method() == hyper::Method::DELETE {
+        return match door.saved.clear() {
+            Ok(()) => text(StatusCode::NO_CONTENT, ""),
+            Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        };
+    }
+    let keys = serde_json::to_string(&door.saved.keys()).unwrap_or_else(|_| "[]".into());
+    json(StatusCode::OK, keys)
+}
+
+/// `GET` (404 when there is none) or `PUT` (the body) of one saved table.
+async fn saved_key(door: &Door, req: Request<Incoming>, key: &str) -> Response<Body> {
+    use crate::store::StoreError;
+    if req.method() == hyper::Method::GET {
+        return match door.saved.get(key) {
+            Ok(Some(bytes)) => {
+                let mut r = Response::new(
+                    Full::new(Bytes::from(bytes))
+                        .map_err(|never| match never {})
+                        .boxed(),
+                );
+                r.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; charset=utf-8"),
+                );
+                r
+            }
+            Ok(None) => text(StatusCode::NOT_FOUND, "nothing saved under this key"),
+            Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        };
+    }
+    let limited = http_body_util::Limited::new(req.into_body(), crate::saved::MAX_TABLE);
+    let Ok(body) = limited.collect().await else {
+        return text(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!(
+                "a saved table may be at most {} bytes",
+                crate::saved::MAX_TABLE
+            ),
+        );
+    };
+    match door.saved.put(key, &body.to_bytes()) {
+        Ok(()) => text(StatusCode::NO_CONTENT, ""),
+        Err(e @ StoreError::Io(_)) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(e) => text(StatusCode::PAYLOAD_TOO_LARGE, &e.to_string()),
     }
 }
 

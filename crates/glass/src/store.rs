@@ -195,7 +195,7 @@ impl Store {
 
 /// Replaces `file` with `bytes`: written to a new 0600 file beside it,
 /// then renamed over it.
-fn write_whole(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_whole(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = file.with_extension(format!("json.{}.tmp", std::process::id()));
     let written = (|| {
         let mut f = std::fs::OpenOptions::new()

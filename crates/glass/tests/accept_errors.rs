@@ -80,6 +80,7 @@ fn a_failed_accept_pauses_instead_of_spinning_and_serving_resumes() {
                 open_file: Mutex::new(None),
                 haunted: Default::default(),
                 store: kubectl_glass::store::Store::in_memory(),
+                saved: kubectl_glass::saved::Saved::in_memory(),
                 forwards: kubectl_glass::forward::Forwards::new(
                     "kubectl".into(),
                     None,

@@ -32,6 +32,7 @@ async fn door(limits: Limits) -> u16 {
         open_file: Mutex::new(None),
         haunted: Default::default(),
         store: kubectl_glass::store::Store::in_memory(),
+        saved: kubectl_glass::saved::Saved::in_memory(),
         forwards: kubectl_glass::forward::Forwards::new("kubectl".into(), None, "test".into()),
     });
     tokio::spawn(serve::serve_with(vec![listener], door, limits));

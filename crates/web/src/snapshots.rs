@@ -17,7 +17,7 @@ const CACHE: &str = "kubeglass-snapshots";
 /// Where saved states go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Snapshots {
-    /// The launcher's folder for this context: `<base>/glass/snapshots`.
+    /// The launcher's folder for this context: `<base>/glass/saved`.
     Launcher(String),
     /// This origin's Cache Storage.
     Browser,
@@ -26,7 +26,7 @@ pub enum Snapshots {
 impl Snapshots {
     /// The launcher's, for the API under `base` (`/<token>`).
     pub fn launcher(base: &str) -> Self {
-        Self::Launcher(format!("{base}/glass/snapshots"))
+        Self::Launcher(format!("{base}/glass/saved"))
     }
 
     /// The saved state under `key`, if any. `key` is the app's own

@@ -162,6 +162,11 @@ pub enum Route {
     Storage,
     /// `PUT /glass/storage/<key>` (a value) or `DELETE` (none): one key.
     StorageKey(String),
+    /// `GET /glass/saved` (the keys) or `DELETE` (forget them all): the
+    /// context's saved tables (see `saved`).
+    Saved,
+    /// `GET` or `PUT /glass/saved/<key>`: one saved table.
+    SavedKey(String),
     /// `GET /glass/forwards` (the running port-forwards) or `POST` (start
     /// one): not in `--read-only`.
     Forwards,
@@ -171,6 +176,9 @@ pub enum Route {
 
 /// The path of the context's store; one key is `/glass/storage/<key>`.
 pub const STORAGE_PATH: &str = "/glass/storage";
+
+/// The path of the context's saved tables; one is `/glass/saved/<key>`.
+pub const SAVED_PATH: &str = "/glass/saved";
 
 /// The launcher's own path: the page asks it to stop.
 pub const STOP_PATH: &str = "/glass/stop";
@@ -199,6 +207,10 @@ pub fn route(rest: &str, method: &str, mode: Mode) -> Result<Route, Refusal> {
     }
     if let Some(r) = storage_route(path, method) {
         // In every mode: the store holds the app's preferences, not the cluster's.
+        return r;
+    }
+    if let Some(r) = saved_route(path, method) {
+        // In every mode: what the page already read, kept for its next visit.
         return r;
     }
     if let Some(r) = forwards_route(path, method, read_only) {
@@ -273,6 +285,28 @@ fn forwards_route(path: &str, method: &str, read_only: bool) -> Option<Result<Ro
             )),
         },
         (Some(_), _) => refuse(format!("{FORWARDS_PATH}/<id> takes DELETE")),
+    }
+}
+
+/// The saved tables' routes: `GET` of the keys or `DELETE` of them all,
+/// `GET` or `PUT` of one whose key the store accepts; `None` for a path
+/// outside them.
+fn saved_route(path: &str, method: &str) -> Option<Result<Route, Refusal>> {
+    let rest = path.strip_prefix(SAVED_PATH)?;
+    let refuse = |why: String| Some(Err(Refusal::Path(why)));
+    if rest.is_empty() {
+        return match method {
+            "GET" | "DELETE" => Some(Ok(Route::Saved)),
+            _ => refuse(format!("{SAVED_PATH} takes GET or DELETE")),
+        };
+    }
+    let key = rest.strip_prefix('/')?;
+    if !crate::store::key_is_valid(key) {
+        return refuse(crate::store::StoreError::BadKey.to_string());
+    }
+    match method {
+        "GET" | "PUT" => Some(Ok(Route::SavedKey(key.to_string()))),
+        _ => refuse(format!("{SAVED_PATH}/<key> takes GET or PUT")),
     }
 }
 

@@ -190,6 +190,41 @@ fn the_store_takes_a_get_of_the_whole_and_a_put_or_delete_of_a_key_in_every_mode
 }
 
 #[test]
+fn saved_tables_take_a_get_or_put_of_one_and_a_get_or_delete_of_all_in_every_mode() {
+    for ro in [false, true] {
+        assert_eq!(route("/glass/saved", "GET", ro), Ok(Route::Saved));
+        assert_eq!(route("/glass/saved", "DELETE", ro), Ok(Route::Saved));
+        for m in ["GET", "PUT"] {
+            assert_eq!(
+                route("/glass/saved/table.api.v1.pods.00ff", m, ro),
+                Ok(Route::SavedKey("table.api.v1.pods.00ff".into()))
+            );
+        }
+    }
+    assert!(matches!(
+        route("/glass/saved", "PUT", false),
+        Err(Refusal::Path(_))
+    ));
+    assert!(matches!(
+        route("/glass/saved/k", "DELETE", false),
+        Err(Refusal::Path(_))
+    ));
+    for bad in [
+        "/glass/saved/a%2Fb",
+        "/glass/saved/a/b",
+        "/glass/saved/..",
+        "/glass/saved/",
+        "/glass/saved/.hidden",
+    ] {
+        assert!(
+            matches!(route(bad, "PUT", false), Err(Refusal::Path(_))),
+            "{bad}"
+        );
+    }
+    assert_eq!(route("/glass/savedx", "GET", false), Err(Refusal::NotFound));
+}
+
+#[test]
 fn the_app_and_its_redirect() {
     assert_eq!(route("", "GET", false), Ok(Route::ToApp));
     assert_eq!(route("/ui", "GET", true), Ok(Route::ToApp));

@@ -136,6 +136,7 @@ pub async fn door(kubectl: &FakeKubectl, mode: Mode) -> u16 {
         open_file: Mutex::new(None),
         haunted: Default::default(),
         store: kubectl_glass::store::Store::in_memory(),
+        saved: kubectl_glass::saved::Saved::in_memory(),
         forwards: kubectl_glass::forward::Forwards::new("kubectl".into(), None, "test".into()),
     });
     tokio::spawn(serve::serve(listener, door));
