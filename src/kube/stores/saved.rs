@@ -5,8 +5,10 @@
 //! no list while the server still has it (the client's `cache::Seed`).
 //!
 //! What is saved: Table informers' rows (kubectl's cells and each row's
-//! metadata), never a Secret's: core Secrets are left out whole, names
-//! included. Where: the host's [`SavedStore`], the launcher's per-context
+//! metadata), and informers whose objects are cut to a few fields (the
+//! usage columns' pods, to their containers' resources) or to metadata;
+//! never whole objects (a ConfigMap's data), and never a Secret's: core
+//! Secrets are left out whole, names included. Where: the host's [`SavedStore`], the launcher's per-context
 //! folder or the origin's Cache Storage (`kubeglass_web::Snapshots` says
 //! why each). When: once a table's cache is confirmed by the server and
 //! then at most every [`SAVE_EVERY`] while it changes, when the tab is
@@ -17,7 +19,7 @@
 //! else: the live view goes on as if nothing were saved.
 //!
 //! The saved text is one header line (what, which collection, when),
-//! then the Table the server would have sent for the rows.
+//! then the Table (or List) the server would have sent for the objects.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -27,6 +29,7 @@ use std::time::Duration;
 use futures::FutureExt;
 use kubeglass_client::cache::{Checkpoint, InformerOptions, ReflectorState, Seed, SharedInformer};
 use kubeglass_client::clock::Clock;
+use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::rest::secrets::is_secrets_path;
 use kubeglass_client::rest::table::TableRowObject;
 use leptos::prelude::*;
@@ -74,8 +77,41 @@ struct Header {
 
 const WHAT: &str = "saved table";
 
+/// An object type whose informers can be saved, and in which form.
+pub trait Savable: Sized + Clone + 'static {
+    /// The saved form: the Table or List as the server would send it.
+    fn write(checkpoint: &Checkpoint<Self>) -> Result<String, String>;
+    /// A saved form read back.
+    fn read(text: &str) -> Result<Seed<Self>, String>;
+}
+
+impl Savable for TableRowObject {
+    fn write(checkpoint: &Checkpoint<Self>) -> Result<String, String> {
+        Ok(checkpoint.to_table_json())
+    }
+    fn read(text: &str) -> Result<Seed<Self>, String> {
+        Seed::from_table_json(text)
+    }
+}
+
+impl Savable for DynamicObject {
+    fn write(checkpoint: &Checkpoint<Self>) -> Result<String, String> {
+        checkpoint.to_list_json()
+    }
+    fn read(text: &str) -> Result<Seed<Self>, String> {
+        Seed::from_list_json(text)
+    }
+}
+
+/// A kept informer's version and the text it is saved as, made when due.
+type Writer = Box<dyn FnOnce(&str, Seconds) -> Result<String, String>>;
+
 struct Kept {
-    informer: SharedInformer<TableRowObject>,
+    /// Which informer (to keep one per key).
+    id: Rc<RefCell<kubeglass_client::cache::ReflectorStatus>>,
+    stopped: Box<dyn Fn() -> bool>,
+    /// The informer's checkpoint: its version, and how to write it.
+    checkpoint: Box<dyn Fn() -> Option<(String, Writer)>>,
     path: String,
     saved_rv: Option<String>,
     saved_at: Option<Seconds>,
@@ -99,8 +135,10 @@ pub struct SavedTables {
 }
 
 /// The key a collection's table is saved under: readable, and within the
-/// launcher's key rules (letters, digits, '.', '-', '_').
-pub fn key_of(path: &str, labels: Option<&str>, fields: Option<&str>) -> String {
+/// launcher's key rules (letters, digits, '.', '-', '_'). `form` tells
+/// apart the caches of one collection: "table", "metadata", or the name
+/// of the transform that cuts its objects.
+pub fn key_of(form: &str, path: &str, labels: Option<&str>, fields: Option<&str>) -> String {
     let readable: String = path
         .trim_matches('/')
         .chars()
@@ -115,32 +153,45 @@ pub fn key_of(path: &str, labels: Option<&str>, fields: Option<&str>) -> String 
         .collect();
     // FNV-1a over the whole key, so selectors tell tables apart.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in [path, "\0", labels.unwrap_or(""), "\0", fields.unwrap_or("")]
-        .iter()
-        .flat_map(|s| s.bytes())
+    for b in [
+        form,
+        "\0",
+        path,
+        "\0",
+        labels.unwrap_or(""),
+        "\0",
+        fields.unwrap_or(""),
+    ]
+    .iter()
+    .flat_map(|s| s.bytes())
     {
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
-    format!("table.{readable}.{h:016x}")
+    let form = if form == "table" { "table" } else { "list" };
+    format!("{form}.{readable}.{h:016x}")
 }
 
 /// The text a checkpoint is saved as.
-pub fn encode(path: &str, saved: Seconds, checkpoint: &Checkpoint<TableRowObject>) -> String {
+pub fn encode<K: Savable>(
+    path: &str,
+    saved: Seconds,
+    checkpoint: &Checkpoint<K>,
+) -> Result<String, String> {
     let header = Header {
         kubeglass: WHAT.into(),
         version: 1,
         path: path.into(),
         saved,
     };
-    let mut text = serde_json::to_string(&header).unwrap_or_default();
+    let mut text = serde_json::to_string(&header).map_err(|e| e.to_string())?;
     text.push('\n');
-    text.push_str(&checkpoint.to_table_json());
-    text
+    text.push_str(&K::write(checkpoint)?);
+    Ok(text)
 }
 
 /// A saved text read back: when it was saved and the seed, or what is
 /// wrong with it.
-pub fn decode(path: &str, text: &str) -> Result<(Seconds, Seed<TableRowObject>), String> {
+pub fn decode<K: Savable>(path: &str, text: &str) -> Result<(Seconds, Seed<K>), String> {
     let (head, table) = text.split_once('\n').ok_or("no header line")?;
     let header: Header = serde_json::from_str(head).map_err(|e| format!("its header: {e}"))?;
     if header.kubeglass != WHAT || header.version != 1 {
@@ -149,7 +200,7 @@ pub fn decode(path: &str, text: &str) -> Result<(Seconds, Seed<TableRowObject>),
     if header.path != path {
         return Err(format!("saved for {}, not {path}", header.path));
     }
-    Ok((header.saved, Seed::from_table_json(table)?))
+    Ok((header.saved, K::read(table)?))
 }
 
 impl SavedTables {
@@ -192,16 +243,22 @@ impl SavedTables {
         }
     }
 
-    /// For a Table informer about to be made from `options`: the key its
-    /// rows are saved under, with a seed loader put in `options`; None when
-    /// it is not saved (Secrets; no store).
-    pub fn prepare(&self, options: &mut InformerOptions<TableRowObject>) -> Option<String> {
+    /// For an informer about to be made from `options`, its cache in
+    /// `form` ("table", "metadata" or its transform's name): the key it is
+    /// saved under, with a seed loader put in `options`; None when it is
+    /// not saved (Secrets; no store).
+    pub fn prepare<K: Savable>(
+        &self,
+        form: &str,
+        options: &mut InformerOptions<K>,
+    ) -> Option<String> {
         let store = self.inner.store.clone()?;
         let r = &options.reflector;
         if is_secrets_path(&r.url_path) {
             return None;
         }
         let key = key_of(
+            form,
             &r.url_path,
             r.label_selector.as_deref(),
             r.field_selector.as_deref(),
@@ -218,12 +275,12 @@ impl SavedTables {
         Some(key)
     }
 
-    fn seed_from(
+    fn seed_from<K: Savable>(
         &self,
         key: &str,
         path: &str,
         found: Result<Option<String>, String>,
-    ) -> Option<Seed<TableRowObject>> {
+    ) -> Option<Seed<K>> {
         let text = match found {
             Ok(t) => t?,
             Err(e) => {
@@ -245,13 +302,22 @@ impl SavedTables {
         }
     }
 
-    /// Keeps saving `informer`'s rows (of the collection at `path`) under
+    /// Keeps saving `informer`'s cache (of the collection at `path`) under
     /// `key`, once per key.
-    pub fn keep(&self, key: String, path: String, informer: &SharedInformer<TableRowObject>) {
+    pub fn keep<
+        K: Savable + kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned,
+    >(
+        &self,
+        key: String,
+        path: String,
+        informer: &SharedInformer<K>,
+    ) {
+        let id = informer.status();
         let mut kept = self.inner.kept.borrow_mut();
-        if kept.get(&key).is_some_and(|k| same(&k.informer, informer)) {
+        if kept.get(&key).is_some_and(|k| Rc::ptr_eq(&k.id, &id)) {
             return;
         }
+        let (a, b) = (informer.clone(), informer.clone());
         let saved_at = self.restored_at(&key);
         self.inner
             .stats
@@ -259,7 +325,14 @@ impl SavedTables {
         kept.insert(
             key,
             Kept {
-                informer: informer.clone(),
+                id,
+                stopped: Box::new(move || a.snapshot().reflector.state == ReflectorState::Stopped),
+                checkpoint: Box::new(move || {
+                    let cp = b.checkpoint()?;
+                    let rv = cp.resource_version.clone();
+                    let write: Writer = Box::new(move |path, now| encode(path, now, &cp));
+                    Some((rv, write))
+                }),
                 path,
                 saved_rv: None,
                 saved_at,
@@ -281,39 +354,46 @@ impl SavedTables {
         let mut jobs = Vec::new();
         let mut gone = Vec::new();
         for (key, k) in self.inner.kept.borrow().iter() {
-            let stopped = k.informer.snapshot().reflector.state == ReflectorState::Stopped;
+            let stopped = (k.stopped)();
             if stopped {
                 gone.push(key.clone());
             }
-            let Some(cp) = k.informer.checkpoint() else {
-                continue;
-            };
-            if k.saved_rv.as_deref() == Some(cp.resource_version.as_str()) {
+            if k.saved_rv.is_some() && k.saved_rv == self.version_of(k) {
                 continue;
             }
+            let Some((rv, write)) = (k.checkpoint)() else {
+                continue;
+            };
             let due = force
                 || stopped
                 || k.saved_at
                     .is_none_or(|at| now - at >= SAVE_EVERY.as_secs_f64());
             if due {
-                jobs.push((key.clone(), k.path.clone(), cp));
+                jobs.push((key.clone(), k.path.clone(), rv, write));
             }
         }
-        for (key, path, cp) in jobs {
-            let text = encode(&path, now, &cp);
+        for (key, path, rv, write) in jobs {
+            let text = match write(&path, now) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.mark(&key, rv, now);
+                    self.failed(format!("the cache of {path} could not be written: {e}"));
+                    continue;
+                }
+            };
             if text.len() > MAX_TEXT {
                 self.failed(format!(
                     "the table of {path} is {} MB, over the {} MB kept; it starts with a list next time",
                     text.len() >> 20,
                     MAX_TEXT >> 20
                 ));
-                self.mark(&key, cp.resource_version, now);
+                self.mark(&key, rv, now);
                 continue;
             }
             let bytes = text.len();
             match store.save(&key, text).await {
                 Ok(()) => {
-                    self.mark(&key, cp.resource_version, now);
+                    self.mark(&key, rv, now);
                     self.inner.stats.update(|s| {
                         s.saves += 1;
                         s.last_bytes = bytes;
@@ -324,7 +404,7 @@ impl SavedTables {
                     });
                 }
                 Err(e) => {
-                    self.mark(&key, cp.resource_version, now);
+                    self.mark(&key, rv, now);
                     self.failed(format!("keeping the table of {path}: {e}"));
                 }
             }
@@ -354,6 +434,11 @@ impl SavedTables {
         Ok(())
     }
 
+    /// The version a kept informer's cache is at now (cheap: no copy of it).
+    fn version_of(&self, k: &Kept) -> Option<String> {
+        k.id.borrow().last_resource_version.clone()
+    }
+
     fn mark(&self, key: &str, rv: String, now: Seconds) {
         if let Some(k) = self.inner.kept.borrow_mut().get_mut(key) {
             k.saved_rv = Some(rv);
@@ -368,8 +453,4 @@ impl SavedTables {
     fn now(&self) -> Seconds {
         self.inner.clock.now().as_secs_f64()
     }
-}
-
-fn same(a: &SharedInformer<TableRowObject>, b: &SharedInformer<TableRowObject>) -> bool {
-    Rc::ptr_eq(&a.status(), &b.status())
 }

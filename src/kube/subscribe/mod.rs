@@ -31,6 +31,7 @@ use std::rc::Rc;
 
 use kubeglass_client::api::Api;
 use kubeglass_client::cache::indexer::{OWNER_UID_INDEX, owner_uid_index};
+use kubeglass_client::cache::informer::DROP_MANAGED_FIELDS;
 use kubeglass_client::cache::informer::HandlerRegistration;
 use kubeglass_client::cache::{
     InformerOptions, InformerRef, Notification, SharedInformer, object_key,
@@ -152,7 +153,26 @@ fn keep_table(
     options: &mut InformerOptions<TableRowObject>,
 ) -> Option<Keep<TableRowObject>> {
     let saved = kube.saved().clone();
-    let key = saved.prepare(options)?;
+    let key = saved.prepare("table", options)?;
+    let path = options.reflector.url_path.clone();
+    Some(Box::new(move |informer| saved.keep(key, path, informer)))
+}
+
+/// Objects cut to a few fields, or to their metadata, are saved as Table
+/// rows are; whole objects never.
+fn keep_cut(
+    kube: &Kube,
+    options: &mut InformerOptions<DynamicObject>,
+) -> Option<Keep<DynamicObject>> {
+    let form = if options.reflector.metadata_only {
+        "metadata"
+    } else if options.transform.is_some() && options.transform_name != DROP_MANAGED_FIELDS {
+        options.transform_name
+    } else {
+        return None;
+    };
+    let saved = kube.saved().clone();
+    let key = saved.prepare(form, options)?;
     let path = options.reflector.url_path.clone();
     Some(Box::new(move |informer| saved.keep(key, path, informer)))
 }
@@ -184,6 +204,25 @@ impl<'a> Subscribe<'a, DynamicObject> {
             owner_index: self.owner_index,
             keep: Some(keep_table),
         }
+    }
+
+    /// Metadata only (`PartialObjectMetadata`): what a Secret's page
+    /// watches. Saved for the next visit, as Table rows are.
+    pub fn metadata_only(mut self) -> Self {
+        self.options.reflector = self.options.reflector.metadata_only();
+        self.keep = Some(keep_cut);
+        self
+    }
+
+    /// Caches each object as `trim` cuts it, not whole (client-go's
+    /// `SetTransform`): for a view that reads a few fields of many objects.
+    /// Informers are shared by `name`, so a trimmed cache never reaches a
+    /// view that asked for whole objects. Secret redaction still applies.
+    /// Saved for the next visit, as Table rows are (a whole object never is).
+    pub fn trimmed(mut self, name: &'static str, trim: fn(DynamicObject) -> DynamicObject) -> Self {
+        self.options = self.options.with_transform(name, Rc::new(trim));
+        self.keep = Some(keep_cut);
+        self
     }
 
     /// Keeps managedFields (an object's YAML view folds them; a list drops them).
@@ -224,21 +263,6 @@ impl<K> Subscribe<'_, K>
 where
     K: kubeglass_client::kube_core::Resource + serde::de::DeserializeOwned + Clone + 'static,
 {
-    /// Metadata only (`PartialObjectMetadata`): what a Secret's page watches.
-    pub fn metadata_only(mut self) -> Self {
-        self.options.reflector = self.options.reflector.metadata_only();
-        self
-    }
-
-    /// Caches each object as `trim` cuts it, not whole (client-go's
-    /// `SetTransform`): for a view that reads a few fields of many objects.
-    /// Informers are shared by `name`, so a trimmed cache never reaches a
-    /// view that asked for whole objects. Secret redaction still applies.
-    pub fn trimmed(mut self, name: &'static str, trim: fn(K) -> K) -> Self {
-        self.options = self.options.with_transform(name, Rc::new(trim));
-        self
-    }
-
     /// Only the objects matching the field selector `selector`.
     pub fn fields(mut self, selector: String) -> Self {
         self.options.reflector.field_selector = Some(selector);

@@ -95,7 +95,7 @@ fn view(rig: &Rig, path: &str) -> (Watch<TableRowObject>, Rc<RefCell<Vec<String>
 #[test]
 fn a_table_is_saved_and_the_next_visit_draws_it_and_resumes_without_a_list() {
     let memory = Memory::default();
-    let key = key_of(PATH, None, None);
+    let key = key_of("table", PATH, None, None);
     // First visit: a list, then the rows are saved on the next look.
     let mut rig = rig_saving(
         MemoryStore::default(),
@@ -117,7 +117,7 @@ fn a_table_is_saved_and_the_next_visit_draws_it_and_resumes_without_a_list() {
     feed.event("MODIFIED", table("11", vec![row("b", "11")]));
     rig.advance(Duration::from_secs(5));
     let text = memory.texts.borrow().get(&key).cloned().expect("saved");
-    let (_, seed) = decode(PATH, &text).expect("reads back");
+    let (_, seed) = decode::<TableRowObject>(PATH, &text).expect("reads back");
     assert_eq!(seed.resource_version, "11");
     assert_eq!(seed.items.len(), 2);
     assert_eq!(rig.kube.saved().stats().get_untracked().saves, 1);

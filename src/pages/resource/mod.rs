@@ -102,7 +102,7 @@ fn LiveTable(
     }
     let status = watch.status();
     // Drawn from the rows saved last visit, until the server confirms them.
-    let saved_key = key_of(&path, labels.as_deref(), fields.as_deref());
+    let saved_key = key_of("table", &path, labels.as_deref(), fields.as_deref());
     let saved = StoredValue::new_local(kube.saved().clone());
     let resync = Memo::new(move |_| {
         status

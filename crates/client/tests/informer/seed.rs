@@ -208,3 +208,24 @@ fn a_table_checkpoint_reads_back_as_the_same_seed() {
     assert!(err.contains("no resourceVersion"), "{err}");
     assert!(Seed::<TableRowObject>::from_table_json("{").is_err());
 }
+
+// Any other informer's checkpoint is saved as a List and read back whole.
+#[test]
+fn a_list_checkpoint_reads_back_as_the_same_seed() {
+    use kubeglass_client::cache::Checkpoint;
+    let items: Vec<ConfigMap> = ["a", "b"]
+        .iter()
+        .map(|n| serde_json::from_value(cm(n, "3")).expect("a ConfigMap"))
+        .collect();
+    let saved = Checkpoint {
+        items: items.iter().cloned().map(Rc::new).collect(),
+        resource_version: "12".into(),
+        columns: vec![],
+    };
+    let back =
+        Seed::<ConfigMap>::from_list_json(&saved.to_list_json().expect("writes")).expect("reads");
+    assert_eq!(back.resource_version, "12");
+    assert_eq!(back.items, items);
+    let err = Seed::<ConfigMap>::from_list_json(r#"{"items":[]}"#).expect_err("no version");
+    assert!(err.contains("no resourceVersion"), "{err}");
+}

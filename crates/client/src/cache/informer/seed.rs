@@ -147,3 +147,69 @@ mod table {
         }
     }
 }
+
+/// Any other informer's seed is saved as the List the server would have
+/// sent: the items as cached (after the informer's transform) and the
+/// version in the list's metadata.
+mod list {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
+    use serde::de::DeserializeOwned;
+    use serde::{Deserialize, Serialize};
+
+    use super::{Checkpoint, Seed};
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Saved<'a, K> {
+        api_version: &'static str,
+        kind: &'static str,
+        metadata: SavedMeta<'a>,
+        items: Vec<&'a K>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct SavedMeta<'a> {
+        resource_version: &'a str,
+    }
+
+    #[derive(Deserialize)]
+    struct Read<K> {
+        #[serde(default)]
+        metadata: ListMeta,
+        items: Vec<K>,
+    }
+
+    impl<K: Serialize> Checkpoint<K> {
+        /// The checkpoint as a List's JSON.
+        pub fn to_list_json(&self) -> Result<String, String> {
+            serde_json::to_string(&Saved {
+                api_version: "v1",
+                kind: "List",
+                metadata: SavedMeta {
+                    resource_version: &self.resource_version,
+                },
+                items: self.items.iter().map(AsRef::as_ref).collect(),
+            })
+            .map_err(|e| e.to_string())
+        }
+    }
+
+    impl<K: DeserializeOwned> Seed<K> {
+        /// A seed from a List's JSON ([`Checkpoint::to_list_json`]), or
+        /// what is wrong with it.
+        pub fn from_list_json(text: &str) -> Result<Self, String> {
+            let read: Read<K> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+            let rv = read
+                .metadata
+                .resource_version
+                .filter(|v| !v.is_empty())
+                .ok_or("a saved list has no resourceVersion")?;
+            Ok(Seed {
+                items: read.items,
+                resource_version: rv,
+                columns: Vec::new(),
+            })
+        }
+    }
+}
