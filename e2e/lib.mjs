@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
+import https from 'node:https';
 import { join } from 'node:path';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
@@ -196,14 +197,16 @@ export async function startProxy(kubeconfig = KUBECONFIG(), { token = newToken()
  * `port` the launcher picks one free on both loopbacks, as it does for a
  * person who gives none.
  */
-export async function startApp(kubeconfig = KUBECONFIG(), { readOnly = false, flags = [], port } = {}) {
-  // The app's store (preferences, the discovery cache) in a folder of this
-  // run's, not the user's ~/.local/state, nor shared with another file's run.
-  const state = mkdtempSync(join(tmpdir(), 'kubeglass-state-'));
+export async function startApp(kubeconfig = KUBECONFIG(), { readOnly = false, flags = [], port, state: kept } = {}) {
+  // The app's store (preferences, the discovery cache, saved tables) in a
+  // folder of this run's, not the user's ~/.local/state, nor shared with
+  // another file's run; or in `state`, kept after the run, for a test that
+  // starts the launcher again on it.
+  const state = kept ?? mkdtempSync(join(tmpdir(), 'kubeglass-state-'));
   const child = spawn(env('GLASS'), ['--kubectl', KUBECTL(), '--kubeconfig', kubeconfig,
     ...(port ? ['--port', String(port)] : []), '--no-open', ...(readOnly ? ['--read-only'] : []), ...flags],
   { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_STATE_HOME: state } });
-  child.once('exit', () => rmSync(state, { recursive: true, force: true }));
+  if (!kept) child.once('exit', () => rmSync(state, { recursive: true, force: true }));
   let output = '';
   const exited = new Promise((r) => child.once('exit', r));
   const printed = new Promise((resolve, reject) => {
@@ -225,6 +228,7 @@ export async function startApp(kubeconfig = KUBECONFIG(), { readOnly = false, fl
     api: `http://127.0.0.1:${shownPort}/${token}`,
     browserApi: url.slice(0, url.indexOf('/ui/')),
     token,
+    state,
     port: Number(shownPort),
     pid: child.pid,
     exited,
@@ -322,4 +326,56 @@ export async function until(fn, ms = 15000, every = 50) {
     if (v || Date.now() > deadline) return v;
     await sleep(every);
   }
+}
+
+/** POSTs JSON to etcd over TLS with the cluster's CA and (unless told not to) its client certificate. */
+export function etcdPost(path, body, { cert = true } = {}) {
+  const pki = env('ETCD_PKI');
+  const url = new URL(path, env('ETCD_URL'));
+  return new Promise((resolve, reject) => {
+    const req = https.request({
+      host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
+      ca: readFileSync(`${pki}/ca.crt`),
+      ...(cert ? { cert: readFileSync(`${pki}/etcd-client.crt`), key: readFileSync(`${pki}/etcd-client.key`) } : {}),
+      headers: { 'content-type': 'application/json' },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/**
+ * Compacts etcd at its current revision (as the apiserver does every five
+ * minutes): every older resourceVersion is gone for what etcd answers
+ * itself. Resolves to the revision. (The apiserver's watch cache still
+ * answers watches within its window; PodTemplates skip it in the test
+ * cluster, so theirs really get 410.)
+ */
+export async function compactEtcd() {
+  const key = Buffer.from('/registry/kubeglass-none').toString('base64');
+  const revision = (await etcdPost('/v3/kv/range', { key })).header.revision;
+  await etcdPost('/v3/kv/compaction', { revision, physical: true });
+  return Number(revision);
+}
+
+/**
+ * How many requests of `verb` (LIST, WATCH…) on the core `resource` the
+ * apiserver has served since it started, every code and scope together:
+ * its own `apiserver_request_total`, so a request any client made counts.
+ */
+export function apiserverRequests(verb, resource) {
+  let n = 0;
+  for (const line of kubectl('get', '--raw', '/metrics').split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const labels = line.slice(line.indexOf('{') + 1, line.lastIndexOf('}'));
+    if (labels.includes(`verb="${verb}"`) && labels.includes(`resource="${resource}"`)
+      && labels.includes('group=""') && labels.includes('subresource=""')) {
+      n += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return n;
 }

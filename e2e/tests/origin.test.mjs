@@ -5,10 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import https from 'node:https';
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { kubectl, startProxy, launchBrowser, until, listenAnywhere, env } from '../lib.mjs';
+import { kubectl, startProxy, launchBrowser, until, listenAnywhere, env, etcdPost } from '../lib.mjs';
 import { frame } from '../pages.mjs';
 
 // The proxy's port and the attacker's page's, each picked when it starts.
@@ -40,26 +38,6 @@ after(async () => {
   await proxy?.stop();
   await new Promise((r) => (foreign ? foreign.close(r) : r()));
 });
-
-/** POSTs JSON to etcd over TLS with the cluster's CA and (unless told not to) its client certificate. */
-function etcdPost(path, body, { cert = true } = {}) {
-  const pki = env('ETCD_PKI');
-  const url = new URL(path, env('ETCD_URL'));
-  return new Promise((resolve, reject) => {
-    const req = https.request({
-      host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
-      ca: readFileSync(`${pki}/ca.crt`),
-      ...(cert ? { cert: readFileSync(`${pki}/etcd-client.crt`), key: readFileSync(`${pki}/etcd-client.key`) } : {}),
-      headers: { 'content-type': 'application/json' },
-    }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${res.statusCode} ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 test('without the token, every path of the proxy is a 404, API and app alike', async () => {
   const root = `http://127.0.0.1:${PORT}`;
