@@ -369,7 +369,9 @@ export async function compactEtcd() {
  */
 export function apiserverRequests(verb, resource) {
   let n = 0;
-  for (const line of kubectl('get', '--raw', '/metrics').split('\n')) {
+  const metrics = execFileSync(KUBECTL(), ['--kubeconfig', KUBECONFIG(), 'get', '--raw', '/metrics'],
+    { encoding: 'utf8', maxBuffer: 64 << 20 });
+  for (const line of metrics.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const labels = line.slice(line.indexOf('{') + 1, line.lastIndexOf('}'));
     if (labels.includes(`verb="${verb}"`) && labels.includes(`resource="${resource}"`)

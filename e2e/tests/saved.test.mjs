@@ -31,6 +31,8 @@ let app;
 let browser;
 
 before(async () => {
+  // A run stopped half-way may have left it (going): start from nothing.
+  kubectl('delete', 'namespace', NS, '--ignore-not-found', '--wait=true', '--timeout=120s');
   kubectl('create', 'namespace', NS);
   for (const p of ['a', 'b', 'c']) run(p);
   for (const t of ['t1', 't2']) apply(podTemplate(t));
@@ -77,24 +79,35 @@ function track(page) {
   };
 }
 
-/** Holds every API request the page sends until `release()`. */
-async function holdApi(page) {
+/**
+ * Holds every API request the page sends until `release()` (which the
+ * test's end calls too, so a failure leaves no page stuck).
+ */
+async function holdApi(t, page) {
   const held = [];
   const matches = (url) => url.pathname.startsWith(`/${app.token}/api`);
   const hold = (route) => { held.push(route); };
   await page.route(matches, hold);
-  return {
-    held,
-    async release() {
-      await page.unroute(matches, hold);
-      for (const r of held) await r.continue().catch(() => {});
-    },
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await page.unroute(matches, hold);
+    for (const r of held) await r.continue().catch(() => {});
   };
+  t.after(release);
+  return { held, release };
+}
+
+/** The text saved for the table of `path`, '' while there is none. */
+async function savedText(path) {
+  const key = (await savedKeys()).find((k) => k.startsWith(`table.${path.slice(1).replaceAll('/', '.')}.`));
+  return key ? (await fetch(`${app.api}/glass/saved/${key}`)).text() : '';
 }
 
 const sorted = async (t) => (await t.keys()).sort().join(' ');
 
-test('a reloaded pods table draws its saved rows before any API answer, then resumes with no LIST', async () => {
+test('a reloaded pods table draws its saved rows before any API answer, then resumes with no LIST', async (t) => {
   const { page } = browser;
   const pods = table(page);
   await page.goto(`${app.url}#/r/pods?ns=${NS}`);
@@ -113,7 +126,7 @@ test('a reloaded pods table draws its saved rows before any API answer, then res
   run('d');
   const listsBefore = apiserverRequests('LIST', 'pods');
   const asked = track(page);
-  const hold = await holdApi(page);
+  const hold = await holdApi(t, page);
   await page.goto(`${app.url}#/r/pods?ns=${NS}`);
   assert.ok(await until(async () => await sorted(pods) === `${NS}/a ${NS}/b ${NS}/c`, 20000),
     `the saved rows, before any answer: ${await sorted(pods)}`);
@@ -132,16 +145,22 @@ test('a reloaded pods table draws its saved rows before any API answer, then res
   assert.equal(apiserverRequests('LIST', 'pods') - listsBefore, 0, 'LISTs of pods at the apiserver');
 });
 
-test('after the launcher restarts on a new origin, the table still draws from its saved rows with no LIST', async () => {
+test('after the launcher restarts on a new origin, the table still draws from its saved rows with no LIST', async (t) => {
   const { page } = browser;
   const pods = table(page);
+  // Once the server confirmed the rows drawn from the last save, they are
+  // saved again (within the 5 s look).
+  assert.ok(await until(async () => {
+    const text = await savedText(PODS);
+    return text.includes('"name":"d"') && !text.includes('"name":"a"');
+  }, 20000), 'the table saved as the last visit left it');
   await page.goto('about:blank');
   await app.stop();
   run('e');
   app = await startApp(undefined, { state });
   const listsBefore = apiserverRequests('LIST', 'pods');
   const asked = track(page);
-  const hold = await holdApi(page);
+  const hold = await holdApi(t, page);
   await page.goto(`${app.url}#/r/pods?ns=${NS}`);
   assert.ok(await until(async () => await sorted(pods) === `${NS}/b ${NS}/c ${NS}/d`, 20000),
     `the saved rows, before any answer: ${await sorted(pods)}`);

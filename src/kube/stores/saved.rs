@@ -10,8 +10,9 @@
 //! never whole objects (a ConfigMap's data), and never a Secret's: core
 //! Secrets are left out whole, names included. Where: the host's [`SavedStore`], the launcher's per-context
 //! folder or the origin's Cache Storage (`kubeglass_web::Snapshots` says
-//! why each). When: once a table's cache is confirmed by the server and
-//! then at most every [`SAVE_EVERY`] while it changes, when the tab is
+//! why each). When: once a table's cache is confirmed by the server (also
+//! after it was drawn from a save and caught up), then at most every
+//! [`SAVE_EVERY`] while it changes, when the tab is
 //! hidden, and when the informer stops (its view went). Bounds: a saved
 //! table over [`MAX_TEXT`] is not kept, and one older than [`MAX_AGE`] is
 //! not used. A store that fails (a full quota, a private window, a
@@ -364,8 +365,11 @@ impl SavedTables {
             let Some((rv, write)) = (k.checkpoint)() else {
                 continue;
             };
+            // The first checkpoint of a visit is saved at once: a table
+            // drawn from an earlier save has just caught up with the server.
             let due = force
                 || stopped
+                || k.saved_rv.is_none()
                 || k.saved_at
                     .is_none_or(|at| now - at >= SAVE_EVERY.as_secs_f64());
             if due {

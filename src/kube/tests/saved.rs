@@ -143,6 +143,13 @@ fn a_table_is_saved_and_the_next_visit_draws_it_and_resumes_without_a_list() {
     let status = watch.status().get_untracked().reflector;
     assert!(!status.resuming);
     assert_eq!((status.lists, status.resumes), (0, 1));
+    // Caught up, it is saved again at the next look, not 30 s after the
+    // save it was drawn from.
+    rig.advance(Duration::from_secs(5));
+    let text = memory.texts.borrow().get(&key).cloned().expect("saved");
+    let (_, seed) = decode::<TableRowObject>(PATH, &text).expect("reads back");
+    assert_eq!(seed.resource_version, "12");
+    assert_eq!(seed.items.len(), 1);
     rig.server.verify();
 }
 

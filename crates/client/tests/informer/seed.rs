@@ -187,7 +187,15 @@ fn a_table_checkpoint_reads_back_as_the_same_seed() {
     let row: TableRowObject = serde_json::from_value(json!({
         "cells": ["web-1", "1/1", 3],
         "object": {"metadata": {"name": "web-1", "namespace": "ns", "uid": "u1",
-                                "resourceVersion": "7", "labels": {"app": "web"}}}
+                                "resourceVersion": "7", "labels": {"app": "web"},
+                                "annotations": {"note": "a \"quoted\" line\n"},
+                                "creationTimestamp": "2026-12-07T08:04:26Z",
+                                "deletionTimestamp": "2026-12-07T09:00:00Z",
+                                "deletionGracePeriodSeconds": 30,
+                                "finalizers": ["kubeglass.dev/hold"], "generateName": "web-",
+                                "generation": 2,
+                                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                                     "name": "web", "uid": "u0", "controller": true}]}}
     }))
     .expect("a row");
     let columns = serde_json::from_value(json!([
@@ -209,23 +217,33 @@ fn a_table_checkpoint_reads_back_as_the_same_seed() {
     assert!(Seed::<TableRowObject>::from_table_json("{").is_err());
 }
 
-// Any other informer's checkpoint is saved as a List and read back whole.
+// Any other informer's checkpoint (objects cut to a few fields) is saved
+// as a List and read back whole.
 #[test]
 fn a_list_checkpoint_reads_back_as_the_same_seed() {
     use kubeglass_client::cache::Checkpoint;
-    let items: Vec<ConfigMap> = ["a", "b"]
+    use kubeglass_client::kube_core::DynamicObject;
+    let items: Vec<DynamicObject> = ["a", "b"]
         .iter()
-        .map(|n| serde_json::from_value(cm(n, "3")).expect("a ConfigMap"))
+        .map(|n| {
+            serde_json::from_value(json!({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": n, "namespace": "ns", "uid": format!("u-{n}"),
+                             "resourceVersion": "3", "creationTimestamp": "2026-01-02T03:04:05Z"},
+                "spec": {"containers": [{"resources": {"requests": {"cpu": "100m"}}}]}
+            }))
+            .expect("a pod")
+        })
         .collect();
     let saved = Checkpoint {
         items: items.iter().cloned().map(Rc::new).collect(),
         resource_version: "12".into(),
         columns: vec![],
     };
-    let back =
-        Seed::<ConfigMap>::from_list_json(&saved.to_list_json().expect("writes")).expect("reads");
+    let back = Seed::<DynamicObject>::from_list_json(&saved.to_list_json().expect("writes"))
+        .expect("reads");
     assert_eq!(back.resource_version, "12");
     assert_eq!(back.items, items);
-    let err = Seed::<ConfigMap>::from_list_json(r#"{"items":[]}"#).expect_err("no version");
+    let err = Seed::<DynamicObject>::from_list_json(r#"{"items":[]}"#).expect_err("no version");
     assert!(err.contains("no resourceVersion"), "{err}");
 }

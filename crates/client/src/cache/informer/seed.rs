@@ -52,7 +52,7 @@ pub struct Checkpoint<K> {
 /// metadata, and the version in the list's metadata, so reading it back
 /// is the same decode as a list.
 mod table {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
     use serde::{Deserialize, Serialize};
     use serde_json::Value;
 
@@ -83,7 +83,7 @@ mod table {
 
     #[derive(Serialize)]
     struct SavedObject<'a> {
-        metadata: &'a ObjectMeta,
+        metadata: super::wire::Meta<'a>,
     }
 
     #[derive(Deserialize)]
@@ -115,7 +115,7 @@ mod table {
                     .map(|r| SavedRow {
                         cells: &r.row.cells,
                         object: SavedObject {
-                            metadata: &r.metadata,
+                            metadata: super::wire::Meta(&r.metadata),
                         },
                     })
                     .collect(),
@@ -153,6 +153,7 @@ mod table {
 /// version in the list's metadata.
 mod list {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
+    use kube_core::DynamicObject;
     use serde::de::DeserializeOwned;
     use serde::{Deserialize, Serialize};
 
@@ -160,11 +161,11 @@ mod list {
 
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
-    struct Saved<'a, K> {
+    struct Saved<'a> {
         api_version: &'static str,
         kind: &'static str,
         metadata: SavedMeta<'a>,
-        items: Vec<&'a K>,
+        items: Vec<super::wire::Object<'a>>,
     }
 
     #[derive(Serialize)]
@@ -180,7 +181,7 @@ mod list {
         items: Vec<K>,
     }
 
-    impl<K: Serialize> Checkpoint<K> {
+    impl Checkpoint<DynamicObject> {
         /// The checkpoint as a List's JSON.
         pub fn to_list_json(&self) -> Result<String, String> {
             serde_json::to_string(&Saved {
@@ -189,7 +190,7 @@ mod list {
                 metadata: SavedMeta {
                     resource_version: &self.resource_version,
                 },
-                items: self.items.iter().map(AsRef::as_ref).collect(),
+                items: self.items.iter().map(|o| super::wire::Object(o)).collect(),
             })
             .map_err(|e| e.to_string())
         }
@@ -210,6 +211,140 @@ mod list {
                 resource_version: rv,
                 columns: Vec::new(),
             })
+        }
+    }
+}
+
+/// Objects written by hand rather than through k8s-openapi's `Serialize`,
+/// whose timestamps go through jiff's strftime (tens of kilobytes of wasm
+/// for what is one fixed format here). Each writes what the server would
+/// have sent for it, managedFields left out (a saved cache never holds them).
+mod wire {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+    use kube_core::DynamicObject;
+    use serde::ser::{Serialize, SerializeMap, Serializer};
+
+    /// An object's metadata.
+    pub(super) struct Meta<'a>(pub(super) &'a ObjectMeta);
+
+    /// A dynamic object: its type, its metadata ([`Meta`]) and the rest.
+    pub(super) struct Object<'a>(pub(super) &'a DynamicObject);
+
+    impl Serialize for Meta<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let m = self.0;
+            let mut map = s.serialize_map(None)?;
+            if let Some(v) = &m.annotations {
+                map.serialize_entry("annotations", v)?;
+            }
+            if let Some(t) = &m.creation_timestamp {
+                map.serialize_entry("creationTimestamp", &rfc3339(t))?;
+            }
+            if let Some(v) = &m.deletion_grace_period_seconds {
+                map.serialize_entry("deletionGracePeriodSeconds", v)?;
+            }
+            if let Some(t) = &m.deletion_timestamp {
+                map.serialize_entry("deletionTimestamp", &rfc3339(t))?;
+            }
+            if let Some(v) = &m.finalizers {
+                map.serialize_entry("finalizers", v)?;
+            }
+            if let Some(v) = &m.generate_name {
+                map.serialize_entry("generateName", v)?;
+            }
+            if let Some(v) = &m.generation {
+                map.serialize_entry("generation", v)?;
+            }
+            if let Some(v) = &m.labels {
+                map.serialize_entry("labels", v)?;
+            }
+            if let Some(v) = &m.name {
+                map.serialize_entry("name", v)?;
+            }
+            if let Some(v) = &m.namespace {
+                map.serialize_entry("namespace", v)?;
+            }
+            if let Some(v) = &m.owner_references {
+                map.serialize_entry("ownerReferences", v)?;
+            }
+            if let Some(v) = &m.resource_version {
+                map.serialize_entry("resourceVersion", v)?;
+            }
+            if let Some(v) = &m.self_link {
+                map.serialize_entry("selfLink", v)?;
+            }
+            if let Some(v) = &m.uid {
+                map.serialize_entry("uid", v)?;
+            }
+            map.end()
+        }
+    }
+
+    impl Serialize for Object<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let o = self.0;
+            let mut map = s.serialize_map(None)?;
+            if let Some(t) = &o.types {
+                map.serialize_entry("apiVersion", &t.api_version)?;
+                map.serialize_entry("kind", &t.kind)?;
+            }
+            map.serialize_entry("metadata", &Meta(&o.metadata))?;
+            if let Some(rest) = o.data.as_object() {
+                for (k, v) in rest {
+                    if !matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+                        map.serialize_entry(k, v)?;
+                    }
+                }
+            }
+            map.end()
+        }
+    }
+
+    /// A timestamp as the API writes one: `2006-01-02T15:04:05Z`, in UTC,
+    /// to the second.
+    pub(super) fn rfc3339(t: &Time) -> String {
+        let secs = t.0.as_second();
+        let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+        let (y, m, d) = civil_from_days(days);
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+            day_secs / 3600,
+            day_secs % 3600 / 60,
+            day_secs % 60
+        )
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard
+    /// Hinnant's `civil_from_days`).
+    fn civil_from_days(days: i64) -> (i64, u32, u32) {
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        let y = yoe + era * 400 + i64::from(m <= 2);
+        (y, m, d)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn timestamps_are_written_as_the_api_writes_them() {
+            for text in [
+                "1970-01-01T00:00:00Z",
+                "2000-02-29T23:59:59Z",
+                "2026-12-07T08:04:26Z",
+                "1969-12-31T23:59:59Z",
+                "2400-03-01T12:00:00Z",
+            ] {
+                let t: Time = serde_json::from_value(serde_json::json!(text)).expect("a Time");
+                assert_eq!(rfc3339(&t), text);
+            }
         }
     }
 }
