@@ -9,6 +9,10 @@
 #   a table of N pods             e2e/bench/ui.mjs: first rows, full sync, the
 #                                 Table LIST's floor, scrolling, frames under
 #                                 ~200 changes/s, memory per row
+#   warm start against cold       e2e/bench/warm.mjs, right after each table:
+#                                 the namespace's table from a link in a
+#                                 fresh profile, nothing saved, then saved
+#                                 (first row, full count, confirmed; LISTs)
 #   k9s on the same pods          e2e/bench/k9s.mjs, right after each table:
 #                                 k9s (hack/build-k9s.sh pins it) in a
 #                                 pseudo-terminal, all namespaces, pods view:
@@ -70,6 +74,10 @@ for n in ${BENCH_PODS:-10000}; do
   # The table's pods stay for k9s, which measures the same cluster next
   # (every pod in it, as the all-namespaces table shows them), and go after.
   BENCH_KEEP=1 node bench/ui.mjs "$api" "$n"
+  if [[ ${BENCH_RESOURCE:-pods} == pods && -z ${BENCH_ALL:-} ]]; then
+    log "warm start against cold: the table of $n pods from a link"
+    KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" node bench/warm.mjs "$api" "$n"
+  fi
   if [[ ${BENCH_K9S:-1} != 0 && ${BENCH_RESOURCE:-pods} == pods ]]; then
     log "k9s on the same cluster: all namespaces, the pods view"
     K9S_KUBECONFIG="$ADMIN_KUBECONFIG" node bench/k9s.mjs "$api" "$n"

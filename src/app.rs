@@ -24,12 +24,16 @@ use crate::rules::session::SessionLabel;
 pub fn App() -> impl IntoView {
     let started = start(prefs::store(), prefs::served());
     let kube = started.kube.clone();
-    // A tab hidden (or being left) saves its tables now: the next visit
-    // may be a reload or a browser restart.
-    let saved = kube.saved().clone();
-    crate::platform::on_hidden(move || {
-        let saved = saved.clone();
-        crate::platform::spawn(async move { saved.save_due(true).await });
+    // A tab hidden (or being left) saves its tables now, for a next visit
+    // that may be a reload or a browser restart; hidden a while, it stops
+    // watching (kube::quiet).
+    let on_tab = kube.clone();
+    crate::platform::on_visibility(move |hidden| {
+        if hidden {
+            on_tab.tab_hidden(prefs::quiet_after());
+        } else {
+            on_tab.tab_shown();
+        }
     });
     provide_kube(started.kube);
     let remembered = prefs::get(prefs::NAMESPACE);

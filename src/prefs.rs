@@ -9,7 +9,20 @@ pub const USAGE: &str = "kubeglass.usage-columns";
 /// localStorage key of the namespace the app works in ("" for all).
 pub const NAMESPACE: &str = "kubeglass.namespace";
 
+/// Seconds a hidden tab waits before it stops watching ("0": never).
+pub const QUIET_AFTER: &str = "kubeglass.quiet-after";
+/// [`QUIET_AFTER`] until one is chosen: five minutes.
+pub const QUIET_AFTER_DEFAULT: u64 = 300;
+
 pub use crate::platform::storage::{get, served, set, store};
+
+/// How long a hidden tab waits before it stops watching; None: never.
+pub fn quiet_after() -> Option<std::time::Duration> {
+    let secs = get(QUIET_AFTER)
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(QUIET_AFTER_DEFAULT);
+    (secs > 0).then(|| std::time::Duration::from_secs(secs))
+}
 
 /// A flag remembered as "1" or "0".
 pub fn flag(key: &str) -> bool {

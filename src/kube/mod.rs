@@ -58,6 +58,7 @@ use crate::rules::resolve::{Unresolved, usable};
 use crate::rules::time::Seconds;
 
 pub mod host;
+pub mod quiet;
 pub mod requests;
 mod settle;
 pub mod start;
@@ -109,6 +110,8 @@ pub struct Kube {
     protected: bool,
     /// Tables saved for the next visit, and those drawn from a saved state.
     saved: SavedTables,
+    /// Watches paused while the tab is hidden.
+    quiet: quiet::Quiet,
 }
 
 /// What views read of the cluster side besides subscribing: the client
@@ -202,6 +205,7 @@ impl Kube {
         host.spawn(saved.clone().run());
         let kube = Self {
             saved,
+            quiet: quiet::Quiet::new(),
             client,
             clock,
             factory,

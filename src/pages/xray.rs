@@ -479,7 +479,36 @@ fn XraySaved(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
             Err(e) => view! { <p class="error-text small" data-testid="xray-forgot" role="alert">{format!("Not forgotten: {e}")}</p> }.into_any(),
         })
     };
+    let quiet_after = RwSignal::new(
+        crate::prefs::get(crate::prefs::QUIET_AFTER)
+            .unwrap_or_else(|| crate::prefs::QUIET_AFTER_DEFAULT.to_string()),
+    );
+    let quiet_error = RwSignal::new(None::<String>);
+    let set_quiet = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        match value.trim().parse::<u64>() {
+            Ok(secs) => {
+                crate::prefs::set(crate::prefs::QUIET_AFTER, &secs.to_string());
+                quiet_after.set(secs.to_string());
+                quiet_error.set(None);
+            }
+            Err(_) => quiet_error.set(Some(format!(
+                "{value:?} is not a number of seconds; still {}",
+                quiet_after.get_untracked()
+            ))),
+        }
+    };
     view! {
+        <h3>"Hidden tab"</h3>
+        <p class="small">
+            <label>
+                "Stop watching when the tab has been hidden for "
+                <input type="number" min="0" class="narrow" data-testid="xray-quiet-after"
+                    prop:value=move || quiet_after.get() on:change=set_quiet/>
+                " s (0: never). Shown again, each watch resumes from the version it holds."
+            </label>
+        </p>
+        {move || quiet_error.get().map(|e| view! { <p class="error-text small" role="alert">{e}</p> })}
         <h3>"Saved tables"</h3>
         <p data-testid="xray-saved">{summary}</p>
         {error}

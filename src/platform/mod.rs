@@ -91,13 +91,12 @@ pub fn after_paint(f: impl FnOnce() + 'static) {
     }
 }
 
-/// Calls `f` each time the tab is hidden (another tab in front, the window
-/// minimised, the page being left), for the app's life.
-pub fn on_hidden(f: impl Fn() + 'static) {
+/// Calls `f(true)` each time the tab is hidden (another tab in front, the
+/// window minimised, the page being left) and `f(false)` each time it is
+/// shown again, for the app's life.
+pub fn on_visibility(f: impl Fn(bool) + 'static) {
     let listener = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
-        if document().hidden() {
-            f();
-        }
+        f(document().hidden());
     });
     let _ = document().add_event_listener_with_callback(
         "visibilitychange",

@@ -127,6 +127,9 @@ struct Inner {
     stats: RwSignal<SavedStats>,
     /// A save is under way (saves go one at a time).
     saving: Cell<bool>,
+    /// The informers are paused (the tab is hidden): a stopped one is
+    /// still kept, since it runs again when the tab is shown.
+    paused: Cell<bool>,
 }
 
 /// The tables saved and restored this visit; cheap to clone.
@@ -194,7 +197,9 @@ pub fn encode<K: Savable>(
 /// wrong with it.
 pub fn decode<K: Savable>(path: &str, text: &str) -> Result<(Seconds, Seed<K>), String> {
     let (head, table) = text.split_once('\n').ok_or("no header line")?;
-    let header: Header = serde_json::from_str(head).map_err(|e| format!("its header: {e}"))?;
+    // From bytes, as the client decodes every answer: one decoder in the wasm.
+    let header: Header =
+        serde_json::from_slice(head.as_bytes()).map_err(|e| format!("its header: {e}"))?;
     if header.kubeglass != WHAT || header.version != 1 {
         return Err(format!("not a saved table of this version ({head})"));
     }
@@ -219,6 +224,7 @@ impl SavedTables {
                 restored: RefCell::default(),
                 stats: RwSignal::new(stats),
                 saving: Cell::new(false),
+                paused: Cell::new(false),
             }),
         }
     }
@@ -356,7 +362,7 @@ impl SavedTables {
         let mut gone = Vec::new();
         for (key, k) in self.inner.kept.borrow().iter() {
             let stopped = (k.stopped)();
-            if stopped {
+            if stopped && !self.inner.paused.get() {
                 gone.push(key.clone());
             }
             if k.saved_rv.is_some() && k.saved_rv == self.version_of(k) {
@@ -419,6 +425,11 @@ impl SavedTables {
         }
         drop(kept);
         self.inner.saving.set(false);
+    }
+
+    /// Says the informers are paused (stopped, to run again) or not.
+    pub fn set_paused(&self, paused: bool) {
+        self.inner.paused.set(paused);
     }
 
     /// Forgets every saved table of this cluster (the X-ray page's button).

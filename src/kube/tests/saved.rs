@@ -206,3 +206,48 @@ fn a_store_that_fails_is_named_and_the_table_stays_live() {
     assert_eq!(seen.borrow().last().map(String::as_str), Some("ns/c=12"));
     assert!(watch.snapshot().reflector.last_error.is_none());
 }
+
+// A tab hidden past its delay stops watching; shown again, the informer
+// resumes with a watch from its version, no list. Hidden and shown again
+// within the delay, nothing stops.
+#[test]
+fn a_hidden_tab_stops_watching_after_its_delay_and_resumes_without_a_list() {
+    let memory = Memory::default();
+    let mut rig = rig_saving(MemoryStore::default(), Some(Rc::new(memory.clone())), expect_discovery);
+    rig.server
+        .expect_get(PATH)
+        .reply(Reply::json(200, table("10", vec![row("a", "5")])));
+    let first = expect_watch(&rig.server, PATH, "10");
+    let (watch, seen) = view(&rig, PATH);
+    rig.frame();
+    let delay = Some(Duration::from_secs(60));
+    rig.kube.tab_hidden(delay);
+    rig.advance(Duration::from_secs(30));
+    rig.kube.tab_shown();
+    rig.advance(Duration::from_secs(60));
+    assert!(!first.is_cancelled(), "shown within the delay: still watching");
+    assert!(!rig.kube.paused().get_untracked());
+
+    rig.kube.tab_hidden(delay);
+    // Saved as it is hidden.
+    assert!(memory.texts.borrow().contains_key(&key_of("table", PATH, None, None)));
+    first.event("ADDED", table("11", vec![row("b", "11")]));
+    rig.advance(Duration::from_secs(60));
+    assert!(first.is_cancelled(), "hidden past the delay: the watch ended");
+    assert!(rig.kube.paused().get_untracked());
+    assert_eq!(watch.snapshot().state_label(), "stopped");
+
+    let again = expect_watch(&rig.server, PATH, "11");
+    rig.kube.tab_shown();
+    rig.run();
+    assert!(watch.snapshot().reflector.resuming);
+    again.event("MODIFIED", table("12", vec![row("a", "12")]));
+    rig.frame();
+    // The frame after the tab is shown: what came before the pause and after.
+    let last: Vec<String> = seen.borrow().iter().rev().take(2).cloned().collect();
+    assert_eq!(last, ["ns/b=11", "ns/a=12"]);
+    let status = watch.snapshot().reflector;
+    assert_eq!((status.lists, status.watches, status.resumes), (1, 2, 1));
+    assert!(!rig.kube.paused().get_untracked());
+    rig.server.verify();
+}

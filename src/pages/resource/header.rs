@@ -14,7 +14,8 @@ use crate::rules::time::{Seconds, age};
 
 /// The heading and, when the informer fails, the failure in words.
 /// `resync` is set while the rows are not yet confirmed by the server:
-/// with when they were saved, when they came from the last visit.
+/// with when they were saved, when they came from the last visit. While the
+/// tab's watches are paused (it was hidden a while) the heading says so.
 #[component]
 pub fn TableHeader(
     table: Table,
@@ -23,18 +24,18 @@ pub fn TableHeader(
     resync: Memo<Option<Option<Seconds>>>,
 ) -> impl IntoView {
     let now = use_context::<Now>().map(|n| n.0);
+    let paused = crate::kube::use_kube().paused();
     let resync_note = move || {
-        let saved = resync.get()?;
-        let text = match saved {
-            Some(at) => {
-                let now = now.map_or(at, |n| n.get());
-                format!(
-                    "from {} ({} ago), resyncing",
-                    local_time(at),
-                    age(now, at)
-                )
+        let text = if paused.get() {
+            "paused while hidden".to_string()
+        } else {
+            match resync.get()? {
+                Some(at) => {
+                    let now = now.map_or(at, |n| n.get());
+                    format!("from {} ({} ago), resyncing", local_time(at), age(now, at))
+                }
+                None => "resyncing".to_string(),
             }
-            None => "resyncing".to_string(),
         };
         Some(view! { <span class="badge muted" data-testid="resync-note">{text}</span> })
     };
