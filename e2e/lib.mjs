@@ -363,6 +363,22 @@ export async function compactEtcd() {
 }
 
 /**
+ * How many watches of the core `resource` the apiserver holds open now
+ * (its `apiserver_longrunning_requests` gauge), every client's together.
+ */
+export function apiserverWatches(resource) {
+  let n = 0;
+  const metrics = execFileSync(KUBECTL(), ['--kubeconfig', KUBECONFIG(), 'get', '--raw', '/metrics'],
+    { encoding: 'utf8', maxBuffer: 64 << 20 });
+  for (const line of metrics.split('\n')) {
+    if (!line.startsWith('apiserver_longrunning_requests{')) continue;
+    if (line.includes('verb="WATCH"') && line.includes(`resource="${resource}"`) && line.includes('group=""')
+      && line.includes('subresource=""')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return n;
+}
+
+/**
  * How many requests of `verb` (LIST, WATCH…) on the core `resource` the
  * apiserver has served since it started, every code and scope together:
  * its own `apiserver_request_total`, so a request any client made counts.

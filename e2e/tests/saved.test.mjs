@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  kubectl, apply, startApp, launchBrowser, until, cleanUp, compactEtcd, apiserverRequests,
+  kubectl, apply, startApp, launchBrowser, until, cleanUp, compactEtcd, apiserverRequests, apiserverWatches,
 } from '../lib.mjs';
 import { table } from '../pages.mjs';
 
@@ -193,6 +193,57 @@ test('a saved version that etcd compacted away costs exactly one LIST', async ()
   assert.equal(apiserverRequests('LIST', 'podtemplates') - listsBefore, 1, 'LISTs of podtemplates at the apiserver');
   // The watch from the list's version is the one that stays.
   assert.ok(asked.watches(TEMPLATES).length >= 2, JSON.stringify(asked.watches(TEMPLATES)));
+});
+
+test('a tab hidden past its delay stops watching; shown again it resumes with no LIST', async (t) => {
+  // Headless Chromium never hides a tab (measured: another tab brought to
+  // the front, or the window minimised, leaves visibilityState 'visible'),
+  // so this page's own visibility signal is driven: document.hidden and
+  // visibilityState answer what the test says, and it dispatches the
+  // browser's visibilitychange. The watches, their end and their resumption
+  // at the apiserver are real.
+  const page = await browser.page.context().newPage();
+  t.after(() => page.close());
+  await page.addInitScript(() => {
+    let hidden = false;
+    Object.defineProperty(Document.prototype, 'hidden', { get: () => hidden, configurable: true });
+    Object.defineProperty(Document.prototype, 'visibilityState', { get: () => (hidden ? 'hidden' : 'visible'), configurable: true });
+    window.kubeglassSetHidden = (h) => { hidden = h; document.dispatchEvent(new Event('visibilitychange')); };
+  });
+  // Two seconds instead of five minutes, in the context's preferences.
+  const put = await fetch(`${app.api}/glass/storage/kubeglass.quiet-after`, { method: 'PUT', body: '2' });
+  assert.equal(put.status, 204, await put.text());
+  t.after(() => fetch(`${app.api}/glass/storage/kubeglass.quiet-after`, { method: 'DELETE' }));
+  const api = (url) => new URL(url).pathname === `/${app.token}${PODS}` && new URL(url).searchParams.get('watch') === 'true';
+  let open = 0;
+  page.on('request', (r) => { if (api(r.url())) open += 1; });
+  page.on('requestfinished', (r) => { if (api(r.url())) open -= 1; });
+  page.on('requestfailed', (r) => { if (api(r.url())) open -= 1; });
+  page.on('websocket', (w) => { if (api(w.url())) { open += 1; w.on('close', () => { open -= 1; }); } });
+  const pods = table(page);
+  await page.goto(`${app.url}#/r/pods?ns=${NS}`);
+  assert.ok(await until(async () => (await pods.keys()).length >= 3, 20000));
+  // The table's watch and the usage columns' (once metrics answered).
+  assert.ok(await until(() => open >= 2, 30000), `watches open: ${open}`);
+  const watching = apiserverWatches('pods');
+
+  await page.evaluate(() => window.kubeglassSetHidden(true));
+  assert.ok(await until(() => open === 0, 20000), `watches still open after the delay: ${open}`);
+  assert.ok(await until(() => apiserverWatches('pods') <= watching - 2, 10000),
+    `the apiserver's watches of pods: ${apiserverWatches('pods')}, with the tab shown ${watching}`);
+  assert.equal(await page.getByTestId('resync-note').innerText(), 'paused while hidden');
+  run('f');
+  const listsBefore = apiserverRequests('LIST', 'pods');
+  const asked = track(page);
+
+  await page.evaluate(() => window.kubeglassSetHidden(false));
+  assert.ok(await until(async () => (await sorted(pods)).includes(`${NS}/f`), 20000),
+    `the pod made while hidden: ${await sorted(pods)}`);
+  assert.ok(await until(() => open >= 2, 30000), `watches open again: ${open}`);
+  await page.getByTestId('resync-note').waitFor({ state: 'detached', timeout: 10000 });
+  assert.deepEqual(asked.lists(PODS), []);
+  assert.equal(apiserverRequests('LIST', 'pods') - listsBefore, 0, 'LISTs of pods at the apiserver');
+  assert.ok(apiserverWatches('pods') >= watching, 'watching again at the apiserver');
 });
 
 test('no Secret is kept: not in the launcher\'s folder, not in the browser\'s storage; Forget empties it', async () => {
