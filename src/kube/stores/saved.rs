@@ -23,7 +23,6 @@
 //! then the Table (or List) the server would have sent for the objects.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -60,11 +59,59 @@ pub struct SavedStats {
     /// Bytes of the last save.
     pub last_bytes: usize,
     /// The tables kept, by key: the collection and when last saved.
-    pub kept: BTreeMap<String, (String, Option<Seconds>)>,
+    pub kept: Keyed<(String, Option<Seconds>)>,
     /// The last failure to read or keep one, in words.
     pub last_error: Option<String>,
     /// Where they are kept, in words; None when nowhere.
     pub place: Option<&'static str>,
+}
+
+/// A few entries by key, sorted, in a vector: a tab keeps a handful of
+/// tables, and a map per value type would cost the wasm far more code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyed<V>(Vec<(String, V)>);
+
+impl<V> Default for Keyed<V> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<V> Keyed<V> {
+    fn find(&self, key: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.find(key).ok().map(|i| &self.0[i].1)
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.find(key).ok().map(|i| &mut self.0[i].1)
+    }
+
+    fn insert(&mut self, key: String, value: V) {
+        match self.find(&key) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (key, value)),
+        }
+    }
+
+    fn remove(&mut self, key: &str) {
+        if let Ok(i) = self.find(key) {
+            self.0.remove(i);
+        }
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.0.iter_mut().map(|(_, v)| v)
+    }
+
+    /// Every entry, by key.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
 }
 
 /// The header line of a saved table.
@@ -121,9 +168,9 @@ struct Kept {
 struct Inner {
     store: Option<Rc<dyn SavedStore>>,
     clock: Rc<dyn Clock>,
-    kept: RefCell<BTreeMap<String, Kept>>,
+    kept: RefCell<Keyed<Kept>>,
     /// When each table drawn from a saved state was saved, by key.
-    restored: RefCell<BTreeMap<String, Seconds>>,
+    restored: RefCell<Keyed<Seconds>>,
     stats: RwSignal<SavedStats>,
     /// A save is under way (saves go one at a time).
     saving: Cell<bool>,
@@ -328,7 +375,7 @@ impl SavedTables {
         let saved_at = self.restored_at(&key);
         self.inner
             .stats
-            .update(|s| _ = s.kept.insert(key.clone(), (path.clone(), saved_at)));
+            .update(|s| s.kept.insert(key.clone(), (path.clone(), saved_at)));
         kept.insert(
             key,
             Kept {

@@ -47,13 +47,31 @@ pub struct Checkpoint<K> {
     pub columns: Vec<TableColumn>,
 }
 
+/// A saved list read back: its items, version and columns, or why not
+/// (no version; an item that did not read, which a save never writes).
+fn read_back<K>(
+    page: crate::rest::list::ListPage<K>,
+) -> Result<(Vec<K>, String, Vec<TableColumn>), String> {
+    if let Some(bad) = page.undecodable.first() {
+        return Err(format!(
+            "{} saved items do not read, the first {bad}",
+            page.undecodable.len()
+        ));
+    }
+    let rv = page
+        .metadata
+        .resource_version
+        .filter(|v| !v.is_empty())
+        .ok_or("a saved list has no resourceVersion")?;
+    Ok((page.items, rv, page.columns))
+}
+
 /// A Table informer's seed is saved as the Table the server would have
 /// sent: `meta.k8s.io/v1`, the columns, each row's cells and its object's
 /// metadata, and the version in the list's metadata, so reading it back
 /// is the same decode as a list.
 mod table {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
-    use serde::{Deserialize, Serialize};
+    use serde::Serialize;
     use serde_json::Value;
 
     use super::{Checkpoint, Seed};
@@ -84,19 +102,6 @@ mod table {
     #[derive(Serialize)]
     struct SavedObject<'a> {
         metadata: super::wire::Meta<'a>,
-    }
-
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Read {
-        #[serde(default)]
-        kind: String,
-        #[serde(default)]
-        metadata: ListMeta,
-        #[serde(default)]
-        column_definitions: Vec<TableColumn>,
-        #[serde(default)]
-        rows: Vec<TableRowObject>,
     }
 
     impl Checkpoint<TableRowObject> {
@@ -130,21 +135,18 @@ mod table {
         /// error says what is wrong with it (not a Table, no version, a row
         /// without its object's metadata).
         pub fn from_table_json(text: &str) -> Result<Self, String> {
-            // From bytes, as every answer is decoded: a `from_str` would
-            // build a second decoder of every row type into the wasm.
-            let read: Read = serde_json::from_slice(text.as_bytes()).map_err(|e| e.to_string())?;
-            if read.kind != "Table" {
-                return Err(format!("a saved table has kind {:?}", read.kind));
-            }
-            let rv = read
-                .metadata
-                .resource_version
-                .filter(|v| !v.is_empty())
-                .ok_or("a saved table has no resourceVersion")?;
-            Ok(Seed {
-                items: read.rows,
+            // Read as a list answer is, by the same decoder: no second
+            // decoder of every row type in the wasm.
+            let page = crate::rest::list::decode_list_page_with::<TableRowObject>(
+                text.as_bytes(),
+                true,
+                &|r| r,
+            )
+            .map_err(|e| e.to_string())?;
+            super::read_back(page).map(|(items, rv, columns)| Seed {
+                items,
                 resource_version: rv,
-                columns: read.column_definitions,
+                columns,
             })
         }
     }
@@ -154,10 +156,8 @@ mod table {
 /// sent: the items as cached (after the informer's transform) and the
 /// version in the list's metadata.
 mod list {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
     use kube_core::DynamicObject;
-    use serde::de::DeserializeOwned;
-    use serde::{Deserialize, Serialize};
+    use serde::Serialize;
 
     use super::{Checkpoint, Seed};
 
@@ -176,13 +176,6 @@ mod list {
         resource_version: &'a str,
     }
 
-    #[derive(Deserialize)]
-    struct Read<K> {
-        #[serde(default)]
-        metadata: ListMeta,
-        items: Vec<K>,
-    }
-
     impl Checkpoint<DynamicObject> {
         /// The checkpoint as a List's JSON.
         pub fn to_list_json(&self) -> Result<String, String> {
@@ -198,19 +191,19 @@ mod list {
         }
     }
 
-    impl<K: DeserializeOwned> Seed<K> {
+    impl Seed<DynamicObject> {
         /// A seed from a List's JSON ([`Checkpoint::to_list_json`]), or
         /// what is wrong with it.
         pub fn from_list_json(text: &str) -> Result<Self, String> {
-            let read: Read<K> =
-                serde_json::from_slice(text.as_bytes()).map_err(|e| e.to_string())?;
-            let rv = read
-                .metadata
-                .resource_version
-                .filter(|v| !v.is_empty())
-                .ok_or("a saved list has no resourceVersion")?;
-            Ok(Seed {
-                items: read.items,
+            // Read as a list answer is, by the same decoder.
+            let page = crate::rest::list::decode_list_page_with::<DynamicObject>(
+                text.as_bytes(),
+                false,
+                &|o| o,
+            )
+            .map_err(|e| e.to_string())?;
+            super::read_back(page).map(|(items, rv, _)| Seed {
+                items,
                 resource_version: rv,
                 columns: Vec::new(),
             })
