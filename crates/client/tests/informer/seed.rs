@@ -76,6 +76,24 @@ fn a_seeded_informer_watches_from_the_seed_and_never_lists_while_it_is_valid() {
     assert_eq!(saved.resource_version, "42");
     assert_eq!(saved.items.len(), 1);
     server.verify();
+
+    // Stopped (a hidden tab's pause) and run again: a watch from where it
+    // was, still no list.
+    let again = expect_watch(&server, "42");
+    h.pool = LocalPool::new();
+    watch.close();
+    h.start();
+    again.event("ADDED", cm("c", "43"));
+    h.settle();
+    let status = h.informer.snapshot().reflector;
+    assert_eq!(
+        (status.lists, status.resumes),
+        (0, 2),
+        "{:#?}",
+        server.log()
+    );
+    assert!(h.cached().contains_key("ns/c"));
+    server.verify();
 }
 
 // Nothing changed since the seed: the watch stays quiet, and after the

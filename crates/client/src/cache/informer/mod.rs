@@ -367,12 +367,17 @@ where
 
     /// The cache and the version it is complete up to, when they agree and
     /// the server has confirmed them: synced, nothing queued, nothing held
-    /// as a stale copy, not still resuming. What may be saved as a seed.
+    /// as a stale copy or left out as unreadable, not still resuming. What
+    /// may be saved as a seed.
     pub fn checkpoint(&self) -> Option<Checkpoint<K>> {
         let status = self.inner.status.borrow();
         let rv = status.last_resource_version.clone()?;
+        // Not with objects the last list could not read: the cache lacks
+        // them, and a watch resumed from this version would never bring
+        // them (nor name them) again.
         let consistent = self.inner.synced.get()
             && !status.resuming
+            && status.undecodable.is_empty()
             && self.inner.queue.borrow().is_empty()
             && self.inner.stale.borrow().is_empty();
         consistent.then(|| Checkpoint {

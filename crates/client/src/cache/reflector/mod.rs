@@ -258,9 +258,11 @@ where
     /// `resourceVersion=0`. A version the server no longer has ends that
     /// watch with 410 and the usual one relist.
     pub fn first_phase(&self) -> Phase<K> {
+        // The store holds the state at the last version: a list stored it,
+        // or a seed did (still resuming, or resumed from before).
         let resumable = {
             let s = self.status.borrow();
-            (s.synced || s.resuming) && s.last_resource_version.is_some()
+            (s.synced || s.resuming || s.resumes > 0) && s.last_resource_version.is_some()
         };
         if resumable {
             self.update(|s| {
