@@ -48,15 +48,26 @@ module's limits are now about 2% over those figures. (The event rows' ring
 of #43 item 3 added another ~13 KB to it with no measured gain, and was
 reverted.)
 
+Issue #41's cache that outlives the tab (2026-12-07: informers seeded from
+a saved state, `stores::saved` and the browser's Cache Storage or the
+launcher's folder behind it, and the quiet hidden tab), which every page
+needs before its first draw, took the main module from 1,352,378 B to
+1,389,164 B raw (+36,786), 417,102 B brotli, 540,680 B gzip, and every
+part to 3,526,783 B. Its first build took 97 KB; writing the saved
+objects' metadata by hand (k8s-openapi's `Time` serializes through jiff's
+strftime) and reading them back through the client's one list decoder
+cut that to the figure above (docs/benchmarks.md has the steps). The
+limits are now about 2% over those figures.
+
 Usage: check-wasm-budget.py [dist]
 """
 
 import sys
 from pathlib import Path
 
-BUDGET = {"": 1_380_000, ".br": 414_000, ".gz": 540_000}
+BUDGET = {"": 1_417_000, ".br": 425_500, ".gz": 551_500}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
-ALL_PARTS_RAW = 3_520_000
+ALL_PARTS_RAW = 3_600_000
 
 
 def main() -> int:

@@ -8,7 +8,8 @@
 //! keeps is found by the next run. The launcher keeps them instead, in
 //! `<state>/kubeglass/contexts/<hash of the context>.saved/`, a 0700
 //! folder of 0600 files, one per table, each replaced whole. The page
-//! reads one when its table opens (`GET /<token>/glass/saved/<key>`),
+//! reads one when its table opens (`GET /<token>/glass/saved/<key>`; 204
+//! and no body when there is none),
 //! writes one as it changes (`PUT`), lists them (`GET /<token>/glass/saved`)
 //! and forgets them all (`DELETE /<token>/glass/saved`). Bounded: a table
 //! at most [`MAX_TABLE`], all of a context's at most [`MAX_ALL`], the

@@ -289,7 +289,7 @@ fn saved_all(door: &Door, req: &Request<Incoming>) -> Response<Body> {
     json(StatusCode::OK, keys)
 }
 
-/// `GET` (404 when there is none) or `PUT` (the body) of one saved table.
+/// `GET` (204, empty, when there is none) or `PUT` (the body) of one saved table.
 async fn saved_key(door: &Door, req: Request<Incoming>, key: &str) -> Response<Body> {
     use crate::store::StoreError;
     if req.method() == hyper::Method::GET {
@@ -306,7 +306,9 @@ async fn saved_key(door: &Door, req: Request<Incoming>, key: &str) -> Response<B
                 );
                 r
             }
-            Ok(None) => text(StatusCode::NOT_FOUND, "nothing saved under this key"),
+            // Not an error: most tables have never been saved, and a 404
+            // would be an error line in the browser's console for each.
+            Ok(None) => text(StatusCode::NO_CONTENT, ""),
             Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
         };
     }

@@ -164,6 +164,52 @@ async fn the_store_is_read_whole_and_written_a_key_at_a_time_never_reaching_kube
 }
 
 #[tokio::test]
+async fn saved_tables_are_read_and_written_one_at_a_time_by_our_page_only_never_reaching_kubectl() {
+    let kubectl = fake_kubectl().await;
+    let port = door(&kubectl, Mode::new(true, false)).await;
+    let saved = |rest: &str| format!("/{TOKEN}/glass/saved{rest}");
+    let origin = format!("http://{NAME}:{port}");
+    let page = [
+        ("origin", origin.as_str()),
+        ("sec-fetch-site", "same-origin"),
+    ];
+    // Never saved: empty and 204, not an error in the console.
+    let none = ask(port, "GET", &saved("/table.pods.00ff"), &page).await;
+    assert_eq!(
+        (none.status, none.body.as_str()),
+        (StatusCode::NO_CONTENT, "")
+    );
+    let put = ask_with_body(port, "PUT", &saved("/table.pods.00ff"), &page, "rows").await;
+    assert_eq!(put.status, StatusCode::NO_CONTENT, "{}", put.body);
+    let one = ask(port, "GET", &saved("/table.pods.00ff"), &page).await;
+    assert_eq!((one.status, one.body.as_str()), (StatusCode::OK, "rows"));
+    assert_eq!(values(&one.headers, "cache-control"), ["no-store"]);
+    assert_eq!(
+        ask(port, "GET", &saved(""), &page).await.body,
+        r#"["table.pods.00ff"]"#
+    );
+    // Another origin can neither read nor write them, even with the token.
+    let evil = [
+        ("origin", "http://127.0.0.1:8080"),
+        ("sec-fetch-site", "cross-site"),
+    ];
+    assert_eq!(
+        ask(port, "GET", &saved("/table.pods.00ff"), &evil)
+            .await
+            .status,
+        StatusCode::FORBIDDEN
+    );
+    let put = ask_with_body(port, "PUT", &saved("/table.pods.00ff"), &evil, "lies").await;
+    assert_eq!(put.status, StatusCode::FORBIDDEN);
+    let wipe = ask(port, "DELETE", &saved(""), &evil).await;
+    assert_eq!(wipe.status, StatusCode::FORBIDDEN);
+    let forget = ask(port, "DELETE", &saved(""), &page).await;
+    assert_eq!(forget.status, StatusCode::NO_CONTENT);
+    assert_eq!(ask(port, "GET", &saved(""), &page).await.body, "[]");
+    assert!(kubectl.seen().is_empty(), "{:?}", kubectl.seen());
+}
+
+#[tokio::test]
 async fn only_allowlisted_request_headers_reach_kubectl() {
     let kubectl = fake_kubectl().await;
     let port = door(&kubectl, Mode::new(false, true)).await;

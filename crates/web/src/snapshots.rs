@@ -33,7 +33,10 @@ impl Snapshots {
     /// (letters, digits, '.', '-', '_').
     pub async fn load(&self, key: &str) -> Result<Option<String>, String> {
         match self {
-            Self::Launcher(url) => crate::storage::send(&format!("{url}/{key}"), "GET", None).await,
+            // The launcher answers 204, empty, for a table never saved.
+            Self::Launcher(url) => Ok(crate::storage::send(&format!("{url}/{key}"), "GET", None)
+                .await?
+                .filter(|text| !text.is_empty())),
             Self::Browser => {
                 let cache = open().await?;
                 let found = JsFuture::from(cache.match_with_str(&entry(key)))
