@@ -91,16 +91,20 @@ fn LiveTable(
     let watch = watch_rows(&kube, &path, selectors.clone(), feed.clone());
     // First rows at once: the rows saved last visit, or else one page read
     // straight from etcd, shown until the informer's rows replace it.
+    let status = watch.status();
     if !watch.has_synced() {
         let inf = (*watch).clone();
         let (k, i, ns, f) = (kube.clone(), info.clone(), namespace.clone(), feed.clone());
         spawn(async move {
-            if !inf.wait_seeded().await && !inf.has_synced() {
+            let seeded = inf.wait_seeded().await;
+            // The informer is listing now (or watching from the seed): say
+            // so before the preview's rows, not at the next tick.
+            let _ = status.try_set(inf.snapshot());
+            if !seeded && !inf.has_synced() {
                 load_preview(&k, &i, ns, selectors, f);
             }
         });
     }
-    let status = watch.status();
     // Drawn from the rows saved last visit, until the server confirms them.
     let saved_key = key_of("table", &path, labels.as_deref(), fields.as_deref());
     let saved = StoredValue::new_local(kube.saved().clone());
