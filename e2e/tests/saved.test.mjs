@@ -15,7 +15,7 @@ import {
 } from '../lib.mjs';
 import { table } from '../pages.mjs';
 
-const NS = 'warm-start';
+const NS = `warm-start-${Date.now()}`;
 const SECRET_VALUE = `kept-nowhere-${randomBytes(8).toString('hex')}`;
 const PODS = `/api/v1/namespaces/${NS}/pods`;
 const TEMPLATES = `/api/v1/namespaces/${NS}/podtemplates`;
@@ -31,8 +31,6 @@ let app;
 let browser;
 
 before(async () => {
-  // A run stopped half-way may have left it (going): start from nothing.
-  kubectl('delete', 'namespace', NS, '--ignore-not-found', '--wait=true', '--timeout=120s');
   kubectl('create', 'namespace', NS);
   for (const p of ['a', 'b', 'c']) run(p);
   for (const t of ['t1', 't2']) apply(podTemplate(t));
