@@ -124,7 +124,7 @@ impl Forwards {
             .stderr(Stdio::piped());
         crate::orphan::die_with_parent(&mut cmd);
         let mut child = cmd.spawn().map_err(|e| StartError::Spawn(e.to_string()))?;
-        let said = collect(child.stderr.take());
+        let (said, said_all) = collect(child.stderr.take());
         let rx = listening_address(child.stdout.take());
         let mut running = Running {
             info: Forward {
@@ -138,6 +138,9 @@ impl Forwards {
             Ok(Ok(local)) => running.info.local = local,
             outcome => {
                 drop(running);
+                // kubectl has ended (or was just stopped): its last words
+                // may still be in the pipe, so read to its end first.
+                let _ = tokio::time::timeout(Duration::from_secs(2), said_all).await;
                 let words = said
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -168,8 +171,11 @@ impl Forwards {
 }
 
 /// Everything kubectl writes to `err`, as it arrives (its words when it fails).
-fn collect(err: Option<std::process::ChildStderr>) -> Arc<Mutex<String>> {
+fn collect(
+    err: Option<std::process::ChildStderr>,
+) -> (Arc<Mutex<String>>, tokio::sync::oneshot::Receiver<()>) {
     let said = Arc::new(Mutex::new(String::new()));
+    let (done, all) = tokio::sync::oneshot::channel();
     if let Some(mut err) = err {
         let said = said.clone();
         std::thread::spawn(move || {
@@ -183,9 +189,10 @@ fn collect(err: Option<std::process::ChildStderr>) -> Arc<Mutex<String>> {
                     .unwrap_or_else(|e| e.into_inner())
                     .push_str(&text);
             }
+            let _ = done.send(());
         });
     }
-    said
+    (said, all)
 }
 
 /// The address kubectl says it listens on, once it says it; `out` is read

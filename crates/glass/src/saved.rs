@@ -167,6 +167,76 @@ fn entries(folder: &Path) -> Vec<(String, u64, SystemTime)> {
         .collect()
 }
 
+/// The door's side: the page's requests for its saved tables.
+mod http {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full};
+    use hyper::body::Incoming;
+    use hyper::header::{self, HeaderValue};
+    use hyper::{Request, Response, StatusCode};
+
+    use crate::serve::{Body, Door, json, text};
+
+    /// `GET` (the keys, as a JSON array) or `DELETE` (all of them) of the
+    /// saved tables.
+    pub(crate) fn serve_all(door: &Door, req: &Request<Incoming>) -> Response<Body> {
+        if req.method() == hyper::Method::DELETE {
+            return match door.saved.clear() {
+                Ok(()) => text(StatusCode::NO_CONTENT, ""),
+                Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+            };
+        }
+        let keys = serde_json::to_string(&door.saved.keys()).unwrap_or_else(|_| "[]".into());
+        json(StatusCode::OK, keys)
+    }
+
+    /// `GET` (204, empty, when there is none) or `PUT` (the body) of one saved table.
+    pub(crate) async fn serve_one(
+        door: &Door,
+        req: Request<Incoming>,
+        key: &str,
+    ) -> Response<Body> {
+        use crate::store::StoreError;
+        if req.method() == hyper::Method::GET {
+            return match door.saved.get(key) {
+                Ok(Some(bytes)) => {
+                    let mut r = Response::new(
+                        Full::new(Bytes::from(bytes))
+                            .map_err(|never| match never {})
+                            .boxed(),
+                    );
+                    r.headers_mut().insert(
+                        header::CONTENT_TYPE,
+                        HeaderValue::from_static("text/plain; charset=utf-8"),
+                    );
+                    r
+                }
+                // Not an error: most tables have never been saved, and a 404
+                // would be an error line in the browser's console for each.
+                Ok(None) => text(StatusCode::NO_CONTENT, ""),
+                Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+            };
+        }
+        let limited = http_body_util::Limited::new(req.into_body(), crate::saved::MAX_TABLE);
+        let Ok(body) = limited.collect().await else {
+            return text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
+                    "a saved table may be at most {} bytes",
+                    crate::saved::MAX_TABLE
+                ),
+            );
+        };
+        match door.saved.put(key, &body.to_bytes()) {
+            Ok(()) => text(StatusCode::NO_CONTENT, ""),
+            Err(e @ StoreError::Io(_)) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+            Err(e) => text(StatusCode::PAYLOAD_TOO_LARGE, &e.to_string()),
+        }
+    }
+}
+
+pub(crate) use http::{serve_all, serve_one};
+
 #[cfg(test)]
 mod tests {
     use super::*;

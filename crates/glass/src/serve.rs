@@ -176,8 +176,8 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
         }
         Ok((Route::Storage, _)) => json(StatusCode::OK, door.store.json()),
         Ok((Route::StorageKey(key), _)) => store_key(door, req, &key).await,
-        Ok((Route::Saved, _)) => saved_all(door, &req),
-        Ok((Route::SavedKey(key), _)) => saved_key(door, req, &key).await,
+        Ok((Route::Saved, _)) => crate::saved::serve_all(door, &req),
+        Ok((Route::SavedKey(key), _)) => crate::saved::serve_one(door, req, &key).await,
         Ok((Route::Forwards, _)) => forwards(door, req).await,
         Ok((Route::StopForward(id), _)) => match door.forwards.stop(id) {
             true => text(StatusCode::NO_CONTENT, ""),
@@ -276,59 +276,6 @@ async fn forwards(door: &Door, req: Request<Incoming>) -> Response<Body> {
     }
 }
 
-/// `GET` (the keys, as a JSON array) or `DELETE` (all of them) of the
-/// saved tables.
-fn saved_all(door: &Door, req: &Request<Incoming>) -> Response<Body> {
-    if req.method() == hyper::Method::DELETE {
-        return match door.saved.clear() {
-            Ok(()) => text(StatusCode::NO_CONTENT, ""),
-            Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-        };
-    }
-    let keys = serde_json::to_string(&door.saved.keys()).unwrap_or_else(|_| "[]".into());
-    json(StatusCode::OK, keys)
-}
-
-/// `GET` (204, empty, when there is none) or `PUT` (the body) of one saved table.
-async fn saved_key(door: &Door, req: Request<Incoming>, key: &str) -> Response<Body> {
-    use crate::store::StoreError;
-    if req.method() == hyper::Method::GET {
-        return match door.saved.get(key) {
-            Ok(Some(bytes)) => {
-                let mut r = Response::new(
-                    Full::new(Bytes::from(bytes))
-                        .map_err(|never| match never {})
-                        .boxed(),
-                );
-                r.headers_mut().insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("text/plain; charset=utf-8"),
-                );
-                r
-            }
-            // Not an error: most tables have never been saved, and a 404
-            // would be an error line in the browser's console for each.
-            Ok(None) => text(StatusCode::NO_CONTENT, ""),
-            Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-        };
-    }
-    let limited = http_body_util::Limited::new(req.into_body(), crate::saved::MAX_TABLE);
-    let Ok(body) = limited.collect().await else {
-        return text(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            &format!(
-                "a saved table may be at most {} bytes",
-                crate::saved::MAX_TABLE
-            ),
-        );
-    };
-    match door.saved.put(key, &body.to_bytes()) {
-        Ok(()) => text(StatusCode::NO_CONTENT, ""),
-        Err(e @ StoreError::Io(_)) => text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-        Err(e) => text(StatusCode::PAYLOAD_TOO_LARGE, &e.to_string()),
-    }
-}
-
 /// `PUT` (the body is the value) or `DELETE` of one key of the store.
 async fn store_key(door: &Door, req: Request<Incoming>, key: &str) -> Response<Body> {
     let value = if req.method() == hyper::Method::PUT {
@@ -359,7 +306,7 @@ async fn store_key(door: &Door, req: Request<Incoming>, key: &str) -> Response<B
 }
 
 /// A JSON answer.
-fn json(status: StatusCode, body: String) -> Response<Body> {
+pub(crate) fn json(status: StatusCode, body: String) -> Response<Body> {
     let mut r = Response::new(
         Full::new(Bytes::from(body))
             .map_err(|never| match never {})
@@ -440,7 +387,7 @@ fn refuse(r: &Refusal) -> Response<Body> {
     text(status, &r.to_string())
 }
 
-fn text(status: StatusCode, body: &str) -> Response<Body> {
+pub(crate) fn text(status: StatusCode, body: &str) -> Response<Body> {
     let mut r = Response::new(
         Full::new(Bytes::from(body.to_string()))
             .map_err(|never| match never {})

@@ -89,30 +89,8 @@ fn LiveTable(
     };
     let selectors = (labels.clone(), fields.clone());
     let watch = watch_rows(&kube, &path, selectors.clone(), feed.clone());
-    // First rows at once: the rows saved last visit, or else one page read
-    // straight from etcd, shown until the informer's rows replace it.
     let status = watch.status();
-    if !watch.has_synced() {
-        let inf = (*watch).clone();
-        let (k, i, ns, f) = (kube.clone(), info.clone(), namespace.clone(), feed.clone());
-        spawn(async move {
-            let seeded = inf.wait_seeded().await;
-            // The informer is listing now (or watching from the seed): say
-            // so before the preview's rows, not at the next tick.
-            let _ = status.try_set(inf.snapshot());
-            if !seeded && !inf.has_synced() {
-                load_preview(&k, &i, ns, selectors, f);
-            }
-        });
-    }
-    // Drawn from the rows saved last visit, until the server confirms them.
-    let saved_key = key_of("table", &path, labels.as_deref(), fields.as_deref());
-    let saved = StoredValue::new_local(kube.saved().clone());
-    let resync = Memo::new(move |_| {
-        status
-            .with(|s| s.reflector.resuming)
-            .then(|| saved.with_value(|s| s.restored_at(&saved_key)))
-    });
+    let resync = first_rows(&kube, (&watch, &path), &info, namespace.clone(), selectors, feed.clone());
     let _watch = StoredValue::new_local(watch);
     // Rows that have faded out go, on the clock's tick.
     expire_rows(&kube, now, feed.clone());
@@ -192,6 +170,46 @@ fn table_state(feed: Feed, status: RwSignal<InformerSnapshot>, info: &ResourceIn
         reviews: StoredValue::new_local(Reviews::new(use_kube().client().clone())),
         shell: shell::shell_column(info),
     }
+}
+
+/// First rows at once: the rows saved last visit, or else one page read
+/// straight from etcd, shown until the informer's rows replace it. Returns
+/// what the heading says meanwhile: set while the rows drawn from a save
+/// are not yet confirmed by the server, with when they were saved.
+fn first_rows(
+    kube: &Kube,
+    (watch, path): (&Watch<TableRowObject>, &str),
+    info: &ResourceInfo,
+    namespace: Option<String>,
+    selectors: (Option<String>, Option<String>),
+    feed: Feed,
+) -> Memo<Option<Option<Seconds>>> {
+    let status = watch.status();
+    let saved_key = key_of(
+        "table",
+        path,
+        selectors.0.as_deref(),
+        selectors.1.as_deref(),
+    );
+    if !watch.has_synced() {
+        let inf = (**watch).clone();
+        let (k, i) = (kube.clone(), info.clone());
+        spawn(async move {
+            let seeded = inf.wait_seeded().await;
+            // The informer is listing now (or watching from the seed): say
+            // so before the preview's rows, not at the next tick.
+            let _ = status.try_set(inf.snapshot());
+            if !seeded && !inf.has_synced() {
+                load_preview(&k, &i, namespace, selectors, feed);
+            }
+        });
+    }
+    let saved = StoredValue::new_local(kube.saved().clone());
+    Memo::new(move |_| {
+        status
+            .with(|s| s.reflector.resuming)
+            .then(|| saved.with_value(|s| s.restored_at(&saved_key)))
+    })
 }
 
 /// The rows as the informer's frames (and the preview) leave them, and

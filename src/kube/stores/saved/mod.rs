@@ -27,16 +27,19 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use futures::FutureExt;
-use kubeglass_client::cache::{Checkpoint, InformerOptions, ReflectorState, Seed, SharedInformer};
+use kubeglass_client::cache::{InformerOptions, ReflectorState, Seed, SharedInformer};
 use kubeglass_client::clock::Clock;
-use kubeglass_client::kube_core::DynamicObject;
 use kubeglass_client::rest::secrets::is_secrets_path;
-use kubeglass_client::rest::table::TableRowObject;
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::kube::host::SavedStore;
 use crate::rules::time::Seconds;
+
+mod form;
+mod keyed;
+
+pub use form::{Savable, decode, encode, key_of};
+pub use keyed::Keyed;
 
 /// How often a changing table is saved at most.
 pub const SAVE_EVERY: Duration = Duration::from_secs(30);
@@ -64,91 +67,6 @@ pub struct SavedStats {
     pub last_error: Option<String>,
     /// Where they are kept, in words; None when nowhere.
     pub place: Option<&'static str>,
-}
-
-/// A few entries by key, sorted, in a vector: a tab keeps a handful of
-/// tables, and a map per value type would cost the wasm far more code.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Keyed<V>(Vec<(String, V)>);
-
-impl<V> Default for Keyed<V> {
-    fn default() -> Self {
-        Self(Vec::new())
-    }
-}
-
-impl<V> Keyed<V> {
-    fn find(&self, key: &str) -> Result<usize, usize> {
-        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
-    }
-
-    /// The value under `key`.
-    pub fn get(&self, key: &str) -> Option<&V> {
-        self.find(key).ok().map(|i| &self.0[i].1)
-    }
-
-    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        self.find(key).ok().map(|i| &mut self.0[i].1)
-    }
-
-    fn insert(&mut self, key: String, value: V) {
-        match self.find(&key) {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (key, value)),
-        }
-    }
-
-    fn remove(&mut self, key: &str) {
-        if let Ok(i) = self.find(key) {
-            self.0.remove(i);
-        }
-    }
-
-    fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.0.iter_mut().map(|(_, v)| v)
-    }
-
-    /// Every entry, by key.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
-        self.0.iter().map(|(k, v)| (k, v))
-    }
-}
-
-/// The header line of a saved table.
-#[derive(Debug, Serialize, Deserialize)]
-struct Header {
-    kubeglass: String,
-    version: u32,
-    path: String,
-    saved: Seconds,
-}
-
-const WHAT: &str = "saved table";
-
-/// An object type whose informers can be saved, and in which form.
-pub trait Savable: Sized + Clone + 'static {
-    /// The saved form: the Table or List as the server would send it.
-    fn write(checkpoint: &Checkpoint<Self>) -> Result<String, String>;
-    /// A saved form read back.
-    fn read(text: &str) -> Result<Seed<Self>, String>;
-}
-
-impl Savable for TableRowObject {
-    fn write(checkpoint: &Checkpoint<Self>) -> Result<String, String> {
-        Ok(checkpoint.to_table_json())
-    }
-    fn read(text: &str) -> Result<Seed<Self>, String> {
-        Seed::from_table_json(text)
-    }
-}
-
-impl Savable for DynamicObject {
-    fn write(checkpoint: &Checkpoint<Self>) -> Result<String, String> {
-        checkpoint.to_list_json()
-    }
-    fn read(text: &str) -> Result<Seed<Self>, String> {
-        Seed::from_list_json(text)
-    }
 }
 
 /// A kept informer's version and the text it is saved as, made when due.
@@ -183,77 +101,6 @@ struct Inner {
 #[derive(Clone)]
 pub struct SavedTables {
     inner: Rc<Inner>,
-}
-
-/// The key a collection's table is saved under: readable, and within the
-/// launcher's key rules (letters, digits, '.', '-', '_'). `form` tells
-/// apart the caches of one collection: "table", "metadata", or the name
-/// of the transform that cuts its objects.
-pub fn key_of(form: &str, path: &str, labels: Option<&str>, fields: Option<&str>) -> String {
-    let readable: String = path
-        .trim_matches('/')
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '.'
-            }
-        })
-        .take(80)
-        .collect();
-    // FNV-1a over the whole key, so selectors tell tables apart.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in [
-        form,
-        "\0",
-        path,
-        "\0",
-        labels.unwrap_or(""),
-        "\0",
-        fields.unwrap_or(""),
-    ]
-    .iter()
-    .flat_map(|s| s.bytes())
-    {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    let form = if form == "table" { "table" } else { "list" };
-    format!("{form}.{readable}.{h:016x}")
-}
-
-/// The text a checkpoint is saved as.
-pub fn encode<K: Savable>(
-    path: &str,
-    saved: Seconds,
-    checkpoint: &Checkpoint<K>,
-) -> Result<String, String> {
-    let header = Header {
-        kubeglass: WHAT.into(),
-        version: 1,
-        path: path.into(),
-        saved,
-    };
-    let mut text = serde_json::to_string(&header).map_err(|e| e.to_string())?;
-    text.push('\n');
-    text.push_str(&K::write(checkpoint)?);
-    Ok(text)
-}
-
-/// A saved text read back: when it was saved and the seed, or what is
-/// wrong with it.
-pub fn decode<K: Savable>(path: &str, text: &str) -> Result<(Seconds, Seed<K>), String> {
-    let (head, table) = text.split_once('\n').ok_or("no header line")?;
-    // From bytes, as the client decodes every answer: one decoder in the wasm.
-    let header: Header =
-        serde_json::from_slice(head.as_bytes()).map_err(|e| format!("its header: {e}"))?;
-    if header.kubeglass != WHAT || header.version != 1 {
-        return Err(format!("not a saved table of this version ({head})"));
-    }
-    if header.path != path {
-        return Err(format!("saved for {}, not {path}", header.path));
-    }
-    Ok((header.saved, K::read(table)?))
 }
 
 impl SavedTables {
