@@ -11,7 +11,8 @@
 //   node e2e/bench/warm.mjs <API base under the token> <pods>
 //
 // It fills namespace `bench-ui` with N pods (reused when it already holds
-// N, as bench/ui.mjs leaves it with BENCH_KEEP=1) and leaves it.
+// N, as bench/ui.mjs leaves it with BENCH_KEEP=1) and leaves it; it waits
+// for the namespace to settle first unless BENCH_SETTLE=0.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +39,8 @@ const { count } = await fillNamespace(api, {
     spec: { nodeName: nodes[i % nodes.length], containers: [{ name: 'c', image: 'registry.example/bench:1' }] },
   }),
 });
-await settled(base, api, NS, 'pods');
+// BENCH_SETTLE=0 measures at once, with kwok still marking pods.
+if (process.env.BENCH_SETTLE !== '0') await settled(base, api, NS, 'pods');
 const total = await count();
 
 /** The apiserver's LISTs of core pods so far (KUBECTL and KUBECONFIG name the cluster). */
