@@ -207,6 +207,11 @@ fn expect_list_and_watch(
         json!({"apiVersion": "v1", "kind": "List",
                "metadata": {"resourceVersion": rv}, "items": items}),
     ));
+    expect_watch(server, path, rv)
+}
+
+/// Expects a watch of `path` from `rv`; returns its feed.
+fn expect_watch(server: &FakeApiServer, path: &str, rv: &str) -> StreamHandle {
     let (reply, feed) = Reply::stream();
     server
         .expect_get(path)

@@ -84,31 +84,6 @@ impl Snapshots {
             }
         }
     }
-
-    /// The keys saved, sorted (the X-ray page lists them).
-    pub async fn keys(&self) -> Result<Vec<String>, String> {
-        match self {
-            Self::Launcher(url) => {
-                let text = crate::storage::send(url, "GET", None)
-                    .await?
-                    .unwrap_or_default();
-                serde_json::from_str(&text).map_err(|e| format!("{url}: {e}"))
-            }
-            Self::Browser => {
-                let cache = open().await?;
-                let reqs = JsFuture::from(cache.keys())
-                    .await
-                    .map_err(|e| js_message(&e))?;
-                let mut keys: Vec<String> = js_sys::Array::from(&reqs)
-                    .iter()
-                    .filter_map(|r| r.dyn_into::<web_sys::Request>().ok())
-                    .filter_map(|r| r.url().rsplit('/').next().map(str::to_owned))
-                    .collect();
-                keys.sort();
-                Ok(keys)
-            }
-        }
-    }
 }
 
 /// The entry's URL: on this origin, outside the token's path (nothing is

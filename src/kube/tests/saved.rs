@@ -60,16 +60,6 @@ fn table(rv: &str, rows: Vec<Value>) -> Value {
            "rows": rows})
 }
 
-fn expect_watch(server: &FakeApiServer, path: &str, rv: &str) -> StreamHandle {
-    let (reply, feed) = Reply::stream();
-    server
-        .expect_get(path)
-        .query("watch", "true")
-        .query("resourceVersion", rv)
-        .reply(reply);
-    feed
-}
-
 fn view(rig: &Rig, path: &str) -> (Watch<TableRowObject>, Rc<RefCell<Vec<String>>>) {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let s = seen.clone();
