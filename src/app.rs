@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::actions::Actions;
 use crate::components::banner::{ConnectionBanner, UnprotectedBanner};
+use crate::components::contexts::ContextMenu;
 use crate::components::namespace::NamespacePicker;
 use crate::components::palette::Palette;
 use crate::components::theme::ThemeToggle;
@@ -17,7 +18,6 @@ use crate::pages::{self, Guard, NAV, NavEntry, Part};
 use crate::prefs;
 use crate::route::{Route, use_route};
 use crate::rules::namespaces::initial_namespace;
-use crate::rules::session::SessionLabel;
 
 /// The whole app.
 #[component]
@@ -53,6 +53,14 @@ pub fn App() -> impl IntoView {
         }
     });
     provide_context(session);
+    // Two tabs of two clusters are never confused, in the tab strip either.
+    Effect::new(move || {
+        crate::platform::set_title(
+            &session
+                .session
+                .with(|s| crate::rules::session::title(s.as_ref())),
+        );
+    });
     provide_context(Actions::start(&kube));
     provide_context(crate::kube::stores::versions::VersionStore::new());
     provide_context(crate::kube::stores::changes::ChangeStore::new());
@@ -149,10 +157,10 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
             <NamespacePicker/>
             <span class="topbar-sub">"type " <kbd>":"</kbd> " to jump · " <kbd>"/"</kbd> " to filter"</span>
             {move || session.session.get().map(|s| view! {
-                <span class="session" data-testid="session-context" title="kubeconfig context · cluster">{s.label()}</span>
                 {s.read_only.then(|| view! {
                     <span class="badge session-ro" data-testid="read-only-badge" title="The proxy refuses every write">"read-only"</span>
                 })}
+                <ContextMenu session=s route/>
             })}
             {move || session.error.get().map(|e| view! {
                 <span class="badge status-bad" data-testid="session-error" title=e>"session file unreadable"</span>

@@ -3,7 +3,7 @@
 //! # The components
 //!
 //! Small components that read models and signals and hold
-//! no rule: the connection and no-token banners, the browser's confirm and
+//! no rule: the connection and no-token banners, the header's context and its menu of the launcher's other contexts (`contexts`), the browser's confirm and
 //! prompt, keyboard shortcuts (one window listener per component and the
 //! shared "is the person typing" check), the namespace picker (a text field
 //! with the namespaces as choices, for a person who may not list them), the
@@ -24,6 +24,7 @@
 //! current match in the text (UTF-16 offsets, as the text area counts).
 
 pub mod banner;
+pub mod contexts;
 pub mod dialog;
 pub mod diff;
 pub mod editor;

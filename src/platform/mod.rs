@@ -106,6 +106,11 @@ pub fn on_visibility(f: impl Fn(bool) + 'static) {
     listener.forget();
 }
 
+/// Sets the page's title (the tab's name).
+pub fn set_title(title: &str) {
+    document().set_title(title);
+}
+
 /// `secs` since the epoch as this browser's local time of day (`14:03:07`).
 pub fn local_time(secs: f64) -> String {
     js_sys::Date::new(&(secs * 1000.0).into())

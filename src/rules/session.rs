@@ -8,7 +8,7 @@
 //! as `null`, so under a plain `kubectl proxy --www` or `make serve` (or
 //! with no file at all) nothing extra is shown.
 
-pub use kubeglass_kubectl::session::{SESSION_FILE, Session};
+pub use kubeglass_kubectl::session::{Peer, SESSION_FILE, Session, open_path};
 
 /// How the header names a session.
 pub trait SessionLabel {
@@ -21,20 +21,38 @@ const MAX_SHOWN: usize = 80;
 
 impl SessionLabel for Session {
     fn label(&self) -> String {
-        let cut = |s: &str| -> String {
-            if s.chars().count() > MAX_SHOWN {
-                let mut t: String = s.chars().take(MAX_SHOWN).collect();
-                t.push('…');
-                t
-            } else {
-                s.to_string()
-            }
-        };
-        if self.cluster.is_empty() || self.cluster == self.context {
-            cut(&self.context)
+        label(&self.context, &self.cluster)
+    }
+}
+
+impl SessionLabel for Peer {
+    fn label(&self) -> String {
+        label(&self.name, &self.cluster)
+    }
+}
+
+/// The page's title: which context and cluster, then the app.
+pub fn title(session: Option<&Session>) -> String {
+    match session {
+        Some(s) => format!("{} — Kubeglass", s.label()),
+        None => "Kubeglass".into(),
+    }
+}
+
+fn label(context: &str, cluster: &str) -> String {
+    let cut = |s: &str| -> String {
+        if s.chars().count() > MAX_SHOWN {
+            let mut t: String = s.chars().take(MAX_SHOWN).collect();
+            t.push('…');
+            t
         } else {
-            format!("{} · {}", cut(&self.context), cut(&self.cluster))
+            s.to_string()
         }
+    };
+    if cluster.is_empty() || cluster == context {
+        cut(context)
+    } else {
+        format!("{} · {}", cut(context), cut(cluster))
     }
 }
 
@@ -64,6 +82,25 @@ mod tests {
         .expect("a session");
         assert_eq!(long.label().chars().count(), MAX_SHOWN + 1);
         assert_eq!(Session::parse("null"), Ok(None), "what make app ships");
+        assert_eq!(title(Some(&s)), "prod-eu · eks-eu-1 — Kubeglass");
+        assert_eq!(title(None), "Kubeglass");
+    }
+
+    #[test]
+    fn the_menu_names_each_context_and_opens_it_by_its_place() {
+        let s = Session::parse(
+            r#"{"context": "b", "cluster": "kind", "contexts": [
+                {"name": "a", "cluster": "eks"}, {"name": "b", "cluster": "kind"}]}"#,
+        )
+        .expect("parses")
+        .expect("a session");
+        let labels: Vec<String> = s.contexts.iter().map(SessionLabel::label).collect();
+        assert_eq!(labels, ["a · eks", "b · kind"]);
+        assert_eq!(open_path(0), "../glass/open/0");
+        let alone = Session::parse(r#"{"context": "a", "cluster": "b"}"#)
+            .expect("parses")
+            .expect("a session");
+        assert!(alone.contexts.is_empty(), "an older launcher's file");
     }
 
     #[test]

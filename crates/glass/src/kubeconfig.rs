@@ -2,8 +2,13 @@
 //! them: kubectl reads the files (merging `KUBECONFIG`, resolving
 //! `--kubeconfig`), so the launcher never parses a kubeconfig itself.
 
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+
 use kubeglass_kubectl::session::Session;
 use serde::Deserialize;
+
+use crate::launch_error::LaunchError;
 
 /// One context: its name, cluster and namespace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +77,109 @@ pub fn session_for(context: &Context, mode: crate::gate::Mode) -> Session {
         namespace: context.namespace.clone(),
         read_only: mode.read_only,
         exec: mode.exec,
+        contexts: vec![],
     }
+}
+
+/// The kubeconfig's contexts, and the one to open (none with
+/// `--all-contexts`: they all start, and none is opened).
+pub struct Contexts {
+    /// Every context, in kubeconfig order.
+    pub all: Vec<Context>,
+    /// The index in `all` of the one to open.
+    pub opened: Option<usize>,
+}
+
+/// What the person asked for: which kubectl, kubeconfig and context, or all.
+pub struct Asked<'a> {
+    /// The kubectl to run.
+    pub kubectl: &'a Path,
+    /// `--kubeconfig`.
+    pub kubeconfig: Option<&'a Path>,
+    /// `--context`.
+    pub context: Option<&'a str>,
+    /// `--all-contexts`.
+    pub all: bool,
+}
+
+impl Asked<'_> {
+    /// kubectl's view of the kubeconfig: every context, and the one to
+    /// open, checked with `--minify` as kubectl itself would use it.
+    /// kubectl prints its own errors (a bad context, a broken kubeconfig)
+    /// straight to the terminal; then its exit code is returned.
+    pub fn contexts(&self) -> Result<Result<Contexts, ExitCode>, LaunchError> {
+        let wanted = match self.all {
+            true => None,
+            false => match self.view(true)? {
+                Ok(json) => {
+                    let (one, current) = parse_view(&json).map_err(LaunchError::Kubeconfig)?;
+                    let name = self.context.map(str::to_string).or(current);
+                    let found = one.into_iter().find(|c| Some(&c.name) == name.as_ref());
+                    Some(found.ok_or(LaunchError::NoCurrentContext)?)
+                }
+                Err(code) => return Ok(Err(code)),
+            },
+        };
+        let all = match self.view(false)? {
+            Ok(json) => parse_view(&json).map_err(LaunchError::Kubeconfig)?.0,
+            Err(code) => return Ok(Err(code)),
+        };
+        let Some(wanted) = wanted else {
+            if all.is_empty() {
+                return Err(LaunchError::NoContexts);
+            }
+            return Ok(Ok(Contexts { all, opened: None }));
+        };
+        Ok(Ok(match all.iter().position(|c| c.name == wanted.name) {
+            Some(i) => Contexts {
+                all,
+                opened: Some(i),
+            },
+            // kubectl minified a context its full view does not list: that one alone.
+            None => Contexts {
+                all: vec![wanted],
+                opened: Some(0),
+            },
+        }))
+    }
+
+    /// `kubectl config view -o json` (with `--minify`: the context in use
+    /// only); its exit code when it fails.
+    fn view(&self, minify: bool) -> Result<Result<String, ExitCode>, LaunchError> {
+        let mut cmd = Command::new(self.kubectl);
+        if let Some(k) = self.kubeconfig {
+            cmd.arg(format!("--kubeconfig={}", k.display()));
+        }
+        if let Some(c) = self.context {
+            cmd.arg(format!("--context={c}"));
+        }
+        cmd.args(["config", "view", "-o", "json"]);
+        if minify {
+            cmd.arg("--minify");
+        }
+        let out = cmd
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|source| LaunchError::Kubectl {
+                kubectl: self.kubectl.to_path_buf(),
+                source,
+            })?;
+        Ok(match out.status.success() {
+            true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
+            false => Err(exit_code(out.status)),
+        })
+    }
+}
+
+/// kubectl's exit status as the launcher's code (failure when it has none
+/// that fits, or 0).
+pub fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    status
+        .code()
+        .and_then(|c| u8::try_from(c).ok())
+        .filter(|c| *c != 0)
+        .map_or(ExitCode::FAILURE, ExitCode::from)
 }
 
 #[cfg(test)]

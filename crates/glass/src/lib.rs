@@ -1,8 +1,10 @@
 //! `kubectl glass`: Kubeglass for any kubeconfig context, in one command.
 //!
-//! The binary carries the built app. For a context it starts the person's
-//! own `kubectl proxy` on a Unix socket in a private folder, listens on
-//! 127.0.0.1 itself, and lets through only requests that carry the run's
+//! The binary carries the built app. For every context of the kubeconfig it
+//! opens a door of its own (port, name, token), and starts the person's own
+//! `kubectl proxy` on a Unix socket in a private folder when a tab first
+//! needs it (`upstream`, which stops it again when no tab has for a while),
+//! listens on 127.0.0.1 itself, and lets through only requests that carry the run's
 //! token (held in memory), name our host and come from our own page: the
 //! app, served from memory with real security headers and compressed, and
 //! the API, passed to the socket. It prints the URL and opens the browser
@@ -24,7 +26,9 @@
 //! our own origin, WebSocket upgrades only for watches and followed logs, and
 //! for `--read-only` an allowlist of reads (`gate`); allowlists of the headers
 //! that cross it each way, and every answer not the app's own `no-store` and
-//! sandboxed (`headers`); the person's `kubectl proxy` on a Unix socket in a
+//! sandboxed (`headers`); requests passed to kubectl's socket, streamed or
+//! upgraded (`relay`), each holding its context's proxy while it lasts
+//! (`upstream`); the person's `kubectl proxy` on a Unix socket in a
 //! 0700 folder with `hack/reject-paths` (`proxy`, whose `Proxy` guard stops
 //! kubectl on any return), dying with the launcher (`orphan`, whose watchdog
 //! also removes the folder), and with a closed stdout (`stdout`); waiting for
@@ -48,9 +52,11 @@ pub mod orphan;
 pub mod port;
 pub mod proxy;
 pub mod ready;
+pub mod relay;
 pub mod saved;
 pub mod say;
 pub mod serve;
 pub mod signals;
 pub mod stdout;
 pub mod store;
+pub mod upstream;

@@ -3,20 +3,21 @@
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::Parser;
-use kubectl_glass::kubeconfig::{Context, parse_view, session_for};
+use kubectl_glass::kubeconfig::{Context, Contexts, session_for};
 use kubectl_glass::launch_error::LaunchError;
 use kubectl_glass::open::{has_display, write_redirect};
 use kubectl_glass::orphan::watchdog;
-use kubectl_glass::ready::ready_problem;
 use kubectl_glass::serve::{self, Door};
 use kubectl_glass::signals::Stop;
-use kubectl_glass::store::{self, Store};
+use kubectl_glass::store;
+use kubectl_glass::upstream::Upstream;
 use kubectl_glass::{assets, port, proxy, say, stdout};
+use kubeglass_kubectl::session::Peer;
 
 /// Kubeglass, the live Kubernetes dashboard, for a kubeconfig context: starts
 /// your kubectl proxy under a random token and opens the app.
@@ -47,22 +48,41 @@ struct Args {
     /// The kubectl to run.
     #[arg(long, default_value = "kubectl")]
     kubectl: PathBuf,
-    /// One proxy per context of the kubeconfig; prints a table and opens nothing.
+    /// Start every context's proxy now; prints a table of their URLs and opens nothing.
     #[arg(long, conflicts_with_all = ["context", "port", "namespace"])]
     all_contexts: bool,
+    /// Stop a context's kubectl proxy after this many seconds without a
+    /// request from any tab (0: never); the next request starts it again.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    proxy_idle: u64,
 }
 
-/// A running proxy and the door in front of it.
+/// A context's door, and the proxy behind it.
 struct Running {
     context: Context,
     /// The URL of the app (the token is in it).
     url: String,
-    /// kubectl, stopped when this is dropped.
-    child: proxy::Proxy,
     /// The door's task: aborted when the run ends.
     door: tokio::task::JoinHandle<()>,
-    /// What the door knows (the redirect file to remove).
+    /// What the door knows (the redirect file to remove, the proxy).
     shared: Arc<Door>,
+}
+
+/// A context made ready to serve: its port bound, its names drawn, its
+/// proxy described (and, for the ones opened at launch, started).
+struct Slot {
+    context: Context,
+    listeners: Vec<std::net::TcpListener>,
+    port: u16,
+    token: String,
+    host: String,
+    upstream: Arc<Upstream>,
+}
+
+impl Slot {
+    fn url(&self) -> String {
+        format!("http://{}/{}/ui/", self.host, self.token)
+    }
 }
 
 fn main() -> ExitCode {
@@ -86,7 +106,13 @@ fn run(args: &Args) -> Result<ExitCode, LaunchError> {
     if !assets::embedded() {
         return Err(LaunchError::NoApp);
     }
-    let contexts = match contexts(args)? {
+    let asked = kubectl_glass::kubeconfig::Asked {
+        kubectl: &args.kubectl,
+        kubeconfig: args.kubeconfig.as_deref(),
+        context: args.context.as_deref(),
+        all: args.all_contexts,
+    };
+    let contexts = match asked.contexts()? {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };
@@ -97,7 +123,7 @@ fn run(args: &Args) -> Result<ExitCode, LaunchError> {
     runtime.block_on(run_doors(args, &contexts))
 }
 
-async fn run_doors(args: &Args, contexts: &[Context]) -> Result<ExitCode, LaunchError> {
+async fn run_doors(args: &Args, contexts: &Contexts) -> Result<ExitCode, LaunchError> {
     let mut stop = Stop::new()?;
     // One private folder for this run (mode 0700), removed when it ends.
     // Declared before the proxies, so it is removed after they are stopped.
@@ -110,12 +136,12 @@ async fn run_doors(args: &Args, contexts: &[Context]) -> Result<ExitCode, Launch
             source,
         })?;
     let _watchdog = watchdog(dir.path());
-    let (mut proxies, failed) = match start_all(args, contexts, dir.path(), &mut stop).await? {
+    let (proxies, failed) = match start_all(args, contexts, dir.path(), &mut stop).await? {
         Started::Running { proxies, failed } => (proxies, failed),
         Started::Exit(code) => return Ok(code),
     };
-    announce(args, &proxies, &failed, dir.path())?;
-    let code = wait_until_stopped(&mut stop, &mut proxies).await;
+    announce(args, contexts, &proxies, &failed, dir.path())?;
+    let code = wait_until_stopped(&mut stop, &proxies).await;
     drop(proxies);
     drop(dir);
     Ok(code)
@@ -134,58 +160,81 @@ fn check_args(args: &Args) -> Result<(), LaunchError> {
 
 /// What starting the proxies came to.
 enum Started {
-    /// At least one proxy serves; `failed` names the contexts that did not start.
+    /// At least one context serves; `failed` names the contexts that did
+    /// not start (with `--all-contexts`).
     Running {
         proxies: Proxies,
         failed: Vec<String>,
     },
-    /// Stop now with this code (a proxy failed without `--all-contexts`, or
-    /// a signal came while starting).
+    /// Stop now with this code (the context to open did not start, or a
+    /// signal came while starting).
     Exit(ExitCode),
 }
 
-/// Starts one proxy per context, each with its own folder and port.
+/// Makes every context ready (a port, a token, a name, a folder), starts
+/// the proxies opened at launch (the chosen context's, or with
+/// `--all-contexts` every one), then opens a door per context. The others'
+/// proxies start when a tab first asks.
 async fn start_all(
     args: &Args,
-    contexts: &[Context],
+    contexts: &Contexts,
     dir: &Path,
     stop: &mut Stop,
 ) -> Result<Started, LaunchError> {
-    let mut proxies = Proxies::default();
+    let idle = (args.proxy_idle > 0).then(|| Duration::from_secs(args.proxy_idle));
+    let mut slots = Vec::new();
+    for (i, context) in contexts.all.iter().enumerate() {
+        let port = (contexts.opened == Some(i)).then_some(args.port).flatten();
+        slots.push(prepare(
+            args,
+            context,
+            &dir.join(format!("app-{i}")),
+            port,
+            idle,
+        )?);
+    }
     let mut failed = Vec::new();
-    for (i, context) in contexts.iter().enumerate() {
-        match start_one(args, context, &dir.join(format!("app-{i}"))).await? {
-            Ok(running) => proxies.0.push(running),
-            Err((problem, status)) => {
+    let mut kept = Vec::new();
+    for (i, slot) in slots.into_iter().enumerate() {
+        if contexts.opened.is_none_or(|o| o == i) {
+            if let Err(why) = slot.upstream.start().await {
                 if !args.all_contexts {
-                    eprintln!("kubectl-glass: {problem}");
-                    return Ok(Started::Exit(status.map_or(ExitCode::FAILURE, exit_code)));
+                    // `start` has told the terminal why.
+                    return Ok(Started::Exit(ExitCode::FAILURE));
                 }
-                eprintln!("kubectl-glass: {problem}; starting the others");
-                failed.push(context.name.clone());
+                eprintln!(
+                    "kubectl-glass: context {} did not start ({why}); starting the others",
+                    say::quoted(&slot.context.name)
+                );
+                failed.push(slot.context.name.clone());
+                continue;
+            }
+            if stop.came() {
+                // Stopped while starting: print nothing, open nothing.
+                return Ok(Started::Exit(ExitCode::SUCCESS));
             }
         }
-        if stop.came() {
-            // Stopped while starting: print nothing, open nothing.
-            return Ok(Started::Exit(ExitCode::SUCCESS));
-        }
+        kept.push(slot);
     }
-    if proxies.0.is_empty() {
+    if kept.is_empty() {
         return Err(LaunchError::NoneStarted);
     }
-    Ok(Started::Running { proxies, failed })
+    Ok(Started::Running {
+        proxies: open_doors(args, kept)?,
+        failed,
+    })
 }
 
 /// Binds a port on both loopbacks (so it is ours before anything is
-/// sent), opens the context's store, starts its kubectl proxy on a socket
-/// in `folder`, and opens the door once kubectl answers;
-/// `Ok(Err((why, status)))` when that proxy did not come up (it has been
-/// stopped).
-async fn start_one(
+/// sent), draws the token and the host name, and describes the context's
+/// kubectl proxy on a socket in `folder` (made here, 0700).
+fn prepare(
     args: &Args,
     context: &Context,
     folder: &Path,
-) -> Result<Result<Running, (String, Option<std::process::ExitStatus>)>, LaunchError> {
+    port: Option<u16>,
+    idle: Option<Duration>,
+) -> Result<Slot, LaunchError> {
     std::fs::DirBuilder::new()
         .mode(0o700)
         .create(folder)
@@ -193,107 +242,96 @@ async fn start_one(
             path: folder.to_path_buf(),
             source,
         })?;
-    let (listeners, port) = port::bind(args.port).map_err(LaunchError::NoPort)?;
-    let store = open_store(&context.name);
-    // Everything that can fail is done before kubectl starts: from there
-    // on no `?` can return and leave it running (its guard stops it anyway).
+    let (listeners, port) = port::bind(port).map_err(LaunchError::NoPort)?;
     let token = proxy::new_token()?;
     // A name nobody can have visited: a worker or storage planted on an
     // earlier origin (127.0.0.1:port, localhost:port, an earlier run's
     // name) never sees this run. 128 random bits, as the token.
     let host = format!("{}.localhost:{port}", proxy::new_token()?);
-    let csp = assets::content_security_policy().ok_or(LaunchError::NoApp)?;
-    let listeners = listeners
-        .into_iter()
-        .map(|l| {
-            l.set_nonblocking(true)?;
-            tokio::net::TcpListener::from_std(l)
-        })
-        .collect::<std::io::Result<Vec<_>>>()
-        .map_err(LaunchError::NoPort)?;
-    let mode = kubectl_glass::gate::Mode::new(args.read_only, args.no_exec);
     let spec = proxy::Spec {
         kubectl: args.kubectl.clone(),
         kubeconfig: args.kubeconfig.clone(),
         context: context.name.clone(),
         socket: proxy::socket_in(folder),
         read_only: args.read_only,
-        exec: mode.exec,
+        exec: kubectl_glass::gate::Mode::new(args.read_only, args.no_exec).exec,
     };
-    let (mut child, serving) = spec.spawn().map_err(|source| LaunchError::Kubectl {
-        kubectl: args.kubectl.clone(),
-        source,
-    })?;
-    if let Some(p) = ready_problem(&mut child, &serving, &spec.socket, &context.name).await {
-        return Ok(Err((p, child.stop())));
-    }
-    let url = format!("http://{host}/{token}/ui/");
-    let door = Arc::new(Door {
+    Ok(Slot {
+        context: context.clone(),
+        listeners,
+        port,
         token,
         host,
-        port,
-        mode,
-        socket: spec.socket.clone(),
-        session: session_for(context, mode).to_json(),
-        csp,
-        open_file: Mutex::new(None),
-        haunted: Default::default(),
-        saved: open_saved(&context.name, store.file().is_some()),
-        store,
-        forwards: kubectl_glass::forward::Forwards::new(
-            args.kubectl.clone(),
-            args.kubeconfig.clone(),
-            context.name.clone(),
-        ),
-    });
-    let task = tokio::spawn(serve::serve_with(
-        listeners,
-        door.clone(),
-        serve::Limits::default(),
-    ));
-    Ok(Ok(Running {
-        context: context.clone(),
-        url,
-        child,
-        door: task,
-        shared: door,
-    }))
+        upstream: Upstream::kubectl(spec, idle),
+    })
 }
 
-/// `context`'s store in the user's state folder; for this run only (and
-/// said so) when there is none or it cannot be made.
-fn open_store(context: &str) -> Store {
-    let Some(state) = store::state_home() else {
-        eprintln!(
-            "kubectl-glass: neither XDG_STATE_HOME nor HOME is set; the app's preferences last this run only"
-        );
-        return Store::in_memory();
+/// A door per slot, each knowing every context's URL (the header's menu),
+/// serving on the slot's listeners.
+fn open_doors(args: &Args, slots: Vec<Slot>) -> Result<Proxies, LaunchError> {
+    let csp = assets::content_security_policy().ok_or(LaunchError::NoApp)?;
+    let mode = kubectl_glass::gate::Mode::new(args.read_only, args.no_exec);
+    let urls: Arc<[String]> = slots.iter().map(Slot::url).collect();
+    let peers: Vec<Peer> = match slots.len() {
+        1 => vec![],
+        _ => slots
+            .iter()
+            .map(|s| Peer {
+                name: s.context.name.clone(),
+                cluster: s.context.cluster.clone(),
+            })
+            .collect(),
     };
-    match Store::open(&store::folder(&state), context) {
-        Ok((s, note)) => {
-            if let Some(n) = note {
-                eprintln!("kubectl-glass: {n}");
-            }
-            s
-        }
-        Err(e) => {
-            eprintln!(
-                "kubectl-glass: {}: {e}; the app's preferences last this run only",
-                store::folder(&state).display()
-            );
-            Store::in_memory()
-        }
+    let mut proxies = Proxies::default();
+    for slot in slots {
+        let url = slot.url();
+        let listeners = slot
+            .listeners
+            .into_iter()
+            .map(|l| {
+                l.set_nonblocking(true)?;
+                tokio::net::TcpListener::from_std(l)
+            })
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(LaunchError::NoPort)?;
+        let store = store::open_for(&slot.context.name);
+        let mut session = session_for(&slot.context, mode);
+        session.contexts = peers.clone();
+        let door = Arc::new(Door {
+            token: slot.token,
+            host: slot.host,
+            port: slot.port,
+            mode,
+            upstream: slot.upstream,
+            contexts: urls.clone(),
+            session: session.to_json(),
+            csp: csp.clone(),
+            open_file: Mutex::new(None),
+            haunted: Default::default(),
+            saved: kubectl_glass::saved::Saved::open_for(
+                &slot.context.name,
+                store.file().is_some(),
+            ),
+            store,
+            forwards: kubectl_glass::forward::Forwards::new(
+                args.kubectl.clone(),
+                args.kubeconfig.clone(),
+                slot.context.name.clone(),
+            ),
+        });
+        let task = tokio::spawn(serve::serve_with(
+            listeners,
+            door.clone(),
+            serve::Limits::default(),
+        ));
+        proxies.0.push(Running {
+            context: slot.context,
+            url,
+            door: task,
+            shared: door,
+        });
     }
-}
-
-/// `context`'s saved tables beside its store (for this run only when the
-/// store has no file).
-fn open_saved(context: &str, on_disk: bool) -> kubectl_glass::saved::Saved {
-    use kubectl_glass::saved::Saved;
-    match store::state_home() {
-        Some(state) if on_disk => Saved::open(&store::folder(&state), context),
-        _ => Saved::in_memory(),
-    }
+    Ok(proxies)
 }
 
 /// Prints where the app is (a table with `--all-contexts`) and opens the
@@ -301,6 +339,7 @@ fn open_saved(context: &str, on_disk: bool) -> kubectl_glass::saved::Saved {
 /// read, so the token is in no command line. A closed stdout ends the run.
 fn announce(
     args: &Args,
+    contexts: &Contexts,
     proxies: &Proxies,
     failed: &[String],
     dir: &Path,
@@ -328,7 +367,9 @@ fn announce(
         .as_ref()
         .map(|ns| format!("#/r/pods?ns={ns}"))
         .unwrap_or_default();
-    let r = &proxies.0[0];
+    // Every context has a door; the one opened is at its kubeconfig place.
+    let opened = contexts.opened.unwrap_or(0);
+    let r = &proxies.0[opened];
     let url = format!("{}{fragment}", r.url);
     let folder = dir.display().to_string();
     let heading = say::heading(
@@ -338,7 +379,12 @@ fn announce(
         &url,
         &folder,
     );
-    write!(out, "{heading}")
+    let others = match proxies.0.len() - 1 {
+        0 => String::new(),
+        1 => "The kubeconfig's other context is in the header's menu; its proxy starts when it is opened.\n".into(),
+        n => format!("The kubeconfig's {n} other contexts are in the header's menu; each one's proxy starts when it is opened.\n"),
+    };
+    write!(out, "{heading}{others}")
         .and_then(|()| out.flush())
         .map_err(LaunchError::Stdout)?;
     if args.no_open {
@@ -370,7 +416,7 @@ fn announce(
 /// Waits for a signal, for a kubectl that exits by itself, or for the
 /// reader of stdout to go (`| head -1`: it may leave after the last write,
 /// so no write fails; `stdout` asks the kernel instead).
-async fn wait_until_stopped(stop: &mut Stop, proxies: &mut Proxies) -> ExitCode {
+async fn wait_until_stopped(stop: &mut Stop, proxies: &Proxies) -> ExitCode {
     loop {
         tokio::select! {
             () = stop.wait() => return ExitCode::SUCCESS,
@@ -389,9 +435,12 @@ async fn wait_until_stopped(stop: &mut Stop, proxies: &mut Proxies) -> ExitCode 
             );
             return ExitCode::from(3);
         }
-        if let Some((name, status)) = proxies.0.iter_mut().find_map(|r| match r.child.try_wait() {
-            Ok(Some(s)) => Some((say::quoted(&r.context.name), s)),
-            _ => None,
+        for r in &proxies.0 {
+            r.shared.upstream.stop_if_idle(std::time::Instant::now());
+        }
+        if let Some((name, status)) = proxies.0.iter().find_map(|r| {
+            let status = r.shared.upstream.exited()?;
+            Some((say::quoted(&r.context.name), status))
         }) {
             eprintln!(
                 "kubectl-glass: kubectl proxy for context {name} exited ({status}); stopping"
@@ -399,55 +448,6 @@ async fn wait_until_stopped(stop: &mut Stop, proxies: &mut Proxies) -> ExitCode 
             return ExitCode::FAILURE;
         }
     }
-}
-
-/// kubectl's view of the kubeconfig: kubectl prints its own errors (a bad
-/// context, a broken kubeconfig) straight to the terminal.
-fn contexts(args: &Args) -> Result<Result<Vec<Context>, ExitCode>, LaunchError> {
-    let mut cmd = Command::new(&args.kubectl);
-    if let Some(k) = &args.kubeconfig {
-        cmd.arg(format!("--kubeconfig={}", k.display()));
-    }
-    if let Some(c) = &args.context {
-        cmd.arg(format!("--context={c}"));
-    }
-    cmd.args(["config", "view", "-o", "json"]);
-    if !args.all_contexts {
-        cmd.arg("--minify");
-    }
-    let out = cmd
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|source| LaunchError::Kubectl {
-            kubectl: args.kubectl.clone(),
-            source,
-        })?;
-    if !out.status.success() {
-        return Ok(Err(exit_code(out.status)));
-    }
-    let (all, current) =
-        parse_view(&String::from_utf8_lossy(&out.stdout)).map_err(LaunchError::Kubeconfig)?;
-    if args.all_contexts {
-        if all.is_empty() {
-            return Err(LaunchError::NoContexts);
-        }
-        return Ok(Ok(all));
-    }
-    let wanted = args.context.clone().or(current);
-    let one = all
-        .into_iter()
-        .find(|c| Some(&c.name) == wanted.as_ref())
-        .ok_or(LaunchError::NoCurrentContext)?;
-    Ok(Ok(vec![one]))
-}
-
-fn exit_code(status: std::process::ExitStatus) -> ExitCode {
-    status
-        .code()
-        .and_then(|c| u8::try_from(c).ok())
-        .filter(|c| *c != 0)
-        .map_or(ExitCode::FAILURE, ExitCode::from)
 }
 
 /// The proxies started so far. Dropping it closes their doors, and each
@@ -460,6 +460,9 @@ impl Drop for Proxies {
     fn drop(&mut self) {
         for r in &mut self.0 {
             r.door.abort();
+            // A connection still being served holds the door: stop its
+            // kubectl here, before the folder goes.
+            r.shared.upstream.stop();
         }
     }
 }

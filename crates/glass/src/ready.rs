@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::{proxy, say, serve};
+use crate::{proxy, relay, say};
 
 /// How long a proxy may take to start serving, and then to get an answer
 /// from the cluster (a credential plugin may be asking for a login).
@@ -16,7 +16,7 @@ pub const READY_LIMIT: Duration = Duration::from_secs(120);
 /// `None`.
 pub async fn ready_problem(
     child: &mut proxy::Proxy,
-    serving: &mpsc::Receiver<()>,
+    serving: &mut mpsc::Receiver<()>,
     socket: &Path,
     name: &str,
 ) -> Option<String> {
@@ -53,7 +53,7 @@ pub enum NotReady {
 /// unauthorized): the app shows it.
 pub async fn wait_ready(
     child: &mut proxy::Proxy,
-    serving: &mpsc::Receiver<()>,
+    serving: &mut mpsc::Receiver<()>,
     socket: &Path,
     limit: Duration,
 ) -> Result<u16, NotReady> {
@@ -64,7 +64,7 @@ pub async fn wait_ready(
             return Err(NotReady::Exited(status));
         }
         said = said || serving.try_recv().is_ok();
-        if said && let Ok(status) = serve::version_status(socket).await {
+        if said && let Ok(status) = relay::version_status(socket).await {
             return Ok(status);
         }
         if start.elapsed() > limit {

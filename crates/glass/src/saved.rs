@@ -44,6 +44,15 @@ impl Saved {
         }
     }
 
+    /// `context`'s saved tables beside its store in the user's state
+    /// folder (for this run only when the store has no file).
+    pub fn open_for(context: &str, on_disk: bool) -> Self {
+        match crate::store::state_home() {
+            Some(state) if on_disk => Self::open(&crate::store::folder(&state), context),
+            _ => Self::in_memory(),
+        }
+    }
+
     /// `context`'s saved tables, in a folder beside its store in `folder`
     /// (made 0700 when first written).
     pub fn open(folder: &Path, context: &str) -> Self {

@@ -9,19 +9,19 @@
 //! reqwest), with upgrades and streaming bodies as plain values; a
 //! framework's router would add nothing to four rules and one forward.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty, Full, combinators::BoxBody};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::{TcpListener, UnixStream};
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::assets;
@@ -43,8 +43,11 @@ pub struct Door {
     pub port: u16,
     /// Only reads pass (`--read-only`), and whether a shell may.
     pub mode: gate::Mode,
-    /// kubectl proxy's socket.
-    pub socket: PathBuf,
+    /// The context's kubectl proxy, started when first needed.
+    pub upstream: Arc<crate::upstream::Upstream>,
+    /// The app's URL of every context the launcher serves, in the
+    /// session's order (`/glass/open/<i>` redirects to the `i`th).
+    pub contexts: Arc<[String]>,
     /// The session file's text (the context, read-only).
     pub session: String,
     /// The `Content-Security-Policy` header.
@@ -186,13 +189,22 @@ async fn answer(door: &Door, req: Request<Incoming>) -> Response<Body> {
                 &format!("no forward {id} is running"),
             ),
         },
-        Ok((Route::Api | Route::Exec, rest)) => match forward(&door.socket, req, &rest).await {
-            Ok(r) => r,
-            Err(e) => text(
-                StatusCode::BAD_GATEWAY,
-                &format!("kubectl proxy did not answer: {e}"),
-            ),
-        },
+        Ok((Route::Open(i), _)) => open_context(door, i),
+        Ok((Route::Api | Route::Exec, rest)) => {
+            let hold = door.upstream.hold();
+            match door.upstream.start().await {
+                Err(why) => text(StatusCode::BAD_GATEWAY, &why),
+                Ok(()) => {
+                    match crate::relay::forward(door.upstream.socket(), req, &rest, hold).await {
+                        Ok(r) => r,
+                        Err(e) => text(
+                            StatusCode::BAD_GATEWAY,
+                            &format!("kubectl proxy did not answer: {e}"),
+                        ),
+                    }
+                }
+            }
+        }
     };
     if !app {
         headers::not_a_page(resp.headers_mut());
@@ -305,6 +317,25 @@ async fn store_key(door: &Door, req: Request<Incoming>, key: &str) -> Response<B
     }
 }
 
+/// `GET /glass/open/<i>`: a redirect to the app of the `i`th context,
+/// on its own origin. Only a navigation from our own page gets here (the
+/// rules in `admit`), and a script of ours cannot read where a redirect
+/// goes, so no page ever holds another context's token. The fragment (the
+/// page to open) is kept by the browser.
+fn open_context(door: &Door, i: usize) -> Response<Body> {
+    let Some(url) = door.contexts.get(i) else {
+        return text(
+            StatusCode::NOT_FOUND,
+            &format!("this launcher serves no context {i}"),
+        );
+    };
+    let mut r = text(StatusCode::SEE_OTHER, "");
+    if let Ok(v) = HeaderValue::from_str(url) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r
+}
+
 /// A JSON answer.
 pub(crate) fn json(status: StatusCode, body: String) -> Response<Body> {
     let mut r = Response::new(
@@ -401,76 +432,4 @@ pub(crate) fn text(status: StatusCode, body: &str) -> Response<Body> {
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
-}
-
-/// Why a request could not be passed to kubectl.
-#[derive(Debug, thiserror::Error)]
-pub enum ForwardError {
-    /// The socket did not take the connection.
-    #[error("{0}")]
-    Connect(#[from] std::io::Error),
-    /// HTTP between us and kubectl failed.
-    #[error("{0}")]
-    Http(#[from] hyper::Error),
-    /// The path did not make a request line.
-    #[error("{0}")]
-    Uri(#[from] hyper::http::uri::InvalidUri),
-}
-
-/// Passes `req` to kubectl on `socket` as `rest` (path and query after the
-/// token), with `Host: localhost` (kubectl's accepted hosts) and only the
-/// headers `headers::to_kubectl` lets through; the gate has allowed any
-/// upgrade it asks for. The answer's body streams back as it arrives, with
-/// only the headers `headers::to_browser` lets through; a `101 Switching
-/// Protocols` joins the two upgraded connections.
-pub async fn forward(
-    socket: &Path,
-    mut req: Request<Incoming>,
-    rest: &str,
-) -> Result<Response<Body>, ForwardError> {
-    let stream = UnixStream::connect(socket).await?;
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(async move {
-        let _ = conn.with_upgrades().await;
-    });
-    let upgrading = req.headers().contains_key(header::UPGRADE);
-    let from_browser = upgrading.then(|| hyper::upgrade::on(&mut req));
-    let (mut parts, body) = req.into_parts();
-    parts.uri = rest.parse()?;
-    parts.headers = headers::to_kubectl(&parts.headers, upgrading);
-    parts
-        .headers
-        .insert(header::HOST, HeaderValue::from_static("localhost"));
-    let mut resp = sender
-        .send_request(Request::from_parts(parts, body))
-        .await?;
-    let switching = resp.status() == StatusCode::SWITCHING_PROTOCOLS && upgrading;
-    if switching && let Some(from_browser) = from_browser {
-        let from_kubectl = hyper::upgrade::on(&mut resp);
-        tokio::spawn(async move {
-            if let (Ok(a), Ok(b)) = (from_browser.await, from_kubectl.await) {
-                let _ =
-                    tokio::io::copy_bidirectional(&mut TokioIo::new(a), &mut TokioIo::new(b)).await;
-            }
-        });
-    }
-    let (mut parts, body) = resp.into_parts();
-    parts.headers = headers::to_browser(&parts.headers, switching);
-    Ok(Response::from_parts(parts, body.boxed()))
-}
-
-/// `GET /version` through kubectl's socket: the status, once kubectl
-/// answers at all (any status is the cluster's answer).
-pub async fn version_status(socket: &Path) -> Result<u16, ForwardError> {
-    let stream = UnixStream::connect(socket).await?;
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    let req = Request::get("/version")
-        .header(header::HOST, "localhost")
-        .body(Empty::<Bytes>::new())
-        .map_err(|e| ForwardError::Connect(std::io::Error::other(e)))?;
-    let resp = sender.send_request(req).await?;
-    Ok(resp.status().as_u16())
 }

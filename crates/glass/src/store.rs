@@ -214,6 +214,32 @@ pub(crate) fn write_whole(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// `context`'s store in the user's state folder; for this run only (and
+/// said so on the terminal) when there is none or it cannot be made.
+pub fn open_for(context: &str) -> Store {
+    let Some(state) = state_home() else {
+        eprintln!(
+            "kubectl-glass: neither XDG_STATE_HOME nor HOME is set; the app's preferences last this run only"
+        );
+        return Store::in_memory();
+    };
+    match Store::open(&folder(&state), context) {
+        Ok((s, note)) => {
+            if let Some(n) = note {
+                eprintln!("kubectl-glass: {n}");
+            }
+            s
+        }
+        Err(e) => {
+            eprintln!(
+                "kubectl-glass: {}: {e}; the app's preferences last this run only",
+                folder(&state).display()
+            );
+            Store::in_memory()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,7 +74,10 @@ fn a_failed_accept_pauses_instead_of_spinning_and_serving_resumes() {
                 host: format!("127.0.0.1:{port}"),
                 port,
                 mode: kubectl_glass::gate::Mode::new(false, true),
-                socket: PathBuf::from("/nonexistent/proxy.sock"),
+                upstream: kubectl_glass::upstream::Upstream::at(PathBuf::from(
+                    "/nonexistent/proxy.sock",
+                )),
+                contexts: Default::default(),
                 session: "{}".into(),
                 csp: "default-src 'self'".into(),
                 open_file: Mutex::new(None),

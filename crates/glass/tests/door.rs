@@ -324,3 +324,46 @@ async fn upgrades_pass_only_for_watches_and_followed_logs_in_every_mode() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_menu_opens_another_context_by_a_redirect_only_for_our_own_page() {
+    let kubectl = fake_kubectl().await;
+    let other = "http://00112233445566778899aabbccddeeff.localhost:4242/ffeeddccbbaa99887766554433221100/ui/";
+    let port = door_with(&kubectl, Mode::new(true, false), &["http://self/", other]).await;
+    let page = [
+        ("sec-fetch-site", "same-origin"),
+        ("sec-fetch-mode", "navigate"),
+        ("sec-fetch-dest", "document"),
+    ];
+    let a = ask(port, "GET", &format!("/{TOKEN}/glass/open/1"), &page).await;
+    assert_eq!(a.status, StatusCode::SEE_OTHER, "{}", a.body);
+    assert_eq!(values(&a.headers, "location"), [other]);
+    assert_eq!(values(&a.headers, "cache-control"), ["no-store"]);
+    assert_eq!(values(&a.headers, "referrer-policy"), ["no-referrer"]);
+    // Another site's page, even knowing the token, gets no redirect (and
+    // so never learns where it goes).
+    for site in ["same-site", "cross-site"] {
+        let a = ask(
+            port,
+            "GET",
+            &format!("/{TOKEN}/glass/open/1"),
+            &[
+                ("sec-fetch-site", site),
+                ("sec-fetch-mode", "navigate"),
+                ("sec-fetch-dest", "document"),
+            ],
+        )
+        .await;
+        assert_eq!(a.status, StatusCode::FORBIDDEN, "{site}");
+        assert_eq!(values(&a.headers, "location"), Vec::<String>::new());
+    }
+    let none = ask(port, "GET", &format!("/{TOKEN}/glass/open/2"), &page).await;
+    assert_eq!(none.status, StatusCode::NOT_FOUND);
+    assert_eq!(none.body, "this launcher serves no context 2");
+    let no_token = ask(port, "GET", "/glass/open/1", &page).await;
+    assert_eq!(no_token.status, StatusCode::NOT_FOUND);
+    assert!(
+        kubectl.seen.lock().expect("lock").is_empty(),
+        "nothing reached kubectl"
+    );
+}

@@ -29,6 +29,33 @@ pub struct Session {
     /// `--read-only` nor `--no-exec`); RBAC may still refuse it.
     #[serde(default)]
     pub exec: bool,
+    /// Every context this launcher serves, in the kubeconfig's order (this
+    /// one among them): the header's menu. The page opens the one at index
+    /// `i` through [`open_path`], a navigation the launcher answers with a
+    /// redirect to that context's own origin, so no page ever holds another
+    /// context's token. Empty when the launcher serves this one only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<Peer>,
+}
+
+/// Another context the same launcher serves, as the menu names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Peer {
+    /// The kubeconfig context.
+    pub name: String,
+    /// Its cluster.
+    pub cluster: String,
+}
+
+/// The launcher's path (under the token, beside `/ui/`) that opens the
+/// context at `index` of [`Session::contexts`]: a redirect to its app.
+pub const OPEN_PATH: &str = "/glass/open";
+
+/// [`OPEN_PATH`] for the context at `index`, relative to the app's page
+/// (`/<token>/ui/`), so the page never needs its own token.
+pub fn open_path(index: usize) -> String {
+    format!("..{OPEN_PATH}/{index}")
 }
 
 /// Why a session file cannot be used.
@@ -73,6 +100,7 @@ mod tests {
             namespace: Some("shop".into()),
             read_only: true,
             exec: false,
+            contexts: vec![],
         };
         assert_eq!(
             s.to_json(),

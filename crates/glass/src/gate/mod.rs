@@ -172,6 +172,9 @@ pub enum Route {
     Forwards,
     /// `DELETE /glass/forwards/<id>`: stop one.
     StopForward(u32),
+    /// `GET /glass/open/<i>`: the header's menu opening another context
+    /// (a redirect to its app, on its own origin).
+    Open(usize),
 }
 
 /// The path of the context's store; one key is `/glass/storage/<key>`.
@@ -214,6 +217,10 @@ pub fn route(rest: &str, method: &str, mode: Mode) -> Result<Route, Refusal> {
         return r;
     }
     if let Some(r) = forwards_route(path, method, read_only) {
+        return r;
+    }
+    if let Some(r) = open_route(path, method) {
+        // In every mode: opening another context's app reads nothing.
         return r;
     }
     let first = path[1..].split('/').next();
@@ -285,6 +292,21 @@ fn forwards_route(path: &str, method: &str, read_only: bool) -> Option<Result<Ro
             )),
         },
         (Some(_), _) => refuse(format!("{FORWARDS_PATH}/<id> takes DELETE")),
+    }
+}
+
+/// `GET /glass/open/<i>`, `i` a number as the session writes it; `None`
+/// for a path outside it.
+fn open_route(path: &str, method: &str) -> Option<Result<Route, Refusal>> {
+    use kubeglass_kubectl::session::OPEN_PATH;
+    let index = path.strip_prefix(OPEN_PATH)?.strip_prefix('/')?;
+    let refuse = |why: String| Some(Err(Refusal::Path(why)));
+    match (index.parse::<usize>(), method) {
+        (Ok(i), "GET") if index == i.to_string() => Some(Ok(Route::Open(i))),
+        (Ok(_), "GET") | (Err(_), _) => refuse(format!(
+            "{OPEN_PATH}/<i>: {index:?} is not a context's number"
+        )),
+        (Ok(_), _) => refuse(format!("{OPEN_PATH}/<i> takes GET only")),
     }
 }
 

@@ -439,3 +439,28 @@ fn port_forwards_are_the_launchers_own_and_never_in_read_only() {
         );
     }
 }
+
+#[test]
+fn another_context_is_opened_by_its_number_with_a_get_in_every_mode() {
+    for read_only in [false, true] {
+        assert_eq!(route("/glass/open/0", "GET", read_only), Ok(Route::Open(0)));
+        assert_eq!(
+            route("/glass/open/12", "GET", read_only),
+            Ok(Route::Open(12))
+        );
+    }
+    for (path, method) in [
+        ("/glass/open/1", "POST"),
+        ("/glass/open/01", "GET"),
+        ("/glass/open/+1", "GET"),
+        ("/glass/open/prod", "GET"),
+        ("/glass/open/", "GET"),
+        ("/glass/open/1/x", "GET"),
+    ] {
+        assert!(
+            matches!(route(path, method, false), Err(Refusal::Path(_))),
+            "{method} {path}"
+        );
+    }
+    assert_eq!(route("/glass/open", "GET", false), Err(Refusal::NotFound));
+}

@@ -123,6 +123,12 @@ pub async fn fake_kubectl() -> FakeKubectl {
 
 /// The door in front of `kubectl`, on a free port; returns the port.
 pub async fn door(kubectl: &FakeKubectl, mode: Mode) -> u16 {
+    door_with(kubectl, mode, &[]).await
+}
+
+/// [`door`] in a launcher that serves these contexts' apps too (the
+/// header's menu), in this order.
+pub async fn door_with(kubectl: &FakeKubectl, mode: Mode, contexts: &[&str]) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let door = Arc::new(Door {
@@ -130,7 +136,8 @@ pub async fn door(kubectl: &FakeKubectl, mode: Mode) -> u16 {
         host: format!("{NAME}:{port}"),
         port,
         mode,
-        socket: kubectl.socket.clone(),
+        upstream: kubectl_glass::upstream::Upstream::at(kubectl.socket.clone()),
+        contexts: contexts.iter().map(|c| c.to_string()).collect(),
         session: "{}".into(),
         csp: "default-src 'self'".into(),
         open_file: Mutex::new(None),
