@@ -94,6 +94,14 @@ test('one launcher serves both contexts: each on its own origin, its proxy start
   const href = await link.getAttribute('href');
   assert.equal(href, `../glass/open/1#/r/configmaps?ns=${NS}`, 'the table goes along');
   const html = await page.content();
+  // A menu: Escape closes it, a click elsewhere too.
+  await page.keyboard.press('Escape');
+  await link.waitFor({ state: 'hidden', timeout: 5000 });
+  await page.getByTestId('session-context').click();
+  await link.waitFor({ timeout: 5000 });
+  await page.getByTestId('column-header').first().click({ position: { x: 2, y: 2 } });
+  await link.waitFor({ state: 'hidden', timeout: 5000 });
+  await page.getByTestId('session-context').click();
 
   await link.click();
   await page.waitForURL((u) => u.origin !== new URL(app.url).origin, { timeout: 20000 });

@@ -5,7 +5,7 @@
 // for word, where both read the same sample; the pod and node tables' CPU
 // and memory columns against kubectl top; the polls on the X-ray page; and a cluster
 // whose metrics-server stops answering says so in one line while the rest of
-// the app works.
+// the app works; and the graphs' points kept across a reload.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, cleanUp, apply, deployment, kubectl, until, startApp } from '../lib.mjs';
@@ -187,6 +187,39 @@ test('a pod\'s page draws its CPU and memory over the tab\'s history against its
   await page.goto(`${app.url}#/o/nodes/${node}`);
   await usage(page).chart('memory').locator('[data-mark=allocatable]').waitFor({ state: 'attached', timeout: 20000 });
   assert.match(await usage(page).words('cpu').innerText(), /^\d+m · \d+% of allocatable \d+m$/);
+});
+
+test('the graphs keep their history across a reload: the pod\'s line has its points at once, kept by the launcher', async () => {
+  const { page } = app;
+  await page.goto(`${app.url}#/top`);
+  const busy = top(page).rows('pods').filter({ hasText: BUSY }).first();
+  await busy.waitFor({ timeout: 60000 });
+  await busy.getByRole('link').click();
+  const cpu = usage(page).chart('cpu');
+  const points = async () => ((await cpu.locator('polyline').getAttribute('points', { timeout: 1000 }).catch(() => null)) ?? '')
+    .split(' ').filter(Boolean).length;
+  assert.ok(await until(async () => (await points()) >= 2, 60000, 200), 'two points in this visit');
+  const before = await points();
+  // What hiding the tab does (headless Chromium never hides one): the
+  // points are saved at once.
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'hidden', { get: () => true, configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  const kept = async () => {
+    const r = await fetch(`${app.api}/glass/saved/usage.pods`);
+    return r.status === 200 ? JSON.parse(await r.text()) : null;
+  };
+  assert.ok(await until(async () => (await kept())?.series.some(([key, , , ps]) => key.includes(BUSY) && ps.length >= before), 10000, 200),
+    'the launcher keeps the points');
+  await page.reload();
+  await cpu.waitFor({ timeout: 20000 });
+  // A new visit's poll adds a point every 15 s: this many within seconds
+  // of the reload are the kept ones.
+  assert.ok(await until(async () => (await points()) >= before, 5000, 100), `the line after the reload: ${await points()} points, ${before} before`);
+  await page.goto(`${app.url}#/xray`);
+  const poll = xray(page).polls().filter({ hasText: 'pods in all namespaces' });
+  assert.ok(Number(await poll.getByTestId('xray-poll-kept').innerText()) >= before, 'X-ray says how many were kept');
 });
 
 test('X-ray shows the metrics polls, which go on for a minute after Top is left', async () => {

@@ -41,7 +41,9 @@ pub fn ContextMenu(session: Session, route: ReadSignal<Route>) -> impl IntoView 
         })
         .collect_view();
     view! {
-        <details class="session-menu" data-testid="context-menu">
+        <details class="session-menu" data-testid="context-menu"
+            on:keydown=move |ev| if ev.key() == "Escape" { crate::platform::close_menu(&ev, None) }
+            on:focusout=move |ev| crate::platform::close_menu(&ev, Some(&ev))>
             <summary class="session" data-testid="session-context"
                 title="kubeconfig context · cluster: open another (with Ctrl or ⌘, in a new tab)">{label}</summary>
             <ul class="session-list">{items}</ul>

@@ -178,6 +178,10 @@ impl Kube {
         protected: bool,
     ) -> Self {
         let usage_polls = UsagePolls::new(client.clone(), clock.clone(), host.spawn.clone());
+        if let Some(store) = &host.saved {
+            // The metrics graphs' points, beside the saved tables.
+            usage_polls.keep_history(Rc::new(stores::saved::SavedUsage(store.clone())));
+        }
         let factory = InformerFactory::with_reconnect(
             client.clone(),
             clock.clone(),

@@ -4,7 +4,8 @@
 //! watch from the version it holds (the client's `Reflector::first_phase`),
 //! with no LIST while that version is valid. The tables saved for the next
 //! visit are saved as the tab is hidden, and kept (not let go) while their
-//! informers are paused. A hidden tab draws no frames, so views pile up
+//! informers are paused; so are the metrics graphs' points, and the
+//! metrics polls send nothing while paused. A hidden tab draws no frames, so views pile up
 //! nothing meanwhile: the frame queues hold each changed key once.
 //!
 //! The browser's `visibilitychange` reaches [`Kube::tab_hidden`] and
@@ -49,6 +50,7 @@ impl Kube {
         self.quiet.turn.set(turn);
         let saved = self.saved().clone();
         self.spawn(async move { saved.save_due(true).await });
+        self.usage_polls.save_history();
         let Some(after) = after else { return };
         let me = self.clone();
         let sleep = self.clock().sleep(after);
@@ -57,6 +59,7 @@ impl Kube {
             if me.quiet.turn.get() == turn && !me.quiet.paused.get_untracked() {
                 me.saved().set_paused(true);
                 me.factory.shutdown();
+                me.usage_polls.set_paused(true);
                 me.quiet.paused.set(true);
             }
         });
@@ -67,6 +70,7 @@ impl Kube {
         self.quiet.turn.set(self.quiet.turn.get() + 1);
         if self.quiet.paused.get_untracked() {
             self.factory.start();
+            self.usage_polls.set_paused(false);
             self.saved().set_paused(false);
             self.quiet.paused.set(false);
         }

@@ -106,6 +106,28 @@ pub fn on_visibility(f: impl Fn(bool) + 'static) {
     listener.forget();
 }
 
+/// Closes the `<details>` menu an event was heard on (its
+/// `current_target`): on Escape, or when `focusout` moved the focus out of
+/// it (a click elsewhere, Tab past its last link), as a menu does.
+pub fn close_menu(ev: &leptos::ev::Event, focus_out: Option<&leptos::ev::FocusEvent>) {
+    use wasm_bindgen::JsCast;
+    let Some(menu) = ev
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    if let Some(f) = focus_out {
+        let to = f
+            .related_target()
+            .and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+        if to.is_some() && menu.contains(to.as_ref()) {
+            return;
+        }
+    }
+    let _ = menu.remove_attribute("open");
+}
+
 /// Sets the page's title (the tab's name).
 pub fn set_title(title: &str) {
     document().set_title(title);

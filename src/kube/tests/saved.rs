@@ -249,6 +249,10 @@ fn a_hidden_tab_stops_watching_after_its_delay_and_resumes_without_a_list() {
         "hidden past the delay: the watch ended"
     );
     assert!(rig.kube.paused().get_untracked());
+    assert!(
+        rig.kube.usage_polls.paused(),
+        "no metrics poll while paused"
+    );
     assert_eq!(watch.snapshot().state_label(), "stopped");
 
     let again = expect_watch(&rig.server, PATH, "11");
@@ -263,5 +267,6 @@ fn a_hidden_tab_stops_watching_after_its_delay_and_resumes_without_a_list() {
     let status = watch.snapshot().reflector;
     assert_eq!((status.lists, status.watches, status.resumes), (1, 2, 1));
     assert!(!rig.kube.paused().get_untracked());
+    assert!(!rig.kube.usage_polls.paused());
     rig.server.verify();
 }

@@ -351,7 +351,7 @@ fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
             }
             view! {
                 <table class="grid" data-testid="xray-polls">
-                    <thead><tr><th>"Polls"</th><th class="num">"Views"</th><th class="num">"Done"</th><th class="num">"Failed"</th><th class="num">"Objects"</th><th class="num">"Points"</th><th>"State"</th></tr></thead>
+                    <thead><tr><th>"Polls"</th><th class="num">"Views"</th><th class="num">"Done"</th><th class="num">"Failed"</th><th class="num">"Objects"</th><th class="num">"Points"</th><th class="num" title="Points kept from an earlier visit">"Kept"</th><th>"State"</th></tr></thead>
                     <tbody>
                         {polls.into_iter().map(|p| {
                             let state = match &p.state {
@@ -371,7 +371,8 @@ fn XrayPolls(kube: KubeValue, now: RwSignal<Seconds>) -> impl IntoView {
                                     data-decode-ms=p.last_read.map(|r| r.decode_ms.to_string())>
                                     <td class="name">{p.target.to_string()}</td><td class="num">{p.holders}</td>
                                     <td class="num">{p.polls}</td><td class="num">{p.failures}</td>
-                                    <td class="num">{p.objects}</td><td class="num">{p.points}</td><td>{state}</td>
+                                    <td class="num">{p.objects}</td><td class="num">{p.points}</td>
+                                    <td class="num" data-testid="xray-poll-kept">{p.restored}</td><td>{state}</td>
                                 </tr>
                             }
                         }).collect_view()}

@@ -72,6 +72,9 @@
 //!   two scrapes for a rate): it just gets no new point.
 //! - A namespace that is not a valid name sends nothing: the poll is
 //!   `Failed`.
+//! - `history` keeps a poll's ring between visits (a [`History`], loaded
+//!   before the first GET, saved at most every [`HISTORY_EVERY`] and when
+//!   asked), and pauses every poll while the tab is quiet.
 //!
 //! Tested natively in `usage/tests` against the scripted fake server and
 //! the fake clock (sharing, stopping and restarting, the slow retry while not
@@ -81,6 +84,7 @@
 
 mod decode;
 mod fetch;
+mod history;
 mod poll;
 pub mod quantity;
 mod ring;
@@ -90,6 +94,7 @@ mod types;
 
 pub use decode::decode_list;
 pub use fetch::Read;
+pub use history::{HISTORY_EVERY, History, MAX_SAVED_POINTS};
 pub use poll::{LINGER, NOT_SERVED_EVERY, PollRef, PollSnapshot, PollSubscription, UsagePolls};
 pub use ring::{KEY_TTL_SECS, MAX_TOTAL_POINTS};
 pub use types::*;

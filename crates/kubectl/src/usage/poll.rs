@@ -20,6 +20,7 @@ use std::time::Duration;
 use futures::future::{AbortHandle, abortable};
 
 use super::fetch::{Read, Sample, discover, fetch};
+use super::history::{HISTORY_EVERY, History, MAX_SAVED_POINTS, Pause};
 use super::ring::Ring;
 use super::types::{ObjectUsage, POLL_EVERY, Point, PollState, Target, Version};
 use kubeglass_client::cache::factory::Spawner;
@@ -56,6 +57,10 @@ struct PollData {
     version: Cell<Option<Version>>,
     subscribers: Subscribers,
     next_subscriber: Cell<u64>,
+    /// Points taken in from the history before the first GET.
+    restored: Cell<usize>,
+    /// When the points were last saved (clock seconds).
+    saved_at: Cell<Option<f64>>,
 }
 
 impl PollData {
@@ -72,7 +77,20 @@ impl PollData {
             version: Cell::new(None),
             subscribers: RefCell::default(),
             next_subscriber: Cell::new(0),
+            restored: Cell::new(0),
+            saved_at: Cell::new(None),
         }
+    }
+
+    /// Saves the points through `history` now.
+    fn save(
+        &self,
+        history: &dyn History,
+        now: f64,
+    ) -> futures::future::LocalBoxFuture<'static, ()> {
+        self.saved_at.set(Some(now));
+        let text = self.ring.borrow().to_text(MAX_SAVED_POINTS);
+        history.save(&self.target, text)
     }
 
     /// Takes in one poll's outcome, then tells the subscribers.
@@ -112,13 +130,32 @@ impl PollData {
 /// while no version is known), then one every [`POLL_EVERY`] from the
 /// start of the last (or [`NOT_SERVED_EVERY`] while not served or
 /// forbidden), until aborted.
-async fn run(data: Rc<PollData>, client: RestClient, clock: Rc<dyn Clock>) {
+async fn run(data: Rc<PollData>, inner: Weak<PollsInner>) {
+    let Some((client, clock, history, pause)) = inner.upgrade().map(|i| {
+        (
+            i.client.clone(),
+            i.clock.clone(),
+            i.history.borrow().clone(),
+            i.pause.clone(),
+        )
+    }) else {
+        return;
+    };
     if let Err(e) = data.target.try_path(Version::V1beta1) {
         let now = clock.now().as_secs_f64();
         data.record(now, None, Err(PollState::Failed(e.to_string())));
         return;
     }
+    if let Some(h) = &history
+        && let Some(text) = h.load(&data.target).await
+    {
+        let now = clock.now().as_secs_f64();
+        // A text that does not read is a history lost, nothing more.
+        let restored = data.ring.borrow_mut().restore(&text, now).unwrap_or(0);
+        data.restored.set(restored);
+    }
     loop {
+        pause.open().await;
         let start = clock.now();
         let version = match data.version.get() {
             Some(v) => Ok(v),
@@ -141,11 +178,22 @@ async fn run(data: Rc<PollData>, client: RestClient, clock: Rc<dyn Clock>) {
             // Whatever serves the group next may serve other versions.
             data.version.set(None);
         }
+        let good = outcome.is_ok();
         data.record(
             end.as_secs_f64(),
             Some(took.as_secs_f64() * 1000.0),
             outcome,
         );
+        let now = end.as_secs_f64();
+        if let Some(h) = &history
+            && good
+            && data
+                .saved_at
+                .get()
+                .is_none_or(|t| now - t >= HISTORY_EVERY.as_secs_f64())
+        {
+            data.save(h.as_ref(), now).await;
+        }
         clock.sleep(every.saturating_sub(took)).await;
     }
 }
@@ -162,6 +210,8 @@ struct PollsInner {
     clock: Rc<dyn Clock>,
     spawner: Spawner,
     entries: RefCell<BTreeMap<Target, Entry>>,
+    history: RefCell<Option<Rc<dyn History>>>,
+    pause: Rc<Pause>,
 }
 
 impl Drop for PollsInner {
@@ -202,6 +252,8 @@ pub struct PollSnapshot {
     pub last_read: Option<Read>,
     /// The version read (None until discovery has named one).
     pub version: Option<Version>,
+    /// Points taken in from a past visit's history before the first GET.
+    pub restored: usize,
 }
 
 impl UsagePolls {
@@ -213,8 +265,40 @@ impl UsagePolls {
                 clock,
                 spawner,
                 entries: RefCell::default(),
+                history: RefCell::default(),
+                pause: Rc::default(),
             }),
         }
+    }
+
+    /// Keeps every poll's points in `history` between visits (see the
+    /// `history` module); polls started from now on read it first.
+    pub fn keep_history(&self, history: Rc<dyn History>) {
+        *self.inner.history.borrow_mut() = Some(history);
+    }
+
+    /// Saves every running poll's points now (the tab is being hidden).
+    pub fn save_history(&self) {
+        let Some(h) = self.inner.history.borrow().clone() else {
+            return;
+        };
+        let now = self.inner.clock.now().as_secs_f64();
+        for e in self.inner.entries.borrow().values() {
+            if e.data.polls.get() > 0 || e.data.restored.get() > 0 {
+                (self.inner.spawner)(e.data.save(h.as_ref(), now));
+            }
+        }
+    }
+
+    /// Pauses every poll (no GET is sent), or ends the pause: a poll that
+    /// came due meanwhile sends its GET at once.
+    pub fn set_paused(&self, paused: bool) {
+        self.inner.pause.set(paused);
+    }
+
+    /// True while paused.
+    pub fn paused(&self) -> bool {
+        self.inner.pause.is_paused()
     }
 
     /// A handle on the poll of `target`, shared by every holder; the first
@@ -228,7 +312,7 @@ impl UsagePolls {
             return PollRef::hold(e.data.clone(), Rc::downgrade(inner));
         }
         let data = Rc::new(PollData::new(target.clone()));
-        let (task, abort) = abortable(run(data.clone(), inner.client.clone(), inner.clock.clone()));
+        let (task, abort) = abortable(run(data.clone(), Rc::downgrade(inner)));
         entries.insert(
             target,
             Entry {
@@ -263,6 +347,7 @@ impl UsagePolls {
                     last_took_ms: d.last_took_ms.get(),
                     last_read: d.last_read.get(),
                     version: d.version.get(),
+                    restored: d.restored.get(),
                 }
             })
             .collect()

@@ -12,6 +12,19 @@ pub const MAX_TOTAL_POINTS: usize = 500_000;
 /// forgotten with its points: a pod deleted an hour ago is no longer news.
 pub const KEY_TTL_SECS: f64 = 3600.0;
 
+/// The saved form's version: a later one is not read as this.
+const SAVED_FORM: u32 = 1;
+
+/// A ring as saved: per object its key, last sample stamp, when last seen,
+/// and its points as `[at, millicores, bytes]`.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedRing {
+    v: u32,
+    series: Vec<SavedSeries>,
+}
+
+type SavedSeries = (String, String, f64, Vec<(f64, f64, f64)>);
+
 /// One object's points.
 #[derive(Default)]
 struct Series {
@@ -142,6 +155,86 @@ impl Ring {
             .unwrap_or_default()
     }
 
+    /// The ring as text for a later visit: every object's last sample
+    /// stamp, when it was last seen and its points, the newest
+    /// `max_points` in all (each series cut to one length, as
+    /// [`Ring::bound`] cuts).
+    pub(super) fn to_text(&self, max_points: usize) -> String {
+        let cap = self.cap_for(max_points);
+        let series = self
+            .series
+            .iter()
+            .map(|(k, s)| {
+                let skip = s.points.len().saturating_sub(cap);
+                let points = s
+                    .points
+                    .iter()
+                    .skip(skip)
+                    .map(|p| (p.at, p.usage.cpu_millis, p.usage.memory_bytes))
+                    .collect();
+                (k.clone(), s.last_stamp.clone(), s.last_seen, points)
+            })
+            .collect();
+        serde_json::to_string(&SavedRing {
+            v: SAVED_FORM,
+            series,
+        })
+        .unwrap_or_default()
+    }
+
+    /// Takes in what [`Ring::to_text`] wrote, at `now` (clock seconds):
+    /// objects unseen for longer than the ring's time-to-live and points
+    /// from the future are left out, and the ring's bounds hold. Returns
+    /// the points taken in.
+    pub(super) fn restore(&mut self, text: &str, now: f64) -> Result<usize, String> {
+        let saved: SavedRing = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if saved.v != SAVED_FORM {
+            return Err(format!("saved usage of form {}, not {SAVED_FORM}", saved.v));
+        }
+        for (key, stamp, last_seen, points) in saved.series {
+            if now - last_seen > self.ttl {
+                continue;
+            }
+            let s = self.series.entry(key).or_default();
+            s.last_seen = s.last_seen.max(last_seen);
+            s.last_stamp = stamp;
+            let fresh = points.into_iter().filter(|(at, _, _)| *at <= now).map(
+                |(at, cpu_millis, memory_bytes)| Point {
+                    at,
+                    usage: super::types::Usage {
+                        cpu_millis,
+                        memory_bytes,
+                    },
+                },
+            );
+            for p in fresh {
+                s.points.push_back(p);
+                self.total += 1;
+                if s.points.len() > self.per_key {
+                    s.points.pop_front();
+                    self.total -= 1;
+                }
+            }
+        }
+        self.bound(now);
+        Ok(self.total)
+    }
+
+    /// The length every series is cut to for `max_points` in all.
+    fn cap_for(&self, max_points: usize) -> usize {
+        let mut lengths: Vec<usize> = self.series.values().map(|s| s.points.len()).collect();
+        lengths.sort_unstable();
+        let mut room = max_points;
+        for (i, len) in lengths.iter().enumerate() {
+            let left = lengths.len() - i;
+            if len * left > room {
+                return room / left;
+            }
+            room -= len;
+        }
+        self.per_key
+    }
+
     /// Points kept in all.
     pub(super) fn total(&self) -> usize {
         self.total
@@ -173,6 +266,56 @@ mod tests {
             timestamp: stamp.into(),
             window_secs: 15.0,
         }
+    }
+
+    #[test]
+    fn a_saved_ring_comes_back_within_its_bounds() {
+        let mut h = Ring::default();
+        for i in 0..10 {
+            let at = 1000.0 + f64::from(i) * 15.0;
+            h.record(
+                at,
+                &[
+                    pod("a", &i.to_string(), f64::from(i)),
+                    pod("b", &i.to_string(), 1.0),
+                ],
+            );
+        }
+        h.record(1200.0, &[pod("b", "x", 2.0)]);
+        let text = h.to_text(100);
+        let mut back = Ring::default();
+        assert_eq!(back.restore(&text, 1300.0), Ok(21));
+        assert_eq!(back.points("ns/a"), h.points("ns/a"));
+        assert_eq!(back.points("ns/b"), h.points("ns/b"));
+        // The last stamp came back: the same sample again adds no point.
+        back.record(1315.0, &[pod("b", "x", 2.0)]);
+        assert_eq!(back.points("ns/b").len(), 11);
+        // The newest points only, when fewer are saved.
+        let mut cut = Ring::default();
+        assert_eq!(cut.restore(&h.to_text(8), 1300.0), Ok(8));
+        assert_eq!(cut.points("ns/a").len(), 4);
+        assert_eq!(
+            cut.points("ns/a")[3].at,
+            h.points("ns/a")[9].at,
+            "the newest kept"
+        );
+        // An hour later "a" (last seen at 1135) is forgotten; b (1200) too
+        // at 4801; a point from the future is not taken.
+        let mut late = Ring::default();
+        assert_eq!(late.restore(&text, 1135.0 + 3601.0), Ok(11));
+        assert!(late.points("ns/a").is_empty());
+        let mut early = Ring::default();
+        assert_eq!(
+            early.restore(&text, 1100.0),
+            Ok(14),
+            "points after 1100 are from the future"
+        );
+        assert!(Ring::default().restore("{}", 0.0).is_err());
+        assert!(
+            Ring::default()
+                .restore(r#"{"v":2,"series":[]}"#, 0.0)
+                .is_err()
+        );
     }
 
     #[test]

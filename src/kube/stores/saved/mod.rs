@@ -41,9 +41,11 @@ use crate::rules::time::Seconds;
 
 mod form;
 mod keyed;
+mod usage;
 
 pub use form::{Savable, decode, encode, key_of};
 pub use keyed::Keyed;
+pub use usage::SavedUsage;
 
 /// How often a changing table is saved at most.
 pub const SAVE_EVERY: Duration = Duration::from_secs(30);

@@ -21,6 +21,7 @@ const SHOP: &str = "/apis/metrics.k8s.io/v1beta1/namespaces/demo-shop/pods";
 const NODES: &str = "/apis/metrics.k8s.io/v1beta1/nodes";
 const START: u64 = 1_700_000_000;
 
+mod history;
 mod ring;
 mod sharing;
 mod states;
