@@ -15,11 +15,24 @@ use crate::kube::stores::saved::{decode, key_of};
 const PATH: &str = "/api/v1/namespaces/ns/configmaps";
 const SECRETS: &str = "/api/v1/namespaces/ns/secrets";
 
-/// Saved tables in memory, shared by two visits; `broken` fails saves.
+/// Saved tables in memory, shared by two visits; `broken` fails saves;
+/// with `slow`, a save writes only when [`Memory::release`] is called.
 #[derive(Clone, Default)]
 struct Memory {
     texts: Rc<RefCell<BTreeMap<String, String>>>,
     broken: Rc<Cell<bool>>,
+    slow: Rc<Cell<bool>>,
+    writing: Rc<RefCell<Vec<futures::channel::oneshot::Sender<()>>>>,
+}
+
+impl Memory {
+    /// The saves under way end (and later ones are quick).
+    fn release(&self) {
+        self.slow.set(false);
+        for w in self.writing.borrow_mut().drain(..) {
+            let _ = w.send(());
+        }
+    }
 }
 
 impl SavedStore for Memory {
@@ -28,6 +41,17 @@ impl SavedStore for Memory {
         async move { Ok(found) }.boxed_local()
     }
     fn save(&self, key: &str, text: String) -> LocalBoxFuture<'static, Result<(), String>> {
+        if self.slow.get() {
+            let (tx, rx) = futures::channel::oneshot::channel();
+            self.writing.borrow_mut().push(tx);
+            let (texts, key) = (self.texts.clone(), key.to_string());
+            return async move {
+                let _ = rx.await;
+                texts.borrow_mut().insert(key, text);
+                Ok(())
+            }
+            .boxed_local();
+        }
         let answer = if self.broken.get() {
             Err("QuotaExceededError: the quota has been exceeded".to_string())
         } else {
@@ -269,4 +293,49 @@ fn a_hidden_tab_stops_watching_after_its_delay_and_resumes_without_a_list() {
     assert!(!rig.kube.paused().get_untracked());
     assert!(!rig.kube.usage_polls.paused());
     rig.server.verify();
+}
+
+#[test]
+fn a_tab_hidden_while_a_save_is_writing_is_saved_again_after_it() {
+    let memory = Memory::default();
+    let key = key_of("table", PATH, None, None);
+    let mut rig = rig_saving(
+        MemoryStore::default(),
+        Some(Rc::new(memory.clone())),
+        expect_discovery,
+    );
+    rig.server
+        .expect_get(PATH)
+        .reply(Reply::json(200, table("10", vec![row("a", "5")])));
+    let feed = expect_watch(&rig.server, PATH, "10");
+    let (_watch, _) = view(&rig, PATH);
+    rig.frame();
+    rig.advance(Duration::from_secs(5));
+    let saved_rv = || {
+        let text = memory.texts.borrow().get(&key).cloned().expect("saved");
+        decode::<TableRowObject>(PATH, &text)
+            .expect("reads back")
+            .1
+            .resource_version
+    };
+    assert_eq!(saved_rv(), "10");
+    memory.slow.set(true);
+    feed.event("MODIFIED", table("11", vec![row("a", "11")]));
+    rig.advance(crate::kube::stores::saved::SAVE_EVERY + Duration::from_secs(5));
+    assert_eq!(
+        memory.writing.borrow().len(),
+        1,
+        "the timed save of 11 is writing"
+    );
+    feed.event("MODIFIED", table("12", vec![row("a", "12")]));
+    rig.frame();
+    rig.kube.tab_hidden(None);
+    rig.run();
+    memory.release();
+    rig.run();
+    assert_eq!(
+        saved_rv(),
+        "12",
+        "what the tab held when hidden, saved after the save that was writing"
+    );
 }

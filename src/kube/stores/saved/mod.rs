@@ -99,6 +99,8 @@ struct Inner {
     stats: RwSignal<SavedStats>,
     /// A save is under way (saves go one at a time).
     saving: Cell<bool>,
+    /// A forced save came while one was under way: run again after it.
+    force_again: Cell<bool>,
     /// The informers are paused (the tab is hidden): a stopped one is
     /// still kept, since it runs again when the tab is shown.
     paused: Cell<bool>,
@@ -125,6 +127,7 @@ impl SavedTables {
                 restored: RefCell::default(),
                 stats: RwSignal::new(stats),
                 saving: Cell::new(false),
+                force_again: Cell::new(false),
                 paused: Cell::new(false),
             }),
         }
@@ -251,13 +254,31 @@ impl SavedTables {
     /// Saves every kept table that changed (all of them now, with
     /// `force`: the tab is being hidden; else those not saved for
     /// [`SAVE_EVERY`], and those whose informer stopped, which are then let go).
+    /// A forced save asked for while one is under way runs after it
+    /// (the tab is hidden while a timed save is writing).
     pub async fn save_due(&self, force: bool) {
         let Some(store) = self.inner.store.clone() else {
             return;
         };
         if self.inner.saving.replace(true) {
+            if force {
+                self.inner.force_again.set(true);
+            }
             return;
         }
+        let mut force = force;
+        loop {
+            self.save_round(store.as_ref(), force).await;
+            if !self.inner.force_again.replace(false) {
+                break;
+            }
+            force = true;
+        }
+        self.inner.saving.set(false);
+    }
+
+    /// One pass of [`SavedTables::save_due`] over the kept tables.
+    async fn save_round(&self, store: &dyn SavedStore, force: bool) {
         let now = self.now();
         let mut jobs = Vec::new();
         let mut gone = Vec::new();
@@ -324,8 +345,6 @@ impl SavedTables {
         for key in gone {
             kept.remove(&key);
         }
-        drop(kept);
-        self.inner.saving.set(false);
     }
 
     /// Says the informers are paused (stopped, to run again) or not.
