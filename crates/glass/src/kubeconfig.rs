@@ -19,14 +19,33 @@ pub struct Context {
     pub cluster: String,
     /// Its namespace, when it names one.
     pub namespace: Option<String>,
+    /// Its cluster's server URL (empty when the view names none): with the
+    /// name, what the saved tables are kept by, so a context pointed at
+    /// another cluster never starts from the first one's.
+    pub server: String,
 }
 
 #[derive(Deserialize)]
 struct View {
     #[serde(default)]
+    clusters: Option<Vec<NamedCluster>>,
+    #[serde(default)]
     contexts: Option<Vec<NamedContext>>,
     #[serde(default, rename = "current-context")]
     current_context: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct NamedCluster {
+    name: String,
+    #[serde(default)]
+    cluster: Option<ClusterBody>,
+}
+
+#[derive(Deserialize)]
+struct ClusterBody {
+    #[serde(default)]
+    server: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -49,17 +68,27 @@ pub fn parse_view(json: &str) -> Result<(Vec<Context>, Option<String>), String> 
     let v: View = serde_json::from_str(json).map_err(|e| {
         format!("kubectl config view printed something that is not a kubeconfig: {e}")
     })?;
+    let clusters = v.clusters.unwrap_or_default();
+    let server_of = |cluster: &str| {
+        clusters
+            .iter()
+            .find(|c| c.name == cluster)
+            .and_then(|c| c.cluster.as_ref()?.server.clone())
+            .unwrap_or_default()
+    };
     let contexts = v
         .contexts
         .unwrap_or_default()
         .into_iter()
         .map(|c| {
             let body = c.context;
+            let cluster = body
+                .as_ref()
+                .and_then(|b| b.cluster.clone())
+                .unwrap_or_default();
             Context {
-                cluster: body
-                    .as_ref()
-                    .and_then(|b| b.cluster.clone())
-                    .unwrap_or_default(),
+                server: server_of(&cluster),
+                cluster,
                 namespace: body.and_then(|b| b.namespace).filter(|n| !n.is_empty()),
                 name: c.name,
             }
@@ -205,17 +234,20 @@ mod tests {
                 Context {
                     name: "prod".into(),
                     cluster: "eks-eu".into(),
-                    namespace: Some("shop".into())
+                    namespace: Some("shop".into()),
+                    server: "https://x".into(),
                 },
                 Context {
                     name: "bare".into(),
                     cluster: "kind".into(),
-                    namespace: None
+                    namespace: None,
+                    server: String::new(),
                 },
                 Context {
                     name: "empty".into(),
                     cluster: String::new(),
-                    namespace: None
+                    namespace: None,
+                    server: String::new(),
                 },
             ]
         );

@@ -310,6 +310,7 @@ fn open_doors(args: &Args, slots: Vec<Slot>) -> Result<Proxies, LaunchError> {
             haunted: Default::default(),
             saved: kubectl_glass::saved::Saved::open_for(
                 &slot.context.name,
+                &slot.context.server,
                 store.file().is_some(),
             ),
             store,

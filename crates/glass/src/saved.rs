@@ -44,19 +44,23 @@ impl Saved {
         }
     }
 
-    /// `context`'s saved tables beside its store in the user's state
-    /// folder (for this run only when the store has no file).
-    pub fn open_for(context: &str, on_disk: bool) -> Self {
+    /// `context`'s saved tables of the cluster at `server`, beside its
+    /// store in the user's state folder (for this run only when the store
+    /// has no file).
+    pub fn open_for(context: &str, server: &str, on_disk: bool) -> Self {
         match crate::store::state_home() {
-            Some(state) if on_disk => Self::open(&crate::store::folder(&state), context),
+            Some(state) if on_disk => Self::open(&crate::store::folder(&state), context, server),
             _ => Self::in_memory(),
         }
     }
 
-    /// `context`'s saved tables, in a folder beside its store in `folder`
-    /// (made 0700 when first written).
-    pub fn open(folder: &Path, context: &str) -> Self {
-        let name = crate::store::file_name(context);
+    /// `context`'s saved tables of the cluster at `server`, in a folder
+    /// beside its store in `folder` (made 0700 when first written). The
+    /// folder is named by both: a context pointed at another server starts
+    /// with nothing saved, never from the other cluster's tables and
+    /// versions.
+    pub fn open(folder: &Path, context: &str, server: &str) -> Self {
+        let name = crate::store::file_name(&format!("{context}\0{server}"));
         let stem = name.trim_end_matches(".json");
         Self {
             folder: Some(folder.join(format!("{stem}.saved"))),
@@ -255,10 +259,10 @@ mod tests {
     fn saved_tables_outlive_the_run_in_a_folder_only_this_user_reads() {
         let dir = tempfile::tempdir().expect("dir");
         let folder = crate::store::folder(dir.path());
-        let saved = Saved::open(&folder, "prod/east");
+        let saved = Saved::open(&folder, "prod/east", "https://east:6443");
         assert_eq!(saved.get("table.pods").expect("get"), None);
         saved.put("table.pods", b"rows").expect("put");
-        let again = Saved::open(&folder, "prod/east");
+        let again = Saved::open(&folder, "prod/east", "https://east:6443");
         assert_eq!(
             again.get("table.pods").expect("get").as_deref(),
             Some(&b"rows"[..])
@@ -268,9 +272,14 @@ mod tests {
         let f = again.folder().expect("a folder");
         assert_eq!(mode(f), 0o700);
         assert_eq!(mode(&f.join("table.pods")), 0o600);
-        // Another context has its own.
+        // Another context has its own, and so has the same context
+        // pointed at another cluster.
         assert_eq!(
-            Saved::open(&folder, "prod/west").keys(),
+            Saved::open(&folder, "prod/west", "https://east:6443").keys(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            Saved::open(&folder, "prod/east", "https://new-east:6443").keys(),
             Vec::<String>::new()
         );
         again.clear().expect("clear");
@@ -288,7 +297,7 @@ mod tests {
         let big = vec![b'x'; MAX_TABLE + 1];
         assert_eq!(saved.put("big", &big), Err(StoreError::TooLarge));
         let dir = tempfile::tempdir().expect("dir");
-        let saved = Saved::open(dir.path(), "dev");
+        let saved = Saved::open(dir.path(), "dev", "");
         let most = vec![b'x'; MAX_TABLE];
         for i in 0..4 {
             saved.put(&format!("t{i}"), &most).expect("fits");
