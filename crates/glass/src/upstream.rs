@@ -121,6 +121,9 @@ impl Upstream {
         {
             return Err(why.clone());
         }
+        // A kubectl stopped for idleness leaves its socket file behind,
+        // and a new one could not listen there.
+        let _ = std::fs::remove_file(&self.socket);
         let (mut child, mut serving) = spec
             .spawn()
             .map_err(|e| format!("cannot run {}: {e}", spec.kubectl.display()))?;
@@ -178,10 +181,13 @@ impl Upstream {
         Some(status)
     }
 
-    /// Stops kubectl now (killed and reaped); how it ended, if it ran.
+    /// Stops kubectl now (killed and reaped, its socket file removed);
+    /// how it ended, if it ran.
     pub fn stop(&self) -> Option<Option<ExitStatus>> {
         let child = self.running.lock().ok()?.take()?;
-        Some(child.stop())
+        let status = child.stop();
+        let _ = std::fs::remove_file(&self.socket);
+        Some(status)
     }
 }
 
@@ -245,8 +251,10 @@ mod tests {
             "30 s after the last request ended"
         );
         assert!(up.running());
+        std::fs::write(up.socket(), b"").expect("a socket file kubectl left");
         assert!(up.stop_if_idle(Instant::now() + Duration::from_secs(61)));
         assert!(!up.running(), "stopped after the idle time");
+        assert!(!up.socket().exists(), "its socket file went with it");
         assert_eq!(up.exited(), None, "stopped, not exited by itself");
     }
 
@@ -273,7 +281,9 @@ mod tests {
             },
             None,
         );
+        std::fs::write(up.socket(), b"").expect("a socket file an earlier kubectl left");
         let why = up.start().await.expect_err("exits");
+        assert!(!up.socket().exists(), "removed before kubectl started");
         assert!(why.contains("exited"), "{why}");
         assert_eq!(up.start().await, Err(why));
         assert_eq!(up.starts(), 1, "the second request got the first answer");
