@@ -4,7 +4,9 @@
 //! would be found again); under a plain `kubectl proxy`, the origin's
 //! Cache Storage (kept across reloads, browser restarts and proxy
 //! restarts on the same address). Each saved state is one text, read when
-//! its informer starts and replaced whole.
+//! its informer starts and replaced whole. Both are bounded: the launcher
+//! bounds its folder, and the browser's copies are held to
+//! [`BROWSER_MAX_BYTES`] in all, the least recently saved going first.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -13,6 +15,16 @@ use crate::js_message;
 
 /// The Cache Storage cache the browser keeps saved states in.
 const CACHE: &str = "kubeglass-snapshots";
+
+/// The most the browser keeps for one origin, every saved state together
+/// (as the launcher keeps per context): past it, the least recently saved
+/// go first.
+pub const BROWSER_MAX_BYTES: usize = 256 << 20;
+
+/// The headers each entry carries: when it was saved (ms since the epoch)
+/// and how many bytes it holds, so bounding the cache reads no body.
+const SAVED_AT: &str = "x-kubeglass-saved-at";
+const BYTES: &str = "x-kubeglass-bytes";
 
 /// Where saved states go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,20 +65,36 @@ impl Snapshots {
         }
     }
 
-    /// Keeps `text` under `key`, replacing what was there.
+    /// Keeps `text` under `key`, replacing what was there (in the
+    /// browser, within [`BROWSER_MAX_BYTES`] in all).
     pub async fn save(&self, key: &str, text: &str) -> Result<(), String> {
+        self.save_within(key, text, BROWSER_MAX_BYTES).await
+    }
+
+    /// [`Snapshots::save`], the browser's copies held to `max_bytes` in
+    /// all: the least recently saved others go first (the launcher bounds
+    /// its folder itself).
+    pub async fn save_within(&self, key: &str, text: &str, max_bytes: usize) -> Result<(), String> {
         match self {
             Self::Launcher(url) => crate::storage::send(&format!("{url}/{key}"), "PUT", Some(text))
                 .await
                 .map(drop),
             Self::Browser => {
                 let cache = open().await?;
-                let resp =
-                    web_sys::Response::new_with_opt_str(Some(text)).map_err(|e| js_message(&e))?;
+                let headers = web_sys::Headers::new().map_err(|e| js_message(&e))?;
+                let now = js_sys::Date::now().to_string();
+                headers.set(SAVED_AT, &now).map_err(|e| js_message(&e))?;
+                headers
+                    .set(BYTES, &text.len().to_string())
+                    .map_err(|e| js_message(&e))?;
+                let init = web_sys::ResponseInit::new();
+                init.set_headers(&headers);
+                let resp = web_sys::Response::new_with_opt_str_and_init(Some(text), &init)
+                    .map_err(|e| js_message(&e))?;
                 JsFuture::from(cache.put_with_str(&entry(key), &resp))
                     .await
-                    .map(drop)
-                    .map_err(|e| format!("the browser kept no copy: {}", js_message(&e)))
+                    .map_err(|e| format!("the browser kept no copy: {}", js_message(&e)))?;
+                keep_within(&cache, &entry(key), max_bytes).await
             }
         }
     }
@@ -84,6 +112,61 @@ impl Snapshots {
             }
         }
     }
+}
+
+/// Deletes the least recently saved entries, never `kept` (the one just
+/// saved), until the rest hold at most `max_bytes`. An entry without the
+/// headers (saved by an older build) counts as the oldest, of no size.
+async fn keep_within(cache: &web_sys::Cache, kept: &str, max_bytes: usize) -> Result<(), String> {
+    let keys = JsFuture::from(cache.keys())
+        .await
+        .map_err(|e| js_message(&e))?;
+    let mut entries = Vec::new();
+    for request in js_sys::Array::from(&keys).iter() {
+        let Ok(request) = request.dyn_into::<web_sys::Request>() else {
+            continue;
+        };
+        let found = JsFuture::from(cache.match_with_request(&request))
+            .await
+            .map_err(|e| js_message(&e))?;
+        let Ok(resp) = found.dyn_into::<web_sys::Response>() else {
+            continue;
+        };
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .ok()
+                .flatten()
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        entries.push((header(SAVED_AT), header(BYTES) as usize, request));
+    }
+    let mut total: usize = entries.iter().map(|e| e.1).sum();
+    entries.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let kept = web_sys::Url::new_with_base(kept, &origin())
+        .map(|u| u.href())
+        .unwrap_or_default();
+    for (_, bytes, request) in entries {
+        if total <= max_bytes {
+            break;
+        }
+        if request.url() == kept {
+            continue;
+        }
+        JsFuture::from(cache.delete_with_request(&request))
+            .await
+            .map_err(|e| js_message(&e))?;
+        total -= bytes;
+    }
+    Ok(())
+}
+
+/// This page's origin, for an entry's whole URL.
+fn origin() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .unwrap_or_default()
 }
 
 /// The entry's URL: on this origin, outside the token's path (nothing is

@@ -28,6 +28,7 @@ use wasm_bindgen_test::*;
 mod actions;
 mod fetch;
 mod integration;
+mod snapshots;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
