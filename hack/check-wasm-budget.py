@@ -59,13 +59,24 @@ strftime) and reading them back through the client's one list decoder
 cut that to the figure above (docs/benchmarks.md has the steps). The
 limits are now about 2% over those figures.
 
+The rest of issue #41's round (later on 2026-12-07: the header's menu of
+the launcher's contexts and the tab's title, the metrics graphs' points
+kept between visits and the polls paused in a quiet tab, and the bound on
+the browser's saved copies), all needed before the first page draws, took
+the main module to 1,420,990 B raw (+31,826), 427,114 B brotli, 554,324 B
+gzip, and every part to 3,557,413 B. The menu and the history came to
+1,413,044 B; the bound on Cache Storage (reading every entry's headers and
+deleting the oldest) to 7,946 B more, after its first form (a float parsed,
+a `Url` built) took 9,167. The main module's limits are now about 2% over
+those figures.
+
 Usage: check-wasm-budget.py [dist]
 """
 
 import sys
 from pathlib import Path
 
-BUDGET = {"": 1_417_000, ".br": 425_500, ".gz": 551_500}
+BUDGET = {"": 1_449_000, ".br": 435_700, ".gz": 565_500}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
 ALL_PARTS_RAW = 3_600_000
 

@@ -82,7 +82,9 @@ impl Snapshots {
             Self::Browser => {
                 let cache = open().await?;
                 let headers = web_sys::Headers::new().map_err(|e| js_message(&e))?;
-                let now = js_sys::Date::now().to_string();
+                // Whole milliseconds: an integer parses without the float
+                // parser, which would grow the first page's wasm.
+                let now = (js_sys::Date::now() as u64).to_string();
                 headers.set(SAVED_AT, &now).map_err(|e| js_message(&e))?;
                 headers
                     .set(BYTES, &text.len().to_string())
@@ -137,21 +139,19 @@ async fn keep_within(cache: &web_sys::Cache, kept: &str, max_bytes: usize) -> Re
                 .get(name)
                 .ok()
                 .flatten()
-                .and_then(|v| v.parse::<f64>().ok())
-                .unwrap_or(0.0)
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0)
         };
-        entries.push((header(SAVED_AT), header(BYTES) as usize, request));
+        entries.push((header(SAVED_AT), header(BYTES), request));
     }
     let mut total: usize = entries.iter().map(|e| e.1).sum();
-    entries.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let kept = web_sys::Url::new_with_base(kept, &origin())
-        .map(|u| u.href())
-        .unwrap_or_default();
+    entries.sort_by_key(|e| e.0);
     for (_, bytes, request) in entries {
         if total <= max_bytes {
             break;
         }
-        if request.url() == kept {
+        // The request's URL is whole (origin and all); the entry's is its path.
+        if request.url().ends_with(kept) {
             continue;
         }
         JsFuture::from(cache.delete_with_request(&request))
@@ -160,13 +160,6 @@ async fn keep_within(cache: &web_sys::Cache, kept: &str, max_bytes: usize) -> Re
         total -= bytes;
     }
     Ok(())
-}
-
-/// This page's origin, for an entry's whole URL.
-fn origin() -> String {
-    web_sys::window()
-        .and_then(|w| w.location().origin().ok())
-        .unwrap_or_default()
 }
 
 /// The entry's URL: on this origin, outside the token's path (nothing is
