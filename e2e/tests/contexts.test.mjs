@@ -117,7 +117,8 @@ test('one launcher serves both contexts: each on its own origin, its proxy start
   assert.equal(await page.getByTestId('session-context').innerText(), `${VIEWER} · kubeglass-local`);
   assert.equal(await page.title(), `${VIEWER} · kubeglass-local — Kubeglass`);
   await table(page).loaded();
-  assert.deepEqual(proxies(), ['app-0', 'app-1'], 'the viewer\'s proxy started when its page asked');
+  // (The admin's may have stopped by now: no tab of it is open.)
+  assert.ok(proxies().includes('app-1'), 'the viewer\'s proxy started when its page asked');
 
   // Both tabs stay live, each through its own proxy.
   const admin = await page.context().newPage();
