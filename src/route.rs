@@ -255,19 +255,6 @@ impl Route {
         self.check().ok().map(|()| self.href())
     }
 
-    /// The page to open in another cluster when the person switches
-    /// context: a table, the overview or a named page go along; one
-    /// object, its logs or a shell may not be there, so none does.
-    pub fn across_clusters(&self) -> Option<&Route> {
-        match self {
-            Route::Overview | Route::Resource { .. } | Route::Page(_) => Some(self),
-            Route::Object { .. }
-            | Route::Logs { .. }
-            | Route::Exec { .. }
-            | Route::Invalid { .. } => None,
-        }
-    }
-
     /// The fragment for this route, starting with `#/`.
     pub fn href(&self) -> String {
         match self {

@@ -34,7 +34,7 @@ pub fn ContextMenu(session: Session, route: ReadSignal<Route>) -> impl IntoView 
                 .into_any();
             }
             let href = move || {
-                let carried = route.with(|r| r.across_clusters().map(|r| r.href()));
+                let carried = route.with(|r| across_clusters(r).map(Route::href));
                 format!("{}{}", open_path(i), carried.unwrap_or_default())
             };
             view! { <li><a href=href data-testid="context-link">{name}</a></li> }.into_any()
@@ -50,4 +50,16 @@ pub fn ContextMenu(session: Session, route: ReadSignal<Route>) -> impl IntoView 
         </details>
     }
     .into_any()
+}
+
+/// The page to open in another cluster when the person switches context: a
+/// table, the overview or a named page go along; one object, its logs or a
+/// shell may not be there, so none does.
+fn across_clusters(route: &Route) -> Option<&Route> {
+    match route {
+        Route::Overview | Route::Resource { .. } | Route::Page(_) => Some(route),
+        Route::Object { .. } | Route::Logs { .. } | Route::Exec { .. } | Route::Invalid { .. } => {
+            None
+        }
+    }
 }
