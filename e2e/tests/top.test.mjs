@@ -189,6 +189,19 @@ test('a pod\'s page draws its CPU and memory over the tab\'s history against its
   assert.match(await usage(page).words('cpu').innerText(), /^\d+m · \d+% of allocatable \d+m$/);
 });
 
+test('X-ray shows the metrics polls, which go on for a minute after Top is left', async () => {
+  const { page } = app;
+  await page.goto(`${app.url}#/xray`);
+  const poll = xray(page).polls();
+  await poll.first().waitFor({ timeout: 10000 });
+  const text = (await poll.allInnerTexts()).join('\n');
+  assert.match(text, /pods in all namespaces/);
+  assert.match(text, /nodes/);
+  assert.match(text, /fresh/);
+  assert.doesNotMatch(text, /pods in demo-shop/, 'the pod page read the poll Top had, not one of its own');
+});
+
+
 test('the graphs keep their history across a reload: the pod\'s line has its points at once, kept by the launcher', async () => {
   const { page } = app;
   await page.goto(`${app.url}#/top`);
@@ -220,18 +233,6 @@ test('the graphs keep their history across a reload: the pod\'s line has its poi
   await page.goto(`${app.url}#/xray`);
   const poll = xray(page).polls().filter({ hasText: 'pods in all namespaces' });
   assert.ok(Number(await poll.getByTestId('xray-poll-kept').innerText()) >= before, 'X-ray says how many were kept');
-});
-
-test('X-ray shows the metrics polls, which go on for a minute after Top is left', async () => {
-  const { page } = app;
-  await page.goto(`${app.url}#/xray`);
-  const poll = xray(page).polls();
-  await poll.first().waitFor({ timeout: 10000 });
-  const text = (await poll.allInnerTexts()).join('\n');
-  assert.match(text, /pods in all namespaces/);
-  assert.match(text, /nodes/);
-  assert.match(text, /fresh/);
-  assert.doesNotMatch(text, /pods in demo-shop/, 'the pod page read the poll Top had, not one of its own');
 });
 
 /** A resource table's headers and rows (see pages.mjs). */
