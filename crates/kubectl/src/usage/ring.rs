@@ -122,29 +122,15 @@ impl Ring {
                 self.total -= s.points.len();
             }
         }
-        let cap = self.fair_cap();
+        // At least one point each: the latest of an object in the latest
+        // sample always stays.
+        let cap = self.cap_for(self.max_total).max(1);
         for s in self.series.values_mut() {
             while s.points.len() > cap {
                 s.points.pop_front();
                 self.total -= 1;
             }
         }
-    }
-
-    /// The largest length such that, with every series cut to it, the
-    /// total fits in `max_total` (at least one point each).
-    fn fair_cap(&self) -> usize {
-        let mut lengths: Vec<usize> = self.series.values().map(|s| s.points.len()).collect();
-        lengths.sort_unstable();
-        let mut room = self.max_total;
-        for (i, len) in lengths.iter().enumerate() {
-            let left = lengths.len() - i;
-            if len * left > room {
-                return (room / left).max(1);
-            }
-            room -= len;
-        }
-        self.per_key
     }
 
     /// The points of `key`, oldest first.
@@ -220,7 +206,8 @@ impl Ring {
         Ok(self.total)
     }
 
-    /// The length every series is cut to for `max_points` in all.
+    /// The largest length such that, with every series cut to it, the
+    /// total fits in `max_points` (the ring's bound, or a save's).
     fn cap_for(&self, max_points: usize) -> usize {
         let mut lengths: Vec<usize> = self.series.values().map(|s| s.points.len()).collect();
         lengths.sort_unstable();
