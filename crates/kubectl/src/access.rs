@@ -95,28 +95,6 @@ pub async fn can_i(client: &RestClient, query: &AccessQuery) -> Result<Access, E
 /// The rules review's endpoint.
 pub const RULES_PATH: &str = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews";
 
-#[derive(Deserialize)]
-struct RulesReview {
-    #[serde(default)]
-    status: Option<RulesStatus>,
-}
-
-#[derive(Deserialize)]
-struct RulesStatus {
-    #[serde(default, rename = "resourceRules")]
-    resource_rules: Vec<ResourceRule>,
-    #[serde(default)]
-    incomplete: bool,
-}
-
-#[derive(Deserialize)]
-struct ResourceRule {
-    #[serde(default)]
-    verbs: Vec<String>,
-    #[serde(default, rename = "apiGroups")]
-    api_groups: Vec<String>,
-}
-
 /// Groups whose `create` every user has (`system:basic-user`: asking what
 /// one may do is a create of a review): they say nothing of creating objects.
 const REVIEW_GROUPS: &[&str] = &["authorization.k8s.io", "authentication.k8s.io"];
@@ -127,18 +105,7 @@ const REVIEW_GROUPS: &[&str] = &["authorization.k8s.io", "authentication.k8s.io"
 /// incomplete list (an authorizer that cannot enumerate) counts as yes:
 /// each create is still asked of the server, which may refuse it.
 pub async fn may_create_in(client: &RestClient, namespace: &str) -> Result<bool, Error> {
-    let body = json!({
-        "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
-        "spec": {"namespace": namespace}
-    });
-    let request = http::Request::post(RULES_PATH)
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .body(body.to_string().into_bytes())
-        .map_err(|e| Error::Request(e.to_string()))?;
-    let review: RulesReview = client.send_json(request).await?;
-    let status = review
-        .status
-        .ok_or_else(|| Error::Decode("a SelfSubjectRulesReview without a status".into()))?;
+    let status = crate::rbac::list::review(client, namespace).await?;
     Ok(status.incomplete
         || status
             .resource_rules
