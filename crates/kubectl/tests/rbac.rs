@@ -19,7 +19,7 @@ fn object(
     let gvk = GroupVersionKind::gvk("rbac.authorization.k8s.io", "v1", kind);
     let mut o = DynamicObject::new(name, &ApiResource::from_gvk(&gvk)).data(data);
     o.metadata.namespace = namespace.map(str::to_string);
-    o.metadata.labels = serde_json::from_value(labels).unwrap();
+    o.metadata.labels = serde_json::from_value(labels).expect("test data");
     o
 }
 
@@ -27,7 +27,7 @@ fn cluster_role(policy: &mut Policy, name: &str, labels: Value, data: Value) {
     let o = object("ClusterRole", None, name, labels, data);
     policy.cluster_roles.insert(
         name.into(),
-        Role::from_object(RoleKind::ClusterRole, &o).unwrap(),
+        Role::from_object(RoleKind::ClusterRole, &o).expect("test data"),
     );
 }
 
@@ -35,7 +35,7 @@ fn role(policy: &mut Policy, ns: &str, name: &str, rules: Value) {
     let o = object("Role", Some(ns), name, json!({}), json!({"rules": rules}));
     policy.roles.insert(
         format!("{ns}/{name}"),
-        Role::from_object(RoleKind::Role, &o).unwrap(),
+        Role::from_object(RoleKind::Role, &o).expect("test data"),
     );
 }
 
@@ -47,7 +47,7 @@ fn bind(policy: &mut Policy, ns: Option<&str>, name: &str, role: (&str, &str), s
     };
     let data = json!({"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role.0, "name": role.1},
         "subjects": subjects});
-    let b = Binding::from_object(&object(kind, ns, name, json!({}), data)).unwrap();
+    let b = Binding::from_object(&object(kind, ns, name, json!({}), data)).expect("test data");
     match ns {
         Some(ns) => policy.role_bindings.insert(format!("{ns}/{name}"), b),
         None => policy.cluster_role_bindings.insert(name.into(), b),
@@ -225,7 +225,7 @@ fn aggregation_that_loops_ends_and_a_missing_role_grants_nothing() {
 
 #[test]
 fn the_authorizers_matching_of_subresources_names_groups_and_urls() {
-    let rule = |v: Value| -> Rule { serde_json::from_value(v).unwrap() };
+    let rule = |v: Value| -> Rule { serde_json::from_value(v).expect("test data") };
     let logs = rule(json!({"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]}));
     let mut q = ask("get", "", "pods", Some("x"));
     assert!(!allows(&logs, &q), "pods/log is not pods");
@@ -262,8 +262,8 @@ fn label_selectors_of_aggregation_read_expressions() {
     let sel: Selector = serde_json::from_value(json!({"matchExpressions": [
         {"key": "tier", "operator": "In", "values": ["a", "b"]},
         {"key": "legacy", "operator": "DoesNotExist"}]}))
-    .unwrap();
-    let labels = |v: Value| serde_json::from_value(v).unwrap();
+    .expect("test data");
+    let labels = |v: Value| serde_json::from_value(v).expect("test data");
     assert!(sel.matches(&labels(json!({"tier": "a"}))));
     assert!(!sel.matches(&labels(json!({"tier": "c"}))));
     assert!(!sel.matches(&labels(json!({"tier": "a", "legacy": "1"}))));
@@ -326,7 +326,7 @@ fn can_i_list_rows_break_rules_down_and_gather_verbs_as_kubectl_prints_them() {
         "nonResourceRules": [
             {"verbs": ["get"], "nonResourceURLs": ["/healthz", "/api/*"]},
             {"verbs": ["get"], "nonResourceURLs": ["/healthz"]}],
-        "incomplete": false})).unwrap();
+        "incomplete": false})).expect("test data");
     let got: Vec<String> = rows(&status)
         .iter()
         .map(|r| {

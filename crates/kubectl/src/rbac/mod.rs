@@ -321,7 +321,9 @@ impl Policy {
         let mut queue: Vec<&Role> = vec![role];
         while let Some(r) = queue.pop() {
             for picked in self.cluster_roles.values() {
-                if false || !r.aggregation.iter().any(|s| s.matches(&picked.labels)) {
+                if seen.contains(&picked.name.as_str())
+                    || !r.aggregation.iter().any(|s| s.matches(&picked.labels))
+                {
                     continue;
                 }
                 seen.push(&picked.name);
