@@ -140,6 +140,9 @@ table::pages! {
         /// Create from YAML.
         Create: create::CreatePage in create / preload_create
             at "create" nav("Create", "nav-create", MayCreate);
+        /// What I may do, who can, and what a subject is granted.
+        Permissions: permissions::PermissionsPage in permissions / preload_permissions
+            at "permissions" nav("Permissions", "nav-permissions", Always);
         /// The API discovery tree.
         Api: api::ApiTree in api / preload_api
             at "api" nav("API", "nav-api", Always);

@@ -360,3 +360,45 @@ fn can_i_list_rows_break_rules_down_and_gather_verbs_as_kubectl_prints_them() {
     assert!(has(&r[0], "deletecollection"), "* allows every column");
     assert!(!has(&r[1], "get"));
 }
+
+#[test]
+fn a_typed_question_resolves_its_resource_and_says_what_is_wrong() {
+    use kubeglass_kubectl::rbac::who::question;
+    let resolve = |name: &str| -> Option<(String, String, bool)> {
+        match name {
+            "deploy" | "deployments" | "deployments.apps" => {
+                Some(("apps".into(), "deployments".into(), true))
+            }
+            "pods" | "po" => Some(("".into(), "pods".into(), true)),
+            "nodes" => Some(("".into(), "nodes".into(), false)),
+            _ => None,
+        }
+    };
+    let q = question(" delete ", "deploy", Some("shop"), &resolve).expect("a question");
+    assert_eq!(
+        (
+            q.verb.as_str(),
+            q.group.as_str(),
+            q.resource.as_str(),
+            q.namespace.as_deref()
+        ),
+        ("delete", "apps", "deployments", Some("shop"))
+    );
+    let logs = question("get", "po/log", Some("shop"), &resolve).expect("a question");
+    assert_eq!(
+        (logs.resource.as_str(), logs.subresource.as_deref()),
+        ("pods", Some("log"))
+    );
+    let nodes = question("get", "nodes", Some("shop"), &resolve).expect("a question");
+    assert_eq!(
+        nodes.namespace, None,
+        "a cluster-scoped resource is asked cluster-wide"
+    );
+    assert_eq!(
+        question("get", "gadgets", None, &resolve).expect_err("gadgets are not served"),
+        "the cluster serves no resource called \"gadgets\""
+    );
+    assert!(question("get it", "pods", None, &resolve).is_err());
+    assert!(question("get", "pods/", None, &resolve).is_err());
+    assert!(question("get", "", None, &resolve).is_err());
+}

@@ -120,3 +120,46 @@ pub async fn allowed_actions(
         problem,
     }
 }
+
+/// The person's own rules in `namespace` (`kubectl auth can-i --list`;
+/// `""`: the cluster-wide ones), or why they could not be read.
+pub async fn my_rules(
+    kube: &Kube,
+    namespace: &str,
+) -> Result<kubeglass_kubectl::rbac::list::RulesStatus, Problem> {
+    kubeglass_kubectl::rbac::list::review(&kube.client, namespace)
+        .await
+        .map_err(|e| Problem::from_error(&e))
+}
+
+/// The RBAC collections who-can reads, cluster-wide: (plural, words).
+pub const RBAC_COLLECTIONS: &[&str] = &[
+    "roles",
+    "rolebindings",
+    "clusterroles",
+    "clusterrolebindings",
+];
+
+/// May the person list and watch every Role, ClusterRole and binding
+/// across the cluster (what "who can" needs)? `Ok(None)` when so, else
+/// the first `verb resource` not allowed; an error when the cluster could
+/// not be asked.
+pub async fn rbac_unreadable(kube: &Kube) -> Result<Option<String>, Problem> {
+    for resource in RBAC_COLLECTIONS {
+        for verb in ["list", "watch"] {
+            let query = AccessQuery {
+                verb: verb.into(),
+                group: "rbac.authorization.k8s.io".into(),
+                resource: (*resource).into(),
+                ..AccessQuery::default()
+            };
+            let allowed = can_i(&kube.client, &query)
+                .await
+                .map_err(|e| Problem::from_error(&e))?;
+            if !allowed.allowed() {
+                return Ok(Some(format!("{verb} {resource}.rbac.authorization.k8s.io")));
+            }
+        }
+    }
+    Ok(None)
+}

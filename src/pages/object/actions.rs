@@ -12,7 +12,7 @@ use crate::components::outcome::ActionOutcome;
 use crate::kube::requests::access::{Allowed, allowed_actions};
 use crate::kube::stores::session::SessionState;
 use crate::kube::use_kube;
-use crate::rules::objects::{KindActions, parse_replicas};
+use crate::rules::objects::{KindActions, Refused, parse_replicas, refused};
 
 /// What the page knows of the person's rights.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +44,7 @@ pub fn ObjectActions(
         Some(ns) => format!("{ns}/{name}"),
         None => name.clone(),
     };
+    let (plural, in_namespace) = (info.plural.clone(), namespace.clone());
     let resource = StoredValue::new((info.api_resource(), namespace, name));
     let kind_name = info.kind.clone();
     let buttons = move || {
@@ -65,16 +66,27 @@ pub fn ObjectActions(
             }
             .into_any();
         }
+        let withheld = refused(&kind, [a.delete, a.patch, a.scale, a.update], &plural, in_namespace.as_deref());
+        let withheld = withheld.into_iter().map(refused_button).collect_view();
         if a.nothing() {
-            return view! { <span class="muted small" data-testid="no-actions">"Your access is read-only here."</span> }.into_any();
+            return view! { <span class="muted small" data-testid="no-actions">"Your access is read-only here."</span> {withheld} }.into_any();
         }
         let (target, kind_name) = (target.clone(), kind_name.clone());
-        view! { <ActionButtons allowed=a kind target kind_name resource object editing actions/> }
+        view! { <ActionButtons allowed=a kind target kind_name resource object editing actions/> {withheld} }
             .into_any()
     };
     view! {
         <ActionOutcome/>
         <div class="actions" data-testid="object-actions">{buttons}</div>
+    }
+}
+
+/// A button RBAC withholds: shown greyed, its reason on hover (a title,
+/// and for screen readers the same words), and it does nothing.
+fn refused_button(r: Refused) -> impl IntoView {
+    view! {
+        <button class="refused" aria-disabled="true" data-testid="action-refused" data-action=r.action
+            title=r.why.clone() aria-label=format!("{}: {}", r.label, r.why)>{r.label}</button>
     }
 }
 

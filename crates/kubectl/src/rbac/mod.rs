@@ -281,7 +281,7 @@ pub struct SourcedRule<'a> {
 }
 
 /// Every Role, ClusterRole and binding, by key (`namespace/name` or `name`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
     /// Roles by `namespace/name`.
     pub roles: BTreeMap<String, Role>,

@@ -256,3 +256,47 @@ pub fn subjects(policy: &Policy) -> Vec<Subject> {
     all.dedup();
     all
 }
+
+/// Resolves a name a person typed to its resource's (group, plural,
+/// namespaced), as discovery's mapper does.
+pub type Resolve<'a> = dyn Fn(&str) -> Option<(String, String, bool)> + 'a;
+
+/// The question a person typed, `verb` and `resource[/subresource]`
+/// (`pods`, `deploy`, `deployments.apps`, `pods/log`, `*`), as a query in
+/// `namespace`: the resource resolved by `resolve` (discovery's mapper:
+/// its group and plural) as `kubectl who-can` resolves it; a cluster-scoped
+/// resource is asked cluster-wide whatever the namespace. An error says
+/// what is wrong.
+pub fn question(
+    verb: &str,
+    resource: &str,
+    namespace: Option<&str>,
+    resolve: &Resolve,
+) -> Result<AccessQuery, String> {
+    let verb = verb.trim();
+    if verb.is_empty() || verb.contains(char::is_whitespace) {
+        return Err("a verb is one word: get, list, delete, …".into());
+    }
+    let resource = resource.trim();
+    let (name, sub) = match resource.split_once('/') {
+        Some((r, s)) if !s.is_empty() && !s.contains('/') => (r, Some(s.to_string())),
+        Some(_) => return Err(format!("{resource:?} is not resource/subresource")),
+        None => (resource, None),
+    };
+    if name.is_empty() {
+        return Err("which resource? (pods, deployments.apps, pods/log, *)".into());
+    }
+    let (group, plural, namespaced) = if name == "*" {
+        ("*".to_string(), "*".to_string(), true)
+    } else {
+        resolve(name).ok_or_else(|| format!("the cluster serves no resource called {name:?}"))?
+    };
+    Ok(AccessQuery {
+        verb: verb.to_string(),
+        group,
+        resource: plural,
+        namespace: namespace.filter(|_| namespaced).map(str::to_string),
+        name: None,
+        subresource: sub,
+    })
+}
