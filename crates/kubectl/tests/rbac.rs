@@ -320,7 +320,8 @@ fn can_i_list_rows_break_rules_down_and_gather_verbs_as_kubectl_prints_them() {
     let status: RulesStatus = serde_json::from_value(json!({
         "resourceRules": [
             {"verbs": ["get", "list"], "apiGroups": ["", "apps"], "resources": ["pods", "deployments"]},
-            {"verbs": ["watch"], "apiGroups": [""], "resources": ["pods"]},
+            {"verbs": ["watch"], "apiGroups": [""], "resources": ["pods", "pods/log"]},
+            {"verbs": ["update"], "apiGroups": ["apps"], "resources": ["deployments/scale"]},
             {"verbs": ["update"], "apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["a", "b"]},
             {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
         "nonResourceRules": [
@@ -347,8 +348,10 @@ fn can_i_list_rows_break_rules_down_and_gather_verbs_as_kubectl_prints_them() {
             "configmaps|b||update",
             "deployments|||get list",
             "deployments.apps|||get list",
+            "deployments.apps/scale|||update",
             "pods|||get list watch",
             "pods.apps|||get list",
+            "pods/log|||watch",
             "||/api/*|get",
             "||/healthz|get",
         ]

@@ -98,12 +98,16 @@ pub struct Row {
     pub verbs: BTreeSet<String>,
 }
 
-/// kubectl's way of writing a resource and its group.
+/// kubectl's way of writing a resource and its group: `pods`,
+/// `deployments.apps`, and a subresource after the group,
+/// `deployments.apps/scale`.
 pub fn resource_words(resource: &str, group: &str) -> String {
     if group.is_empty() {
-        resource.to_string()
-    } else {
-        format!("{resource}.{group}")
+        return resource.to_string();
+    }
+    match resource.split_once('/') {
+        Some((resource, sub)) => format!("{resource}.{group}/{sub}"),
+        None => format!("{resource}.{group}"),
     }
 }
 
