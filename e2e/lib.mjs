@@ -267,6 +267,7 @@ export function withApp({ setup, teardown, kubeconfig, readOnly = false, onBrows
     get api() { return app.api; },
     get browserApi() { return app.browserApi; },
     get token() { return app.token; },
+    get state() { return app.state; },
     get page() { return browser.page; },
     get errors() { return browser.errors; },
   };

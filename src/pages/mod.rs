@@ -143,6 +143,9 @@ table::pages! {
         /// What I may do, who can, and what a subject is granted.
         Permissions: permissions::PermissionsPage in permissions / preload_permissions
             at "permissions" nav("Permissions", "nav-permissions", Always);
+        /// Helm releases, from their Secrets' labels; a revision revealed on request.
+        Helm: helm::HelmPage in helm / preload_helm
+            at "helm" nav("Helm", "nav-helm", Always);
         /// The API discovery tree.
         Api: api::ApiTree in api / preload_api
             at "api" nav("API", "nav-api", Always);

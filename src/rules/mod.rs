@@ -118,7 +118,11 @@
 //! newest first, and the one it runs now (`current`); a StatefulSet's or
 //! DaemonSet's from the ControllerRevisions it owns (`controller_revisions`:
 //! each one's `revision`, the template in its `data` without the
-//! `$patch: replace` mark).
+//! `$patch: replace` mark). `helm`: Helm 3's releases, a revision from its
+//! Secret's labels alone (`Revision::from_labels`), grouped newest first
+//! (`releases`); one revision's payload `decode`d when a person reveals it
+//! (base64, gzip bounded to `MAX_UNPACKED`, JSON) and made `comparable`
+//! with another (chart, values, each manifest object by kind and name).
 
 pub mod bulk;
 pub mod cells;
@@ -132,6 +136,7 @@ pub mod edit;
 pub mod editor;
 pub mod events;
 pub mod filter;
+pub mod helm;
 pub mod labels;
 pub mod live_rows;
 pub mod log_merge;
