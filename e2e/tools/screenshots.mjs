@@ -5,6 +5,7 @@
 // History, an edit's review and conflict, create) run KUBECTL (default
 // `kubectl`) with the environment's KUBECONFIG, on the demo's `frontend`.
 import { execFileSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
 
@@ -153,6 +154,42 @@ const scenes = [
     await page.getByTestId('mark-all').check();
     await page.getByTestId('bulk-restart').click({ timeout: 30000 });
     await page.getByTestId('bulk-tally').filter({ hasText: 'will be sent' }).waitFor({ timeout: 30000 });
+  }],
+  ['permissions', async (page) => {
+    await page.goto(`${base}#/permissions`);
+    await page.getByTestId('namespace-input').fill('demo-shop');
+    await page.getByTestId('namespace-input').press('Enter');
+    await page.getByTestId('who-verb').fill('list');
+    await page.getByTestId('who-resource').fill('pods');
+    await page.locator('[data-testid=who-can] [data-testid=grant]').first().waitFor({ timeout: 30000 });
+    await page.getByTestId('permission-row').first().waitFor({ timeout: 30000 });
+  }],
+  ['helm', async (page) => {
+    // A release as Helm 3 writes one: a Secret per revision, the release
+    // JSON gzipped and base64'd inside the Secret's own base64.
+    const secret = (version, status, replicas) => {
+      const release = { name: 'storefront', namespace: 'demo-shop', version,
+        info: { status, description: version === 1 ? 'Install complete' : 'Upgrade complete',
+          last_deployed: new Date().toISOString(), notes: 'The storefront is at http://storefront.demo-shop' },
+        chart: { metadata: { name: 'storefront', version: `0.${version}.0`, appVersion: '1.8' }, values: { replicas: 1 } },
+        config: { replicas, image: { tag: `1.${version}` } },
+        manifest: `---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: storefront\nspec:\n  replicas: ${replicas}\n` };
+      const text = gzipSync(Buffer.from(JSON.stringify(release))).toString('base64');
+      return { apiVersion: 'v1', kind: 'Secret', type: 'helm.sh/release.v1',
+        metadata: { name: `sh.helm.release.v1.storefront.v${version}`, namespace: 'demo-shop',
+          labels: { name: 'storefront', owner: 'helm', status, version: `${version}`, modifiedAt: `${Math.floor(Date.now() / 1000) - 600 * (3 - version)}` } },
+        data: { release: Buffer.from(text).toString('base64') } };
+    };
+    const items = [secret(1, 'superseded', 1), secret(2, 'deployed', 3)];
+    execFileSync(process.env.KUBECTL ?? 'kubectl', ['apply', '-f', '-'],
+      { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }), encoding: 'utf8' });
+    afterShot.push(() => kubectl('-n', 'demo-shop', 'delete', 'secret', '-l', 'owner=helm,name=storefront', '--ignore-not-found'));
+    await page.goto(`${base}#/helm`);
+    const row = page.locator('[data-testid=helm-release][data-release=storefront]');
+    await row.getByTestId('helm-open').click({ timeout: 30000 });
+    page.once('dialog', (d) => d.accept());
+    await page.locator('[data-testid=helm-revision][data-revision="2"]').getByTestId('helm-reveal').click();
+    await page.getByTestId('helm-values').waitFor({ timeout: 30000 });
   }],
   ['create', async (page) => {
     await page.goto(`${base}#/create`);
