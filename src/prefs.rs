@@ -9,6 +9,12 @@ pub const USAGE: &str = "kubeglass.usage-columns";
 /// localStorage key of the namespace the app works in ("" for all).
 pub const NAMESPACE: &str = "kubeglass.namespace";
 
+/// localStorage key of a resource's own columns (kubectl's custom-columns
+/// spec; "" for none), by its qualified name.
+pub fn columns_key(resource: &str) -> String {
+    format!("kubeglass.columns.{resource}")
+}
+
 /// Seconds a hidden tab waits before it stops watching ("0": never).
 pub const QUIET_AFTER: &str = "kubeglass.quiet-after";
 /// [`QUIET_AFTER`] until one is chosen: five minutes.

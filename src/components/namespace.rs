@@ -30,6 +30,7 @@ pub fn NamespacePicker() -> impl IntoView {
                 resource,
                 labels,
                 fields,
+                columns,
                 ..
             } = route.get_untracked()
             {
@@ -38,6 +39,7 @@ pub fn NamespacePicker() -> impl IntoView {
                     namespace: ns,
                     labels,
                     fields,
+                    columns,
                 });
             }
         }

@@ -341,6 +341,14 @@ impl Route {
         Route::Page(name.to_string())
     }
 
+    /// A table's own columns (`c=`), if it is a table with some.
+    pub fn own_columns(&self) -> Option<String> {
+        match self {
+            Route::Resource { columns, .. } => columns.clone(),
+            _ => None,
+        }
+    }
+
     /// A resource table route with no filters.
     pub fn resource(resource: &str, namespace: Option<&str>) -> Self {
         Route::Resource {

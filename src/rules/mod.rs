@@ -129,6 +129,7 @@ pub mod cells;
 pub mod changes;
 pub mod connection;
 pub mod create;
+pub mod custom_columns;
 pub mod discovery;
 pub mod drain;
 pub mod drift;

@@ -13,6 +13,7 @@
 
 pub mod access;
 pub mod actions;
+pub mod columns;
 pub mod drain;
 pub mod forwards;
 pub mod rbac;

@@ -24,6 +24,7 @@ use crate::kube::{Kube, Now, Watch};
 use crate::rules::cells::keys_in_order;
 use crate::rules::filter::Filter;
 use crate::rules::live_rows::{LiveRows, More};
+use crate::rules::custom_columns::CustomCells;
 use crate::rules::usage::UsageCells;
 use crate::rules::problem::Problem;
 use crate::rules::table::Sort;
@@ -35,6 +36,7 @@ mod header;
 mod ring;
 mod shell;
 mod state;
+mod columns;
 mod toolbar;
 mod usage;
 
@@ -42,6 +44,7 @@ use bulk::BulkBar;
 use header::TableHeader;
 use ring::Ring;
 use state::{Keys, Table, compile_regex};
+use columns::custom_feed;
 use toolbar::Toolbar;
 use usage::{UsageFeed, new_cells, usage_of};
 
@@ -86,6 +89,7 @@ fn LiveTable(
         columns: RwSignal::new(Vec::new()),
         preview: RwSignal::new(None),
         usage: new_cells(&info),
+        custom: Rc::default(),
     };
     let selectors = (labels.clone(), fields.clone());
     let watch = watch_rows(&kube, &path, selectors.clone(), feed.clone());
@@ -108,13 +112,14 @@ fn LiveTable(
             });
         }
     });
+    // Changes once (the status itself changes with every event): the
+    // usage and custom columns' informers start once the table's own list
+    // is in, so they do not slow its first rows or its sync.
+    let synced = Memo::new(move |_| status.with(|s| s.synced));
+    let custom = custom_feed(&info, (namespace.clone(), labels.clone(), fields.clone()), synced, feed.clone());
     let usage_feed = table.usage.map(|of| {
         let (ns, labels, fields) = (namespace.clone(), labels.clone(), fields.clone());
         let feed = StoredValue::new_local(feed.clone());
-        // Changes once (the status itself changes with every event): the
-        // columns' poll and watch start once the table's own list is in, so
-        // they do not slow its first rows or its sync.
-        let synced = Memo::new(move |_| status.with(|s| s.synced));
         view! {
             <Show when=move || table.usage_on.get() && synced.get()>
                 <UsageFeed of namespace=ns.clone() labels=labels.clone() fields=fields.clone() feed=feed.get_value()/>
@@ -130,6 +135,7 @@ fn LiveTable(
             <Toolbar table info=info.clone() namespace=namespace.clone() labels fields/>
             <BulkBar table info=info.clone()/>
             {usage_feed}
+            {custom}
             <Ring table show_namespace/>
         </section>
     }
@@ -223,6 +229,8 @@ struct Feed {
     preview: RwSignal<Option<More>>,
     /// The CPU and memory cells of a pod or node table (see `usage`).
     usage: Rc<RefCell<UsageCells>>,
+    /// The person's own columns' cells (see `columns`).
+    custom: Rc<RefCell<CustomCells>>,
 }
 
 /// Subscribes to the rows at `path` under `(labels, fields)` selectors;
@@ -239,6 +247,7 @@ fn watch_rows(
         columns,
         preview,
         usage,
+        custom,
     } = feed;
     let clock = kube.clock();
     let mut subscription = kube.subscribe("resource-rows", path).table().labels(labels);
@@ -247,14 +256,18 @@ fn watch_rows(
     }
     subscription.frames(move |inf, keys| {
         let server = inf.columns();
-        let usage = usage.borrow();
-        let cols = usage.columns(&server);
+        let (usage, custom) = (usage.borrow(), custom.borrow());
+        let with_usage = usage.columns(&server);
+        let cols = custom.columns(&with_usage);
         let indexer = inf.indexer();
         let indexer = indexer.borrow();
         let mut live = l.borrow_mut();
-        // Each row with its CPU and memory cells, if the table shows them.
+        // Each row with its CPU and memory cells, if the table shows them,
+        // then the person's own.
         let rows = keys.into_iter().map(|k| {
-            let row = indexer.get(&k).map(|r| usage.row(r, server.len()));
+            let row = indexer
+                .get(&k)
+                .map(|r| custom.row(usage.row(r, server.len()), with_usage.len()));
             (k, row)
         });
         if live.apply(&cols, rows, clock.now().as_secs_f64()) {

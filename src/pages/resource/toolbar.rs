@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::state::{Table, compile_regex};
 use crate::rules::filter::Filter;
-use crate::route::{Route, navigate};
+use crate::route::{Route, navigate, use_route};
 
 /// The toolbar; selectors apply on Enter, as a new URL.
 #[component]
@@ -20,6 +20,7 @@ pub fn Toolbar(
     let label_input = RwSignal::new(labels.unwrap_or_default());
     let field_input = RwSignal::new(fields.unwrap_or_default());
     let (resource, ns) = (info.qualified_name(), namespace);
+    let route = use_route();
     let apply_selectors = StoredValue::new(move || {
         let given = |s: RwSignal<String>| {
             let t = s.get_untracked().trim().to_string();
@@ -30,6 +31,8 @@ pub fn Toolbar(
             namespace: ns.clone(),
             labels: given(label_input),
             fields: given(field_input),
+            // The person's own columns stay.
+            columns: route.get_untracked().own_columns(),
         });
     });
     let on_enter = move |ev: KeyboardEvent| {
@@ -65,27 +68,26 @@ pub fn Toolbar(
                     "CPU/memory"
                 </button>
             })}
-            <input
-                class="selector"
-                type="text"
-                placeholder="label selector, e.g. app=web"
-                aria-label="Label selector"
-                data-testid="label-selector"
-                prop:value=move || label_input.get()
-                on:input=move |ev| label_input.set(event_target_value(&ev))
-                on:keydown=on_enter
-            />
-            <input
-                class="selector"
-                type="text"
-                placeholder="field selector, e.g. status.phase=Running"
-                aria-label="Field selector"
-                data-testid="field-selector"
-                prop:value=move || field_input.get()
-                on:input=move |ev| field_input.set(event_target_value(&ev))
-                on:keydown=on_enter
-            />
+            {selector(label_input, "label selector, e.g. app=web", "Label selector", "label-selector", on_enter)}
+            {selector(field_input, "field selector, e.g. status.phase=Running", "Field selector", "field-selector", on_enter)}
         </div>
         {move || filter_error().map(|e| view! { <p class="error-box" data-testid="filter-error">"Filter: " {e}</p> })}
+    }
+}
+
+/// A selector's box, applied on Enter.
+fn selector(
+    value: RwSignal<String>,
+    placeholder: &'static str,
+    label: &'static str,
+    testid: &'static str,
+    on_enter: impl Fn(KeyboardEvent) + Copy + 'static,
+) -> impl IntoView {
+    view! {
+        <input class="selector" type="text" placeholder=placeholder aria-label=label data-testid=testid
+            prop:value=move || value.get()
+            on:input=move |ev| value.set(event_target_value(&ev))
+            on:keydown=on_enter
+        />
     }
 }

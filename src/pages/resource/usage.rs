@@ -10,11 +10,12 @@ use kubeglass_kubectl::usage::{PollState, Target};
 use leptos::prelude::*;
 
 use super::Feed;
+use super::columns::rewrite;
 use crate::kube::subscribe::{cluster_path, collection_path};
 use crate::kube::{Watch, use_kube};
 use crate::rules::usage::{
-    Against, Capacity, RESOURCES_ONLY, UsageCells, UsageOf, is_usage_column, pod_resources,
-    resources_only, state_words,
+    Against, Capacity, RESOURCES_ONLY, UsageCells, UsageOf, pod_resources, resources_only,
+    state_words,
 };
 
 /// The usage columns a table of `info` can have: core pods' and nodes'.
@@ -40,29 +41,6 @@ fn against(of: UsageOf) -> fn(&DynamicObject) -> Against {
             first: Capacity::from_object(node),
             second: Capacity::default(),
         },
-    }
-}
-
-/// Puts the cells' current figures into every row at once (one sort, no
-/// flash), and the columns with them; the table redraws if anything changed.
-pub fn rewrite(feed: &Feed) {
-    let cells = feed.usage.borrow();
-    let mut live = feed.live.borrow_mut();
-    let server: Vec<_> = live
-        .model()
-        .columns()
-        .iter()
-        .filter(|c| !is_usage_column(c))
-        .cloned()
-        .collect();
-    let n = server.len();
-    let columns = cells.columns(&server);
-    if live
-        .model_mut()
-        .rewrite(columns.clone(), |r| cells.row(r, n))
-    {
-        let _ = feed.columns.try_set(columns);
-        feed.changed.notify();
     }
 }
 
