@@ -96,7 +96,7 @@ test('a Secret\'s own columns read its metadata only: its data is never fetched 
   const secret = `e2e-columns-secret-${SUFFIX}`;
   kubectl('-n', NS, 'create', 'secret', 'generic', secret, '--from-literal=password=never-shown');
   try {
-    await page.goto(`${app.url}#/r/secrets?ns=${NS}&c=${encodeURIComponent('DATA:.data.password,NAME:.metadata.name')}`);
+    await page.goto(`${app.url}#/r/secrets?ns=${NS}&c=${encodeURIComponent('PASSWORD:.data.password,NAME:.metadata.name')}`);
     const row = table(page).row(`${NS}/${secret}`);
     await row.waitFor({ timeout: 20000 });
     let g;
@@ -106,7 +106,7 @@ test('a Secret\'s own columns read its metadata only: its data is never fetched 
       return r && g.cell(r, 'NAME') === secret;
     }, 15000), 'the metadata columns fill');
     const r = g.rows.find((x) => x.key === `${NS}/${secret}`);
-    assert.equal(g.cell(r, 'DATA'), '<none>');
+    assert.equal(g.cell(r, 'PASSWORD'), '<none>');
     assert.ok(!(await page.content()).includes(Buffer.from('never-shown').toString('base64')));
   } finally {
     cleanUp(['-n', NS, 'delete', 'secret', secret, '--ignore-not-found']);

@@ -68,9 +68,16 @@ pub fn custom_feed(
 ) -> impl IntoView + use<> {
     let route = use_route();
     let remembered = prefs::columns_key(&info.qualified_name());
+    // Bumped when the person applies a spec: clearing one that came from
+    // the remembered spec leaves the URL as it was, so the route alone
+    // would not say so.
+    let applied = RwSignal::new(0u64);
     let spec = {
         let remembered = remembered.clone();
-        Memo::new(move |_| spec_of(&route.get(), &remembered))
+        Memo::new(move |_| {
+            applied.track();
+            spec_of(&route.get(), &remembered)
+        })
     };
     let parsed = Memo::new(move |_| spec.get().map(|s| parse_spec(&s)));
     let text = RwSignal::new(spec.get_untracked().unwrap_or_default());
@@ -86,6 +93,7 @@ pub fn custom_feed(
         }
         typed_error.set(None);
         prefs::set(&remembered, &typed);
+        applied.update(|n| *n += 1);
         if let Route::Resource { resource, namespace, labels, fields, .. } = route.get_untracked() {
             replace(&Route::Resource { resource, namespace, labels, fields, columns: (!typed.is_empty()).then_some(typed) });
         }
