@@ -96,14 +96,14 @@ test('a Secret\'s own columns read its metadata only: its data is never fetched 
   const secret = `e2e-columns-secret-${SUFFIX}`;
   kubectl('-n', NS, 'create', 'secret', 'generic', secret, '--from-literal=password=never-shown');
   try {
-    await page.goto(`${app.url}#/r/secrets?ns=${NS}&c=${encodeURIComponent('PASSWORD:.data.password,NAME:.metadata.name')}`);
+    await page.goto(`${app.url}#/r/secrets?ns=${NS}&c=${encodeURIComponent('PASSWORD:.data.password,OBJECT:.metadata.name')}`);
     const row = table(page).row(`${NS}/${secret}`);
     await row.waitFor({ timeout: 20000 });
     let g;
     assert.ok(await until(async () => {
       g = await table(page).grid();
       const r = g.rows.find((x) => x.key === `${NS}/${secret}`);
-      return r && g.cell(r, 'NAME') === secret;
+      return r && g.cell(r, 'OBJECT') === secret;
     }, 15000), 'the metadata columns fill');
     const r = g.rows.find((x) => x.key === `${NS}/${secret}`);
     assert.equal(g.cell(r, 'PASSWORD'), '<none>');

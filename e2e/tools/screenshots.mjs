@@ -19,6 +19,7 @@ const views = [
   ['events', '#/events', 'event-row'],
   ['logs', '#/logs/demo-shop/deployments.apps/cart?ts=1', 'log-line'],
   ['xray', '#/xray', 'xray-informer'],
+  ['custom-columns', `#/r/pods?ns=demo-shop&c=${encodeURIComponent('IMAGE:.spec.containers[*].image,NODE:.spec.nodeName,RESTARTS:.status.containerStatuses[*].restartCount')}`, 'resource-row'],
 ];
 const kubectl = (...args) => execFileSync(process.env.KUBECTL ?? 'kubectl', args, { encoding: 'utf8' });
 const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', 'frontend', '-o', 'jsonpath={.spec.replicas}'));
