@@ -70,6 +70,17 @@ deleting the oldest) to 7,946 B more, after its first form (a float parsed,
 a `Url` built) took 9,167. The main module's limits are now about 2% over
 those figures.
 
+Issue #42's first pages (2026-12-07: Permissions, Helm, and a table's own
+columns) are parts of their own, fetched when opened: every part went from
+3,557,413 B to 3,943,281 B raw. The Permissions page's own files are
+167,501 B raw and Helm's 136,346 B (its gzip inflate, `flate2` on
+`miniz_oxide`, among them); the rest is chunks they share with other
+pages. Custom columns (the JSONPath reader, in the table's part) came to
+about 40 KB. The main module grew 8,462 B (1,429,452 B raw, 428,446 B
+brotli, 556,855 B gzip: the route's `c=` and the two top-bar links), within
+its limits. `node hack/wasm-parts.mjs` prints each page's part; the
+every-part limit is now about 2% over the new sum.
+
 Usage: check-wasm-budget.py [dist]
 """
 
@@ -78,7 +89,7 @@ from pathlib import Path
 
 BUDGET = {"": 1_449_000, ".br": 435_700, ".gz": 565_500}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
-ALL_PARTS_RAW = 3_600_000
+ALL_PARTS_RAW = 4_022_000
 
 
 def main() -> int:

@@ -19,7 +19,7 @@ const views = [
   ['events', '#/events', 'event-row'],
   ['logs', '#/logs/demo-shop/deployments.apps/cart?ts=1', 'log-line'],
   ['xray', '#/xray', 'xray-informer'],
-  ['custom-columns', `#/r/pods?ns=demo-shop&c=${encodeURIComponent('IMAGE:.spec.containers[*].image,NODE:.spec.nodeName,RESTARTS:.status.containerStatuses[*].restartCount')}`, 'resource-row'],
+  ['custom-columns', `#/r/pods?ns=demo-shop&c=${encodeURIComponent('IMAGE:.spec.containers[*].image,NODE:.spec.nodeName,QOS:.status.qosClass')}`, 'resource-row'],
 ];
 const kubectl = (...args) => execFileSync(process.env.KUBECTL ?? 'kubectl', args, { encoding: 'utf8' });
 const replicas = () => Number(kubectl('-n', 'demo-shop', 'get', 'deployment', 'frontend', '-o', 'jsonpath={.spec.replicas}'));
@@ -160,10 +160,12 @@ const scenes = [
     await page.goto(`${base}#/permissions`);
     await page.getByTestId('namespace-input').fill('demo-shop');
     await page.getByTestId('namespace-input').press('Enter');
-    await page.getByTestId('who-verb').fill('list');
-    await page.getByTestId('who-resource').fill('pods');
+    await page.getByTestId('who-verb').fill('delete');
+    await page.getByTestId('who-resource').fill('deployments');
     await page.locator('[data-testid=who-can] [data-testid=grant]').first().waitFor({ timeout: 30000 });
     await page.getByTestId('permission-row').first().waitFor({ timeout: 30000 });
+    // The admin's own grid is long: the picture is who can.
+    await page.getByTestId('who-asked').evaluate((e) => e.scrollIntoView({ block: 'start' }));
   }],
   ['helm', async (page) => {
     // A release as Helm 3 writes one: a Secret per revision, the release
