@@ -26,6 +26,9 @@ pub struct CustomCells {
     pub headers: Vec<(String, String)>,
     /// Each object's cells, by `namespace/name`.
     pub cells: HashMap<String, Rc<[String]>>,
+    /// Which columns hold numbers only (they then sort as numbers):
+    /// see [`CustomCells::refresh_numeric`].
+    pub numeric: Vec<bool>,
 }
 
 impl CustomCells {
@@ -37,43 +40,98 @@ impl CustomCells {
             .filter(|c| !is_custom_column(c))
             .cloned()
             .collect();
-        cols.extend(self.headers.iter().map(|(name, expression)| TableColumn {
-            name: name.clone(),
-            type_: "string".into(),
-            format: CUSTOM_FORMAT.into(),
-            description: format!("your column: {expression}"),
-            priority: 0,
-        }));
+        cols.extend(
+            self.headers
+                .iter()
+                .enumerate()
+                .map(|(i, (name, expression))| TableColumn {
+                    name: name.clone(),
+                    type_: if self.numeric.get(i).copied().unwrap_or(false) {
+                        "number"
+                    } else {
+                        "string"
+                    }
+                    .into(),
+                    format: CUSTOM_FORMAT.into(),
+                    description: format!("your column: {expression}"),
+                    priority: 0,
+                }),
+        );
         cols
     }
 
-    /// `row` with the custom cells after its first `before_len` cells (an
-    /// object not read yet has empty ones); the same row when it holds
-    /// them already.
-    pub fn row(&self, row: Rc<TableRowObject>, before_len: usize) -> Rc<TableRowObject> {
-        let key = kubeglass_client::cache::object_key(row.as_ref());
-        let cells: Vec<Value> = match self.cells.get(&key) {
+    /// Marks each column numeric when every cell that has a value (not
+    /// `<none>`) reads as a number and one does: `RESTARTS` then sorts 9
+    /// before 10.
+    pub fn refresh_numeric(&mut self) {
+        self.numeric = (0..self.headers.len())
+            .map(|i| {
+                let mut values = self
+                    .cells
+                    .values()
+                    .filter_map(|c| c.get(i))
+                    .filter(|v| !v.is_empty() && v.as_str() != kubeglass_kubectl::columns::NONE)
+                    .peekable();
+                values.peek().is_some() && values.all(|v| v.parse::<f64>().is_ok())
+            })
+            .collect();
+    }
+
+    /// The custom cells of the row under `key` (empty ones for an object
+    /// not read yet).
+    pub fn tail(&self, key: &str) -> Vec<Value> {
+        match self.cells.get(key) {
             Some(c) => c.iter().map(|s| Value::String(s.clone())).collect(),
             None => self
                 .headers
                 .iter()
                 .map(|_| Value::String(String::new()))
                 .collect(),
-        };
-        let now = &row.row.cells;
-        if now.len() == before_len + cells.len() && now[before_len.min(now.len())..] == cells[..] {
-            return row;
         }
-        let mut new = (*row).clone();
-        new.row.cells.truncate(before_len);
-        new.row.cells.extend(cells);
-        Rc::new(new)
     }
 }
 
-/// One object's cells for `columns`, as kubectl prints them.
-pub fn object_cells(columns: &[Column], object: &DynamicObject) -> Rc<[String]> {
-    let value = serde_json::to_value(object).unwrap_or(Value::Null);
+/// `row` with `tail` after its first `n` cells (the server's): the same row,
+/// not a copy, when it holds them already, else one copy. The usage
+/// columns' cells and the person's own go through here together, so a row
+/// is copied at most once per change.
+pub fn with_tail(row: Rc<TableRowObject>, n: usize, tail: Vec<Value>) -> Rc<TableRowObject> {
+    let now = &row.row.cells;
+    if now.len() == n + tail.len() && now[n.min(now.len())..] == tail[..] {
+        return row;
+    }
+    let mut new = (*row).clone();
+    new.row.cells.truncate(n);
+    new.row.cells.extend(tail);
+    Rc::new(new)
+}
+
+/// `row` with the usage columns' cells and then the person's own after its
+/// first `n` cells (the server's), through [`with_tail`].
+pub fn with_cells(
+    row: Rc<TableRowObject>,
+    n: usize,
+    usage: &crate::rules::usage::UsageCells,
+    custom: &CustomCells,
+) -> Rc<TableRowObject> {
+    let key = kubeglass_client::cache::object_key(row.as_ref());
+    let tail = [usage.tail(&key), custom.tail(&key)].concat();
+    with_tail(row, n, tail)
+}
+
+/// One object's cells for `columns`, as kubectl prints them. A list's
+/// items come without `apiVersion` and `kind` (a watch's with them), so
+/// both are set from the resource, as kubectl's decoding sets them.
+pub fn object_cells(
+    columns: &[Column],
+    (api_version, kind): (&str, &str),
+    object: &DynamicObject,
+) -> Rc<[String]> {
+    let mut value = serde_json::to_value(object).unwrap_or(Value::Null);
+    if let Some(o) = value.as_object_mut() {
+        o.insert("apiVersion".into(), Value::String(api_version.into()));
+        o.insert("kind".into(), Value::String(kind.into()));
+    }
     columns.iter().map(|c| cell(c, &value)).collect()
 }
 
@@ -108,9 +166,10 @@ mod tests {
                 .collect(),
             ..Default::default()
         };
-        custom
-            .cells
-            .insert("shop/web".into(), object_cells(&columns, &object));
+        custom.cells.insert(
+            "shop/web".into(),
+            object_cells(&columns, ("v1", "Pod"), &object),
+        );
         let server = vec![TableColumn {
             name: "Name".into(),
             type_: "string".into(),
@@ -125,26 +184,59 @@ mod tests {
             ["Name", "IMAGE", "NODE"],
             "applied twice, the columns are there once"
         );
-        let r = custom.row(row("web", vec![json!("web")]), 1);
+        let r = with_tail(row("web", vec![json!("web")]), 1, custom.tail("shop/web"));
         assert_eq!(
             r.row.cells,
             vec![json!("web"), json!("a:1,b:2"), json!("<none>")]
         );
-        let again = custom.row(r.clone(), 1);
+        let again = with_tail(r.clone(), 1, custom.tail("shop/web"));
         assert!(
             Rc::ptr_eq(&r, &again),
             "a row that holds them is not copied"
         );
-        let unknown = custom.row(row("other", vec![json!("other")]), 1);
+        let unknown = with_tail(
+            row("other", vec![json!("other")]),
+            1,
+            custom.tail("shop/other"),
+        );
         assert_eq!(
             unknown.row.cells,
             vec![json!("other"), json!(""), json!("")]
         );
-        let off = CustomCells::default().row(r, 1);
+        let off = with_tail(r, 1, CustomCells::default().tail("shop/web"));
         assert_eq!(
             off.row.cells,
             vec![json!("web")],
             "turned off, the cells go"
         );
+    }
+
+    #[test]
+    fn a_column_of_numbers_only_sorts_as_numbers() {
+        let columns = parse_spec("RESTARTS:.r,NODE:.n").expect("spec");
+        let mut custom = CustomCells {
+            headers: columns
+                .iter()
+                .map(|c| (c.header.clone(), c.expression.clone()))
+                .collect(),
+            ..Default::default()
+        };
+        let cells =
+            |a: &str, b: &str| -> Rc<[String]> { Rc::from(vec![a.to_string(), b.to_string()]) };
+        custom
+            .cells
+            .insert("shop/web".into(), cells("a:1", "<none>"));
+        custom.refresh_numeric();
+        assert_eq!(custom.numeric, [false, false]);
+        custom.cells.remove("shop/web");
+        custom.cells.insert("shop/a".into(), cells("10", "<none>"));
+        custom.cells.insert("shop/b".into(), cells("9", "<none>"));
+        custom.refresh_numeric();
+        assert_eq!(
+            custom.numeric,
+            [true, false],
+            "numbers sort as numbers; no value is not a number"
+        );
+        assert_eq!(custom.columns(&[])[0].type_, "number");
     }
 }

@@ -25,8 +25,9 @@ pub const RELEASE_TYPE: &str = "helm.sh/release.v1";
 pub const OWNER_SELECTOR: &str = "owner=helm";
 
 /// The most a release may unpack to: a Secret holds at most 1 MiB, and
-/// gzip of JSON rarely passes 20:1; past this it is refused, not read.
-pub const MAX_UNPACKED: u64 = 64 << 20;
+/// gzip of JSON rarely passes 10:1; past this it is refused, not read (a
+/// planted bomb of zeros would otherwise become gigabytes of parsed JSON).
+pub const MAX_UNPACKED: u64 = 16 << 20;
 
 /// One revision of a release, from its Secret's name and labels.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,8 +40,8 @@ pub struct Revision {
     pub version: u64,
     /// `deployed`, `superseded`, `failed`, `pending-upgrade`… (label `status`).
     pub status: String,
-    /// When Helm last wrote it, Unix seconds (label `modifiedAt`, absent
-    /// before Helm 3.9).
+    /// When Helm last wrote it, Unix seconds (label `modifiedAt`, which
+    /// Helm sets on an update, else `createdAt`).
     pub modified: Option<i64>,
     /// The Secret's name.
     pub secret: String,
@@ -65,7 +66,9 @@ impl Revision {
                 .get("status")
                 .cloned()
                 .unwrap_or_else(|| "unknown".into()),
-            modified: labels.get("modifiedAt").and_then(|m| m.parse().ok()),
+            modified: ["modifiedAt", "createdAt"]
+                .iter()
+                .find_map(|k| labels.get(*k)?.parse().ok()),
             secret: secret.to_string(),
         })
     }
@@ -311,6 +314,19 @@ mod tests {
         )
         .expect("old helm");
         assert_eq!((old.status.as_str(), old.modified), ("unknown", None));
+        // A revision never updated has only createdAt.
+        let created = Revision::from_labels(
+            "x",
+            "s",
+            &labels(&[
+                ("owner", "helm"),
+                ("name", "a"),
+                ("version", "1"),
+                ("createdAt", "1700000000"),
+            ]),
+        )
+        .expect("a revision");
+        assert_eq!(created.modified, Some(1700000000));
     }
 
     #[test]
@@ -396,7 +412,7 @@ mod tests {
         );
         assert_eq!(
             decode(bomb.as_bytes()).expect_err("refused"),
-            "it unpacks to more than 64 MiB; not read"
+            "it unpacks to more than 16 MiB; not read"
         );
     }
 

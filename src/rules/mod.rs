@@ -121,7 +121,7 @@
 //! `$patch: replace` mark). `helm`: Helm 3's releases, a revision from its
 //! Secret's labels alone (`Revision::from_labels`), grouped newest first
 //! (`releases`); one revision's payload `decode`d when a person reveals it
-//! (base64, gzip bounded to `MAX_UNPACKED`, JSON) and made `comparable`
+//! (base64, gzip bounded to `MAX_UNPACKED`, 16 MiB, JSON) and made `comparable`
 //! with another (chart, values, each manifest object by kind and name).
 
 pub mod bulk;

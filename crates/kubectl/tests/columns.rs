@@ -92,7 +92,66 @@ fn missing_fields_are_none_and_values_print_as_kubectl_prints_them() {
         "map[a:[1 x] b:1]"
     );
     assert_eq!(print_value(&json!(0.5)), "0.5");
+    // A number that is not an int64 is Go's float64, printed by %v.
+    let float = |t: &str| print_value(&serde_json::from_str(t).expect("a number"));
+    assert_eq!(float("2.0"), "2");
+    assert_eq!(float("1e3"), "1000");
+    assert_eq!(float("1500000.5"), "1.5000005e+06");
+    assert_eq!(float("0.00001"), "1e-05");
+    assert_eq!(float("18446744073709551615"), "1.8446744073709552e+19");
     assert_eq!(print_value(&Value::Null), "<nil>");
+}
+
+#[test]
+fn escapes_and_quoted_keys_read_as_kubectl_reads_them() {
+    let o =
+        json!({"metadata": {"labels": {"app.kubernetes.io/name": "web", "a": {"b": "nested"}}}});
+    let read = |e: &str| -> Vec<String> {
+        Path::parse_relaxed(e)
+            .expect("reads")
+            .eval(&o)
+            .into_iter()
+            .map(print_value)
+            .collect()
+    };
+    assert_eq!(read(".metadata.labels.app\\.kubernetes\\.io/name"), ["web"]);
+    assert_eq!(
+        read(".metadata.labels['app\\.kubernetes\\.io/name']"),
+        ["web"]
+    );
+    assert_eq!(
+        read(".metadata.labels['a.b']"),
+        ["nested"],
+        "kubectl reads ['a.b'] as .a.b"
+    );
+    let items = json!({"items": [{"x": null}, {"y": 1}]});
+    let found = Path::parse_relaxed(".items[?(@.x)]")
+        .expect("reads")
+        .eval(&items)
+        .len();
+    assert_eq!(found, 1, "a key holding null exists, as kubectl reads it");
+}
+
+#[test]
+fn a_spec_from_a_link_cannot_make_an_evaluation_explode() {
+    assert!(
+        parse_spec("X:..*")
+            .expect_err("..*")
+            .message
+            .contains("..*")
+    );
+    assert!(
+        parse_spec("X:..a..b..c")
+            .expect_err("three ..")
+            .message
+            .contains("at most 2")
+    );
+    let wide = Value::Array((0..5000).map(|i| json!({"v": i})).collect());
+    let all = Path::parse_relaxed("[*].v")
+        .expect("reads")
+        .eval(&wide)
+        .len();
+    assert_eq!(all, kubeglass_kubectl::columns::MAX_VALUES);
 }
 
 #[test]

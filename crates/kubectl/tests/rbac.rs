@@ -268,8 +268,8 @@ fn label_selectors_of_aggregation_read_expressions() {
     assert!(!sel.matches(&labels(json!({"tier": "c"}))));
     assert!(!sel.matches(&labels(json!({"tier": "a", "legacy": "1"}))));
     assert!(
-        !Selector::default().matches(&labels(json!({}))),
-        "an empty selector picks nothing"
+        Selector::default().matches(&labels(json!({"any": "role"}))),
+        "an empty selector picks every role, as the controller reads it"
     );
 }
 
@@ -404,4 +404,28 @@ fn a_typed_question_resolves_its_resource_and_says_what_is_wrong() {
     assert!(question("get it", "pods", None, &resolve).is_err());
     assert!(question("get", "pods/", None, &resolve).is_err());
     assert!(question("get", "", None, &resolve).is_err());
+}
+
+#[test]
+fn an_empty_aggregation_selector_takes_every_roles_rules_cluster_admins_too() {
+    let mut p = demo();
+    cluster_role(
+        &mut p,
+        "sneaky",
+        json!({}),
+        json!({"aggregationRule": {"clusterRoleSelectors": [{}]}}),
+    );
+    bind(
+        &mut p,
+        None,
+        "sneaky",
+        ("ClusterRole", "sneaky"),
+        json!([{"kind": "User", "name": "mallory"}]),
+    );
+    let grants = who_can(&p, &ask("delete", "", "secrets", Some("demo-shop")));
+    let mallory = grants
+        .iter()
+        .find(|g| g.subject.name == "mallory")
+        .expect("mallory may delete secrets through the empty selector");
+    assert_eq!(mallory.aggregated_from.as_deref(), Some("cluster-admin"));
 }

@@ -17,7 +17,7 @@ use crate::kube::subscribe::watch_problem;
 use crate::kube::use_kube;
 use crate::prefs;
 use crate::route::{Route, replace, use_route};
-use crate::rules::custom_columns::{CustomCells, is_custom_column, object_cells};
+use crate::rules::custom_columns::{CustomCells, is_custom_column, object_cells, with_cells};
 use crate::rules::usage::is_usage_column;
 
 /// Puts the usage and custom cells' current values into every row at once
@@ -35,11 +35,10 @@ pub fn rewrite(feed: &Feed) {
         .collect();
     let n = server.len();
     let with_usage = usage.columns(&server);
-    let m = with_usage.len();
     let columns = custom.columns(&with_usage);
     if live
         .model_mut()
-        .rewrite(columns.clone(), |r| custom.row(usage.row(r, n), m))
+        .rewrite(columns.clone(), |r| with_cells(r, n, &usage, &custom))
     {
         let _ = feed.columns.try_set(columns);
         feed.changed.notify();
@@ -150,6 +149,7 @@ fn CustomFeed(
         subscription = subscription.fields(f);
     }
     let columns = Rc::new(columns);
+    let (api_version, kind) = (info.api_version(), info.kind.clone());
     let f = feed.clone();
     let watch = subscription.frames(move |inf, keys| {
         {
@@ -158,10 +158,11 @@ fn CustomFeed(
             let mut custom = f.custom.borrow_mut();
             for k in keys {
                 match indexer.get(&k) {
-                    Some(o) => custom.cells.insert(k, object_cells(&columns, &o)),
+                    Some(o) => custom.cells.insert(k, object_cells(&columns, (&api_version, &kind), &o)),
                     None => custom.cells.remove(&k),
                 };
             }
+            custom.refresh_numeric();
         }
         rewrite(&f);
     });

@@ -24,7 +24,7 @@ use crate::kube::{Kube, Now, Watch};
 use crate::rules::cells::keys_in_order;
 use crate::rules::filter::Filter;
 use crate::rules::live_rows::{LiveRows, More};
-use crate::rules::custom_columns::CustomCells;
+use crate::rules::custom_columns::{CustomCells, with_cells};
 use crate::rules::usage::UsageCells;
 use crate::rules::problem::Problem;
 use crate::rules::table::Sort;
@@ -267,7 +267,7 @@ fn watch_rows(
         let rows = keys.into_iter().map(|k| {
             let row = indexer
                 .get(&k)
-                .map(|r| custom.row(usage.row(r, server.len()), with_usage.len()));
+                .map(|r| with_cells(r, server.len(), &usage, &custom));
             (k, row)
         });
         if live.apply(&cols, rows, clock.now().as_secs_f64()) {

@@ -1,11 +1,10 @@
 //! CPU and memory columns for the pod and node tables: usage from the latest sample, and usage as a share of a pod's requests and limits or of a node's allocatable, as number cells appended to kubectl's own so they sort numerically with the rest, and read as `kubectl top` prints them.
 
 use std::collections::HashMap;
-use std::rc::Rc;
 
 use kubeglass_client::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kubeglass_client::kube_core::DynamicObject;
-use kubeglass_client::rest::table::{TableColumn, TableRowObject};
+use kubeglass_client::rest::table::TableColumn;
 use kubeglass_kubectl::usage::Quantities;
 use kubeglass_kubectl::usage::quantity::{Quantity, top_cpu, top_memory, top_percent};
 use serde_json::Value;
@@ -211,30 +210,31 @@ impl UsageCells {
         cols
     }
 
+    /// The usage cells of the row under `key` while they are shown (none
+    /// otherwise), for a caller that puts them after the server's itself.
+    pub fn tail(&self, key: &str) -> Vec<serde_json::Value> {
+        match self.shown() {
+            Some(of) => of.cells(self.usage.get(key), self.against.get(key)),
+            None => Vec::new(),
+        }
+    }
+
     /// `row` with its usage cells after its first `server_len` cells (the
     /// server's) while they are shown, and without them otherwise; the
-    /// same row (not a copy) when that is what it holds already.
-    pub fn row(&self, row: Rc<TableRowObject>, server_len: usize) -> Rc<TableRowObject> {
+    /// same row (not a copy) when that is what it holds already. (The
+    /// table puts them there with the person's own columns' cells through
+    /// `custom_columns::with_tail`; this is that for usage alone.)
+    #[cfg(test)]
+    pub fn row(
+        &self,
+        row: std::rc::Rc<kubeglass_client::rest::table::TableRowObject>,
+        server_len: usize,
+    ) -> std::rc::Rc<kubeglass_client::rest::table::TableRowObject> {
         if self.of.is_none() {
             return row;
         }
-        let cells = match self.shown() {
-            Some(of) => {
-                let key = kubeglass_client::cache::object_key(row.as_ref());
-                of.cells(self.usage.get(&key), self.against.get(&key))
-            }
-            None => Vec::new(),
-        };
-        let cells_now = &row.row.cells;
-        let same = cells_now.len() == server_len + cells.len()
-            && cells_now[server_len.min(cells_now.len())..] == cells[..];
-        if same {
-            return row;
-        }
-        let mut new = (*row).clone();
-        new.row.cells.truncate(server_len);
-        new.row.cells.extend(cells);
-        Rc::new(new)
+        let cells = self.tail(&kubeglass_client::cache::object_key(row.as_ref()));
+        crate::rules::custom_columns::with_tail(row, server_len, cells)
     }
 }
 

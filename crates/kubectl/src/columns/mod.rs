@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub use path::{Path, PathError};
+pub use path::{MAX_DESCENTS, MAX_VALUES, Path, PathError};
 
 /// What kubectl prints for a column with no result.
 pub const NONE: &str = "<none>";
@@ -95,10 +95,10 @@ pub fn print_value(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Null => "<nil>".into(),
         Value::Bool(b) => b.to_string(),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => i.to_string(),
-            (_, Some(u)) => u.to_string(),
-            _ => n.to_string(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.to_string(),
+            // Not an int64: Go decodes it as a float64.
+            None => go_float(n.as_f64().unwrap_or(f64::NAN)),
         },
         Value::Array(a) => format!(
             "[{}]",
@@ -113,6 +113,29 @@ pub fn print_value(v: &Value) -> String {
                 .collect();
             format!("map[{}]", inner.join(" "))
         }
+    }
+}
+
+/// A float64 as Go's `%v` prints it: the shortest digits, in exponent form
+/// (`1.5000005e+06`, `1e-05`) when the exponent is under -4 or 6 and over.
+fn go_float(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf" } else { "-Inf" }.into();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..6).contains(&exp) {
+        format!("{f}")
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
     }
 }
 

@@ -5,6 +5,13 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
+/// The most values one step of an evaluation keeps: a spec comes from a
+/// link, and `..` over `..` must not freeze the tab.
+pub const MAX_VALUES: usize = 1_000;
+
+/// The most `..` one expression may hold.
+pub const MAX_DESCENTS: usize = 2;
+
 /// Why an expression does not read, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathError {
@@ -36,6 +43,8 @@ pub enum Op {
 pub enum Step {
     /// A field of an object.
     Field(String),
+    /// Fields one inside the other (a quoted key, `['a.b']`).
+    Fields(Vec<String>),
     /// Every value of an object or item of a list.
     Wildcard,
     /// One item (negative: from the end).
@@ -59,6 +68,8 @@ pub struct Path {
 struct Reader<'a> {
     chars: Vec<char>,
     pos: usize,
+    /// How many `..` read so far.
+    descents: usize,
     /// Where `chars` starts in the expression as written.
     offset: usize,
     _text: &'a str,
@@ -74,15 +85,25 @@ impl Reader<'_> {
             message: message.into(),
         })
     }
+    /// A field's name, up to the next step or operator; `\` takes the
+    /// next character as it is (`labels.app\.kubernetes\.io/name`).
     fn name(&mut self) -> String {
-        let start = self.pos;
+        let mut out = String::new();
         while let Some(c) = self.peek() {
             if matches!(c, '.' | '[' | ' ' | '=' | '!' | '<' | '>' | ')') {
                 break;
             }
             self.pos += 1;
+            if c == '\\' {
+                if let Some(next) = self.peek() {
+                    out.push(next);
+                    self.pos += 1;
+                }
+                continue;
+            }
+            out.push(c);
         }
-        self.chars[start..self.pos].iter().collect()
+        out
     }
 
     /// Steps until the end, or (in a filter) until a space, an operator or
@@ -92,8 +113,17 @@ impl Reader<'_> {
         while let Some(c) = self.peek() {
             match c {
                 '.' if self.chars.get(self.pos + 1) == Some(&'.') => {
+                    let at = self.pos;
                     self.pos += 2;
                     let step = self.one_step()?;
+                    if step == Step::Wildcard {
+                        return self.fail(at, "kubectl does not read ..* (name a field after ..)");
+                    }
+                    self.descents += 1;
+                    if self.descents > MAX_DESCENTS {
+                        return self
+                            .fail(at, format!("at most {MAX_DESCENTS} .. in one expression"));
+                    }
                     steps.push(Step::Descend(Box::new(step)));
                 }
                 '.' => {
@@ -178,7 +208,8 @@ impl Reader<'_> {
     fn index_or_name(&self, part: &str, at: usize) -> Result<Step, PathError> {
         let quoted = |q: char| part.len() >= 2 && part.starts_with(q) && part.ends_with(q);
         if quoted('\'') || quoted('"') {
-            return Ok(Step::Field(part[1..part.len() - 1].to_string()));
+            // kubectl reads ['a.b'] as .a.b; ['a\.b'] is the one key.
+            return Ok(Step::Fields(split_fields(&part[1..part.len() - 1])));
         }
         let number = |s: &str| -> Result<Option<i64>, PathError> {
             let s = s.trim();
@@ -222,6 +253,7 @@ impl Reader<'_> {
         let mut inner = Reader {
             chars: rest.chars().collect(),
             pos: 0,
+            descents: self.descents,
             offset: self.offset + at + 2,
             _text: rest,
         };
@@ -277,6 +309,7 @@ impl Path {
         let mut reader = Reader {
             chars: inner.chars().collect(),
             pos: 0,
+            descents: 0,
             offset,
             _text: inner,
         };
@@ -300,9 +333,36 @@ impl Path {
 
 fn eval_steps<'a>(steps: &[Step], mut at: Vec<&'a Value>) -> Vec<&'a Value> {
     for step in steps {
-        at = at.into_iter().flat_map(|v| apply(step, v)).collect();
+        at = at
+            .into_iter()
+            .flat_map(|v| apply(step, v))
+            .take(MAX_VALUES)
+            .collect();
     }
     at
+}
+
+/// A key with its `\` escapes undone, split at the dots they do not escape.
+fn split_fields(key: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = key.chars();
+    while let Some(c) = chars.next() {
+        let c = match c {
+            '.' => {
+                out.push(String::new());
+                continue;
+            }
+            '\\' => match chars.next() {
+                Some(n) => n,
+                None => break,
+            },
+            c => c,
+        };
+        if let Some(field) = out.last_mut() {
+            field.push(c);
+        }
+    }
+    out
 }
 
 /// An object's values in key order, or a list's items.
@@ -330,6 +390,11 @@ fn all_under(v: &Value) -> Vec<&Value> {
 fn apply<'a>(step: &Step, v: &'a Value) -> Vec<&'a Value> {
     match step {
         Step::Field(name) => v.get(name.as_str()).into_iter().collect(),
+        Step::Fields(names) => names
+            .iter()
+            .try_fold(v, |v, n| v.get(n.as_str()))
+            .into_iter()
+            .collect(),
         Step::Wildcard => children(v),
         Step::Index(i) => {
             let Value::Array(a) = v else {
@@ -367,7 +432,7 @@ fn apply<'a>(step: &Step, v: &'a Value) -> Vec<&'a Value> {
                 .filter(|item| {
                     let found = eval_steps(path, vec![item]);
                     match test {
-                        None => found.iter().any(|f| !f.is_null()),
+                        None => !found.is_empty(),
                         Some((op, want)) => found.iter().any(|f| compares(f, *op, want)),
                     }
                 })

@@ -112,11 +112,15 @@ pub fn resource_words(resource: &str, group: &str) -> String {
 }
 
 /// The rows of `status`: each rule broken down to one row per group and
-/// resource (and name), or per URL, rows with the same key gathered into
-/// one with every verb; resource rows first, sorted, then URLs.
+/// resource (and name), or per URL, rows with the same group, resource and
+/// name (or URL) gathered into one with every verb; resource rows first,
+/// sorted, then URLs. (kubectl prints a URL's rules apart, one per rule;
+/// a grid gathers them.)
 pub fn rows(status: &RulesStatus) -> Vec<Row> {
-    let mut by_key: BTreeMap<(String, Option<String>, Option<String>), BTreeSet<String>> =
-        BTreeMap::new();
+    // Gathered by (group, resource, name) as kubectl compacts them, not by
+    // the words: `deployments.apps` in the core group is another row.
+    type Key = (String, String, Option<String>, Option<String>);
+    let mut by_key: BTreeMap<Key, BTreeSet<String>> = BTreeMap::new();
     for rule in &status.resource_rules {
         let names: Vec<Option<String>> = if rule.resource_names.is_empty() {
             vec![None]
@@ -126,7 +130,7 @@ pub fn rows(status: &RulesStatus) -> Vec<Row> {
         for group in &rule.api_groups {
             for resource in &rule.resources {
                 for name in &names {
-                    let key = (resource_words(resource, group), name.clone(), None);
+                    let key = (group.clone(), resource.clone(), name.clone(), None);
                     by_key
                         .entry(key)
                         .or_default()
@@ -137,7 +141,7 @@ pub fn rows(status: &RulesStatus) -> Vec<Row> {
     }
     for rule in &status.non_resource_rules {
         for url in &rule.urls {
-            let key = (String::new(), None, Some(url.clone()));
+            let key = (String::new(), String::new(), None, Some(url.clone()));
             by_key
                 .entry(key)
                 .or_default()
@@ -146,8 +150,12 @@ pub fn rows(status: &RulesStatus) -> Vec<Row> {
     }
     let mut out: Vec<Row> = by_key
         .into_iter()
-        .map(|((resource, name, url), verbs)| Row {
-            resource,
+        .map(|((group, resource, name, url), verbs)| Row {
+            resource: if url.is_some() {
+                String::new()
+            } else {
+                resource_words(&resource, &group)
+            },
             name,
             url,
             verbs,

@@ -90,12 +90,10 @@ pub struct Expression {
 
 impl Selector {
     /// Does it select an object with `labels`? An empty selector selects
-    /// nothing here, as the aggregation controller reads it; an unknown
-    /// operator selects nothing.
+    /// every object, as the aggregation controller reads it (so `[{}]`
+    /// aggregates every ClusterRole, cluster-admin's rules included); an
+    /// unknown operator selects nothing.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        if self.match_labels.is_empty() && self.match_expressions.is_empty() {
-            return false;
-        }
         self.match_labels
             .iter()
             .all(|(k, v)| labels.get(k) == Some(v))

@@ -3,6 +3,8 @@
 use super::*;
 use crate::rules::table::{Sort, TableModel};
 use kubeglass_client::rest::table::TableRow;
+use kubeglass_client::rest::table::TableRowObject;
+use std::rc::Rc;
 
 fn row(ns: &str, name: &str) -> Rc<TableRowObject> {
     let mut r = TableRowObject {
