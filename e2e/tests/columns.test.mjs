@@ -80,6 +80,8 @@ test('the spec is in the URL and remembered per resource; a wrong one says where
   assert.ok(!(await table(page).grid()).headers.includes('NODE'));
 
   await page.goto(`${app.url}#/r/pods?ns=${NS}`);
+  // The remembered columns come once the table's own list is in.
+  assert.ok(await until(async () => (await table(page).grid()).headers.includes('NODE'), 15000), 'remembered again');
   await input.fill('IMAGE:.spec.containers[*.image');
   await input.press('Enter');
   assert.equal(await page.getByTestId('custom-columns-error').innerText({ timeout: 5000 }),
