@@ -10,47 +10,19 @@ use serde_json::json;
 
 use kubeglass_client::rest::{Error, RestClient};
 
+use super::Rule;
 use crate::access::RULES_PATH;
-
-/// One resource rule of a rules review.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceRule {
-    /// The verbs.
-    #[serde(default)]
-    pub verbs: Vec<String>,
-    /// The groups.
-    #[serde(default)]
-    pub api_groups: Vec<String>,
-    /// The resources.
-    #[serde(default)]
-    pub resources: Vec<String>,
-    /// The names it is limited to.
-    #[serde(default)]
-    pub resource_names: Vec<String>,
-}
-
-/// One non-resource rule of a rules review.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct UrlRule {
-    /// The verbs.
-    #[serde(default)]
-    pub verbs: Vec<String>,
-    /// The URLs.
-    #[serde(default, rename = "nonResourceURLs")]
-    pub urls: Vec<String>,
-}
 
 /// A rules review's status.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RulesStatus {
-    /// The resource rules.
+    /// The resource rules (a role's rules, as the review words them).
     #[serde(default)]
-    pub resource_rules: Vec<ResourceRule>,
+    pub resource_rules: Vec<Rule>,
     /// The non-resource rules.
     #[serde(default)]
-    pub non_resource_rules: Vec<UrlRule>,
+    pub non_resource_rules: Vec<Rule>,
     /// True when an authorizer could not list its rules (the list may miss
     /// some; each action is still asked of the server).
     #[serde(default)]
@@ -140,7 +112,7 @@ pub fn rows(status: &RulesStatus) -> Vec<Row> {
         }
     }
     for rule in &status.non_resource_rules {
-        for url in &rule.urls {
+        for url in &rule.non_resource_urls {
             let key = (String::new(), String::new(), None, Some(url.clone()));
             by_key
                 .entry(key)

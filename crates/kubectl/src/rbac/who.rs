@@ -10,7 +10,7 @@
 //! word: a user's groups come from their credentials, and the apiserver lets
 //! `system:masters` do everything whatever RBAC says.
 
-use super::{Binding, Policy, Rule, Subject};
+use super::{Binding, Policy, Rule, SourcedRule, Subject};
 use crate::access::AccessQuery;
 
 /// The group the apiserver lets do everything, outside RBAC.
@@ -80,6 +80,20 @@ pub struct Grant {
 }
 
 impl Grant {
+    /// `subject`'s grant through `binding`, by the rule `found`.
+    fn of(subject: &Subject, binding: &Binding, found: &SourcedRule<'_>) -> Grant {
+        Grant {
+            subject: subject.clone(),
+            binding_kind: binding.kind(),
+            binding_namespace: binding.namespace.clone(),
+            binding: binding.name.clone(),
+            role_kind: binding.role.kind.clone(),
+            role: binding.role.name.clone(),
+            aggregated_from: found.from.map(str::to_string),
+            rule: found.rule.clone(),
+        }
+    }
+
     /// The chain in words: `ClusterRoleBinding cluster-admin → ClusterRole
     /// cluster-admin`, with `(aggregated from X)` where that applies.
     pub fn chain(&self) -> String {
@@ -122,16 +136,7 @@ fn grants_of(policy: &Policy, binding: &Binding, matches: &dyn Fn(&Rule) -> bool
     binding
         .subjects
         .iter()
-        .map(|subject| Grant {
-            subject: subject.clone(),
-            binding_kind: binding.kind(),
-            binding_namespace: binding.namespace.clone(),
-            binding: binding.name.clone(),
-            role_kind: binding.role.kind.clone(),
-            role: binding.role.name.clone(),
-            aggregated_from: found.from.map(str::to_string),
-            rule: found.rule.clone(),
-        })
+        .map(|subject| Grant::of(subject, binding, &found))
         .collect()
 }
 
@@ -228,16 +233,7 @@ pub fn granted_to(policy: &Policy, who: &Identity) -> Vec<Grant> {
             continue;
         };
         for found in policy.rules_of(role) {
-            out.push(Grant {
-                subject: subject.clone(),
-                binding_kind: binding.kind(),
-                binding_namespace: binding.namespace.clone(),
-                binding: binding.name.clone(),
-                role_kind: binding.role.kind.clone(),
-                role: binding.role.name.clone(),
-                aggregated_from: found.from.map(str::to_string),
-                rule: found.rule.clone(),
-            });
+            out.push(Grant::of(subject, binding, &found));
         }
     }
     out
