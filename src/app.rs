@@ -145,6 +145,7 @@ fn TopBar(cluster: ClusterState, session: SessionState, route: ReadSignal<Route>
                 <NavLink cluster route target=|ns| Route::resource("pods", ns) label="Pods" testid="nav-pods"/>
                 <NavLink cluster route target=|ns| Route::resource("deployments", ns) label="Deployments" testid="nav-deployments"/>
                 <NavLink cluster route target=|_| Route::resource("nodes", None) label="Nodes" testid="nav-nodes"/>
+                <NavLink cluster route target=|_| Route::Map { focus: None, depth: crate::route::map::DEFAULT_DEPTH } label="Map" testid="nav-map"/>
                 {NAV.iter().map(|entry| match entry.guard {
                     Guard::Always => view! { <PageLink route entry=*entry/> }.into_any(),
                     Guard::MayCreate => view! { <CreateLink cluster route entry=*entry/> }.into_any(),

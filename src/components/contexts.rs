@@ -57,9 +57,14 @@ pub fn ContextMenu(session: Session, route: ReadSignal<Route>) -> impl IntoView 
 /// shell may not be there, so none does.
 fn across_clusters(route: &Route) -> Option<&Route> {
     match route {
-        Route::Overview | Route::Resource { .. } | Route::Page(_) => Some(route),
-        Route::Object { .. } | Route::Logs { .. } | Route::Exec { .. } | Route::Invalid { .. } => {
-            None
-        }
+        Route::Overview
+        | Route::Resource { .. }
+        | Route::Page(_)
+        | Route::Map { focus: None, .. } => Some(route),
+        Route::Map { .. }
+        | Route::Object { .. }
+        | Route::Logs { .. }
+        | Route::Exec { .. }
+        | Route::Invalid { .. } => None,
     }
 }

@@ -123,6 +123,9 @@ table::pages! {
         /// A shell in a container.
         Exec: exec::ExecPage in exec / preload_exec
             for Exec { namespace: String, pod: String, container: Option<String> };
+        /// The relationship map: a namespace's, or an object's neighbourhood.
+        Map: map::MapPage in map / preload_map
+            for Map { focus: Option<crate::route::MapFocus>, depth: u8 };
     }
     named {
         /// The event stream.

@@ -2,6 +2,7 @@
 
 use leptos::html::{Div, Textarea};
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// The text selected in `area`, if any.
 pub fn selected_text(area: NodeRef<Textarea>) -> Option<String> {
@@ -65,4 +66,14 @@ pub fn reveal(scroller: NodeRef<Div>, selector: &str) {
         x - width / 2.0
     };
     boxed.set_scroll_left(across.max(0.0) as i32);
+}
+
+/// Focuses the element whose HTML id is `id` (and so scrolls it into
+/// view); nothing when there is none or it cannot take the focus.
+pub fn focus_by_id(id: &str) {
+    if let Some(el) = document().get_element_by_id(id)
+        && let Ok(el) = el.dyn_into::<web_sys::HtmlElement>()
+    {
+        let _ = el.focus();
+    }
 }

@@ -18,6 +18,9 @@ use leptos::prelude::*;
 
 use crate::rules::logs::LogOptions;
 
+pub mod map;
+pub use map::MapFocus;
+
 /// The API's base path for a page at `pathname`: the parent of the app's
 /// `ui/` folder. The capability URL `/<token>/ui/` gives `/<token>`; a plain
 /// `kubectl proxy --www-prefix=/ui/` gives `""` (the origin's root).
@@ -75,6 +78,14 @@ pub enum Route {
         pod: String,
         /// The container (the pod's first one without).
         container: Option<String>,
+    },
+    /// The relationship map: the header namespace's, or an object's
+    /// neighbourhood to a depth (`#/map/<resource>/[<ns>/]<name>?depth=`).
+    Map {
+        /// The object it is of, if any.
+        focus: Option<MapFocus>,
+        /// How many edges out from it.
+        depth: u8,
     },
     /// A page that takes nothing from the URL (`#/events`, `#/xray`…): its
     /// name. Which names are pages is `pages::PAGES`' to say (a route is
@@ -212,6 +223,10 @@ impl Route {
                 };
             }
             [e, ..] if e == "exec" => exec_route(&parts),
+            [m, rest @ ..] if m == "map" => match map::parse(rest, param("depth")) {
+                Ok((focus, depth)) => Route::Map { focus, depth },
+                Err(reason) => return Route::Invalid { reason },
+            },
             [page] => Route::Page(page.clone()),
             _ => Route::Overview,
         };
@@ -241,6 +256,7 @@ impl Route {
                 }
                 (Some(namespace.as_str()), Some(pod.as_str()))
             }
+            Route::Map { focus: Some(f), .. } => (f.namespace.as_deref(), Some(f.name.as_str())),
             _ => return Ok(()),
         };
         if let Some(ns) = namespace {
@@ -331,6 +347,7 @@ impl Route {
                 Some(c) => format!("#/exec/{}/{}/{}", encode(namespace), encode(pod), encode(c)),
                 None => format!("#/exec/{}/{}", encode(namespace), encode(pod)),
             },
+            Route::Map { focus, depth } => map::href(focus.as_ref(), *depth, encode),
             Route::Page(name) => format!("#/{}", encode(name)),
             Route::Invalid { .. } => "#/".into(),
         }

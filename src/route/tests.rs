@@ -107,3 +107,54 @@ fn hostile_namespaces_and_names_are_refused_with_a_reason() {
         Some("#/o/configmaps/demo-shop/feature-flags")
     );
 }
+
+#[test]
+fn map_routes_round_trip_and_refuse_what_is_wrong() {
+    let deployment = MapFocus {
+        resource: "deployments.apps".into(),
+        namespace: Some("demo-shop".into()),
+        name: "frontend".into(),
+    };
+    let node = MapFocus {
+        resource: "nodes".into(),
+        namespace: None,
+        name: "kwok-node-1".into(),
+    };
+    for r in [
+        Route::Map {
+            focus: None,
+            depth: map::DEFAULT_DEPTH,
+        },
+        Route::Map {
+            focus: Some(deployment.clone()),
+            depth: map::DEFAULT_DEPTH,
+        },
+        Route::Map {
+            focus: Some(deployment),
+            depth: 5,
+        },
+        Route::Map {
+            focus: Some(node),
+            depth: 1,
+        },
+    ] {
+        assert_eq!(Route::parse(&r.href()), r, "{}", r.href());
+    }
+    assert_eq!(
+        Route::Map {
+            focus: None,
+            depth: 3
+        }
+        .href(),
+        "#/map"
+    );
+    for bad in [
+        "#/map/pods/a/b/c",
+        "#/map/pods/ns/p?depth=0",
+        "#/map/pods/ns/p?depth=7",
+        "#/map/pods/ns/p?depth=x",
+        "#/map/pods/Bad_NS/p",
+    ] {
+        assert!(matches!(Route::parse(bad), Route::Invalid { .. }), "{bad}");
+    }
+}

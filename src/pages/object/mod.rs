@@ -104,6 +104,7 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
         .then(|| namespace.clone())
         .flatten()
         .map(|ns| view! { <WorkloadLogsLink resource=info.qualified_name() namespace=ns name=name.clone()/> });
+    let map_link = map_link(&info.qualified_name(), namespace.as_deref(), &name);
     let (kind_name, name_shown) = (info.kind.clone(), key.clone());
     // The editor is open.
     let editing = RwSignal::new(false);
@@ -121,6 +122,9 @@ fn LiveObject(info: ResourceInfo, namespace: Option<String>, name: String) -> im
                     <ObjectEditor info=info.clone() namespace=namespace.clone() name=name.clone() object open=editing/>
                 })
             }
+            {map_link.map(|href| view! {
+                <p class="small"><a href=href data-testid="object-map">"Map: what it is joined to"</a></p>
+            })}
             {workload_logs}
             {(info.group.is_empty() && info.plural == "nodes").then(|| view! { <drain::NodeDrain node=name.clone()/> })}
             {namespace.clone().and_then(|ns| forward::forward_kind(&info.group, &info.plural).map(|kind| view! {
@@ -334,4 +338,11 @@ fn ObjectYaml(object: RwSignal<Option<Value>>) -> impl IntoView {
             <pre class="yaml" data-testid="yaml">{yaml}</pre>
         </div>
     }
+}
+
+/// The link to the object's map, when the map joins its kind.
+fn map_link(resource: &str, namespace: Option<&str>, name: &str) -> Option<String> {
+    kubeglass_kubectl::map::Kind::from_resource(resource)?;
+    let focus = crate::route::MapFocus { resource: resource.into(), namespace: namespace.map(str::to_string), name: name.into() };
+    crate::route::Route::Map { focus: Some(focus), depth: crate::route::map::DEFAULT_DEPTH }.link()
 }

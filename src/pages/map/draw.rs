@@ -1,0 +1,227 @@
+//! The map drawn: each node a link (an HTML box placed over the drawing,
+//! so it is a real link a person can Tab to, open in a new tab or copy),
+//! each edge a curve in an SVG beneath. Both are keyed by what they look
+//! like and where they are, so a change redraws only the nodes and edges
+//! it touches. The arrow keys move the focus along columns and edges
+//! (`kubeglass_kubectl::map::layout::step`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kubeglass_kubectl::map::graph::{Graph, Link, MapNode};
+use kubeglass_kubectl::map::layout::{Layout, Place, Step, step};
+use kubeglass_kubectl::map::{Health, Kind};
+use leptos::prelude::*;
+
+use crate::route::Route;
+
+/// A node's width and height in the drawing.
+const NODE_W: i32 = 190;
+const NODE_H: i32 = 36;
+
+/// A node as drawn: its key is all of it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Drawn {
+    id: String,
+    x: i32,
+    y: i32,
+    kind: String,
+    name: String,
+    count: u32,
+    health: [u32; 5],
+    main: Health,
+    warnings: u32,
+    seen: bool,
+    href: Option<String>,
+    focus: bool,
+}
+
+/// An edge as drawn: its ends.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Curve {
+    from: (i32, i32),
+    to: (i32, i32),
+}
+
+fn href(link: &Link) -> Option<String> {
+    match link {
+        Link::Object { kind, namespace, name } => Route::Object {
+            resource: kind.resource()?.to_string(),
+            namespace: namespace.clone(),
+            name: name.clone(),
+        }
+        .link(),
+        Link::Pods { namespace, labels } => Route::Resource {
+            resource: "pods".into(),
+            namespace: namespace.clone(),
+            labels: Some(labels.clone()),
+            fields: None,
+            columns: None,
+        }
+        .link(),
+        Link::None => None,
+    }
+}
+
+fn drawn(n: &MapNode, at: &Place, focus: Option<&str>) -> Drawn {
+    let kind = if n.group {
+        format!("{} pods", n.count)
+    } else if n.kind == Kind::Other {
+        n.kind_name.clone()
+    } else {
+        n.kind.api_kind().to_string()
+    };
+    Drawn {
+        id: n.id.clone(),
+        x: at.x as i32,
+        y: at.y as i32,
+        kind,
+        name: n.name.clone(),
+        count: n.count,
+        health: n.health,
+        main: n.main_health(),
+        warnings: n.warnings,
+        seen: n.seen,
+        href: href(&n.link),
+        focus: focus == Some(n.id.as_str()),
+    }
+}
+
+/// What the drawing holds now.
+fn scene(g: &Graph, layout: &Layout, focus: Option<&str>) -> (Vec<Drawn>, Vec<Curve>, (i32, i32)) {
+    let places: HashMap<String, Place> = layout.places();
+    let nodes = g
+        .nodes
+        .iter()
+        .filter_map(|n| Some(drawn(n, places.get(&n.id)?, focus)))
+        .collect();
+    let curves = g
+        .edges
+        .iter()
+        .filter_map(|(a, b)| {
+            let (p, q) = (places.get(&g.nodes[*a].id)?, places.get(&g.nodes[*b].id)?);
+            Some(Curve { from: (p.x as i32, p.y as i32), to: (q.x as i32, q.y as i32) })
+        })
+        .collect();
+    let (w, h) = layout.size();
+    (nodes, curves, (w as i32, h as i32))
+}
+
+fn class_of(h: Health) -> &'static str {
+    match h {
+        Health::Plain => "health-plain",
+        Health::Good => "health-good",
+        Health::Waiting => "health-waiting",
+        Health::Bad => "health-bad",
+        Health::Done => "health-done",
+    }
+}
+
+/// A curve from the right side of `from` to the left side of `to` (a
+/// loop out to the right when `to` is not further right).
+fn path(c: &Curve) -> String {
+    let (x1, y1) = (c.from.0 + NODE_W, c.from.1 + NODE_H / 2);
+    let y2 = c.to.1 + NODE_H / 2;
+    if c.to.0 > c.from.0 {
+        let x2 = c.to.0;
+        let mid = (x1 + x2) / 2;
+        format!("M{x1} {y1} C{mid} {y1} {mid} {y2} {x2} {y2}")
+    } else {
+        let x2 = c.to.0 + NODE_W;
+        format!("M{x1} {y1} C{} {y1} {} {y2} {x2} {y2}", x1 + 30, x2 + 30)
+    }
+}
+
+/// One node: a link, with its kind (or count), name, colours and warnings.
+fn node_view(d: Drawn) -> impl IntoView {
+    let total: u32 = d.health.iter().sum::<u32>().max(1);
+    let bar = [Health::Good, Health::Waiting, Health::Bad, Health::Done]
+        .into_iter()
+        .filter(|h| d.health[*h as usize] > 0)
+        .map(|h| {
+            let share = f64::from(d.health[h as usize]) * 100.0 / f64::from(total);
+            view! { <span class=class_of(h) style=format!("width:{share:.1}%")></span> }
+        })
+        .collect_view();
+    let title = if d.seen {
+        format!("{} {}", d.kind, d.name)
+    } else {
+        format!("{} {}: named by another object, not read", d.kind, d.name)
+    };
+    let class = format!("map-node {}{}{}", class_of(d.main), if d.seen { "" } else { " unseen" }, if d.focus { " focus" } else { "" });
+    view! {
+        <a class=class id=format!("map:{}", d.id) href=d.href.clone() data-testid="map-node" data-id=d.id.clone()
+            data-kind=d.kind.clone() data-name=d.name.clone() data-count=d.count.to_string()
+            data-health=class_of(d.main) title=title
+            style=format!("transform:translate({}px,{}px)", d.x, d.y)>
+            <span class="map-kind">{d.kind.clone()}
+                {(d.warnings > 0).then(|| view! { <span class="map-warn" data-testid="map-warnings">{format!(" ⚠ {}", d.warnings)}</span> })}
+            </span>
+            <span class="map-name">{d.name.clone()}</span>
+            <span class="map-bar">{bar}</span>
+        </a>
+    }
+}
+
+/// The focused node's id, if a node has the focus.
+fn focused() -> Option<String> {
+    document().active_element()?.get_attribute("data-id")
+}
+
+/// Moves the focus to the node `id`.
+fn focus_on(id: &str) {
+    crate::platform::focus_by_id(&format!("map:{id}"));
+}
+
+/// The drawing, with the arrow keys.
+#[component]
+pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<String>) -> impl IntoView {
+    let focus_for_scene = focus.clone();
+    let scene = Memo::new(move |_| {
+        layout.with(|l| l.as_ref().map(|(g, layout)| scene(g, layout, focus_for_scene.as_deref())))
+    });
+    let keys = move |ev: leptos::ev::KeyboardEvent| {
+        let dir = match ev.key().as_str() {
+            "ArrowUp" => Step::Up,
+            "ArrowDown" => Step::Down,
+            "ArrowLeft" => Step::Left,
+            "ArrowRight" => Step::Right,
+            _ => return,
+        };
+        let Some(from) = focused() else { return };
+        let to = layout.with_untracked(|l| l.as_ref().and_then(|(g, layout)| step(layout, g, &from, dir)));
+        if let Some(to) = to {
+            ev.prevent_default();
+            focus_on(&to);
+        }
+    };
+    let size = move || scene.with(|s| s.as_ref().map_or((0, 0), |s| s.2));
+    // The map of an object opens with it in view and focused.
+    if let Some(id) = focus {
+        Effect::new(move |done: Option<bool>| {
+            if done == Some(true) {
+                return true;
+            }
+            let drawn = scene.with(|s| s.as_ref().is_some_and(|s| s.0.iter().any(|d| d.id == id)));
+            if drawn {
+                let id = id.clone();
+                request_animation_frame(move || focus_on(&id));
+            }
+            drawn
+        });
+    }
+    view! {
+        <div class="map-canvas" data-testid="map-canvas" on:keydown=keys>
+            <div class="map-sheet" style=move || { let (w, h) = size(); format!("width:{w}px;height:{h}px") }>
+                <svg class="map-edges" width=move || size().0 height=move || size().1 aria-hidden="true">
+                    <For each=move || scene.with(|s| s.as_ref().map(|s| s.1.clone()).unwrap_or_default())
+                        key=|c: &Curve| c.clone()
+                        children=|c| view! { <path d=path(&c) data-testid="map-edge"></path> }/>
+                </svg>
+                <For each=move || scene.with(|s| s.as_ref().map(|s| s.0.clone()).unwrap_or_default())
+                    key=|d: &Drawn| d.clone()
+                    children=node_view/>
+            </div>
+        </div>
+    }
+}
