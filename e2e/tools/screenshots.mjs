@@ -19,6 +19,8 @@ const views = [
   ['events', '#/events', 'event-row'],
   ['logs', '#/logs/demo-shop/deployments.apps/cart?ts=1', 'log-line'],
   ['xray', '#/xray', 'xray-informer'],
+  ['map', '#/map/deployments.apps/demo-shop/frontend', 'map-node'],
+  ['map-namespace', '#/map', 'map-node'],
   ['custom-columns', `#/r/pods?ns=demo-shop&c=${encodeURIComponent('IMAGE:.spec.containers[*].image,NODE:.spec.nodeName,QOS:.status.qosClass')}`, 'resource-row'],
 ];
 const kubectl = (...args) => execFileSync(process.env.KUBECTL ?? 'kubectl', args, { encoding: 'utf8' });

@@ -266,6 +266,32 @@ fn pods_without_a_controller_group_by_their_labels() {
             labels: "app=bench,bucket=0".into()
         }
     );
+    // A key with a '/' (as the apiserver's topology labels have) stays whole.
+    let zoned: Vec<Item> = (0..6)
+        .map(|i| {
+            pod(
+                &format!("z-{i}"),
+                "bench",
+                None,
+                json!({"app": "bench", "topology.kubernetes.io/zone": "zone-b"}),
+                "n",
+                "Running",
+            )
+        })
+        .collect();
+    let g = build(&zoned, &[], None);
+    let group = g
+        .nodes
+        .iter()
+        .find(|n| n.group)
+        .expect("six pods of one label set");
+    assert_eq!(
+        group.link,
+        Link::Pods {
+            namespace: Some("bench".into()),
+            labels: "app=bench,topology.kubernetes.io/zone=zone-b".into()
+        }
+    );
 }
 
 #[test]
@@ -461,17 +487,4 @@ fn arrow_keys_move_through_columns_and_along_edges() {
     assert_eq!(places[&right].column, 4);
     assert!(step(&layout, &g, "Ingress/shop/web", Step::Left).is_none());
     assert!(step(&layout, &g, "nothing", Step::Up).is_none());
-}
-
-#[test]
-fn kinds_are_known_by_group_and_kind() {
-    assert_eq!(Kind::from_api("apps/v1", "Deployment"), Kind::Deployment);
-    assert_eq!(Kind::from_api("v1", "Pod"), Kind::Pod);
-    assert_eq!(Kind::from_api("example.com/v1", "Deployment"), Kind::Other);
-    assert_eq!(
-        Kind::from_resource("deployments.apps"),
-        Some(Kind::Deployment)
-    );
-    assert_eq!(Kind::from_resource("pods"), Some(Kind::Pod));
-    assert_eq!(Kind::from_resource("widgets.example.com"), None);
 }

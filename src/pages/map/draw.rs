@@ -1,8 +1,9 @@
 //! The map drawn: each node a link (an HTML box placed over the drawing,
 //! so it is a real link a person can Tab to, open in a new tab or copy),
-//! each edge a curve in an SVG beneath. Both are keyed by what they look
-//! like and where they are, so a change redraws only the nodes and edges
-//! it touches. The arrow keys move the focus along columns and edges
+//! each edge a curve in an SVG beneath. A node's element is keyed by its
+//! id and lives as long as the node (its look and place are attributes
+//! that change in place); an edge is keyed by its ends. So a change
+//! redraws only the nodes and edges it touches, and the focus stays. The arrow keys move the focus along columns and edges
 //! (`kubeglass_kubectl::map::layout::step`).
 
 use std::collections::HashMap;
@@ -20,7 +21,7 @@ const NODE_W: i32 = 190;
 const NODE_H: i32 = 36;
 
 /// A node as drawn: its key is all of it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 struct Drawn {
     id: String,
     x: i32,
@@ -87,13 +88,20 @@ fn drawn(n: &MapNode, at: &Place, focus: Option<&str>) -> Drawn {
     }
 }
 
-/// What the drawing holds now.
-fn scene(g: &Graph, layout: &Layout, focus: Option<&str>) -> (Vec<Drawn>, Vec<Curve>, (i32, i32)) {
+/// What the drawing holds now: the nodes by id, the edges, the size.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Scene {
+    nodes: HashMap<String, Drawn>,
+    curves: Vec<Curve>,
+    size: (i32, i32),
+}
+
+fn scene(g: &Graph, layout: &Layout, focus: Option<&str>) -> Scene {
     let places: HashMap<String, Place> = layout.places();
     let nodes = g
         .nodes
         .iter()
-        .filter_map(|n| Some(drawn(n, places.get(&n.id)?, focus)))
+        .filter_map(|n| Some((n.id.clone(), drawn(n, places.get(&n.id)?, focus))))
         .collect();
     let curves = g
         .edges
@@ -104,7 +112,7 @@ fn scene(g: &Graph, layout: &Layout, focus: Option<&str>) -> (Vec<Drawn>, Vec<Cu
         })
         .collect();
     let (w, h) = layout.size();
-    (nodes, curves, (w as i32, h as i32))
+    Scene { nodes, curves, size: (w as i32, h as i32) }
 }
 
 fn class_of(h: Health) -> &'static str {
@@ -132,33 +140,48 @@ fn path(c: &Curve) -> String {
     }
 }
 
-/// One node: a link, with its kind (or count), name, colours and warnings.
-fn node_view(d: Drawn) -> impl IntoView {
+/// A node's colour bar: a segment per colour, as wide as its share.
+fn bar(d: &Drawn) -> impl IntoView + use<> {
     let total: u32 = d.health.iter().sum::<u32>().max(1);
-    let bar = [Health::Good, Health::Waiting, Health::Bad, Health::Done]
+    [Health::Good, Health::Waiting, Health::Bad, Health::Done]
         .into_iter()
         .filter(|h| d.health[*h as usize] > 0)
         .map(|h| {
             let share = f64::from(d.health[h as usize]) * 100.0 / f64::from(total);
             view! { <span class=class_of(h) style=format!("width:{share:.1}%")></span> }
         })
-        .collect_view();
-    let title = if d.seen {
+        .collect_view()
+}
+
+fn title(d: &Drawn) -> String {
+    if d.seen {
         format!("{} {}", d.kind, d.name)
     } else {
         format!("{} {}: named by another object, not read", d.kind, d.name)
-    };
-    let class = format!("map-node {}{}{}", class_of(d.main), if d.seen { "" } else { " unseen" }, if d.focus { " focus" } else { "" });
+    }
+}
+
+fn class(d: &Drawn) -> String {
+    format!("map-node {}{}{}", class_of(d.main), if d.seen { "" } else { " unseen" }, if d.focus { " focus" } else { "" })
+}
+
+/// One node: a link, with its kind (or count), name, colours and
+/// warnings. The element stays while the node is on the map (so a focused
+/// node keeps the focus); what changes is only its attributes and text.
+fn node_view(id: String, scene: Memo<Option<Scene>>) -> impl IntoView {
+    let element_id = format!("map:{id}");
+    let d = Memo::new(move |_| scene.with(|s| s.as_ref().and_then(|s| s.nodes.get(&id).cloned())).unwrap_or_default());
+    let at = move |f: fn(&Drawn) -> String| move || d.with(f);
     view! {
-        <a class=class id=format!("map:{}", d.id) href=d.href.clone() data-testid="map-node" data-id=d.id.clone()
-            data-kind=d.kind.clone() data-name=d.name.clone() data-count=d.count.to_string()
-            data-health=class_of(d.main) title=title
-            style=format!("transform:translate({}px,{}px)", d.x, d.y)>
-            <span class="map-kind">{d.kind.clone()}
-                {(d.warnings > 0).then(|| view! { <span class="map-warn" data-testid="map-warnings">{format!(" ⚠ {}", d.warnings)}</span> })}
+        <a class=at(class) id=element_id href=move || d.with(|d| d.href.clone()) data-testid="map-node" data-id=at(|d| d.id.clone())
+            data-kind=at(|d| d.kind.clone()) data-name=at(|d| d.name.clone()) data-count=at(|d| d.count.to_string())
+            data-health=at(|d| class_of(d.main).to_string()) title=at(title)
+            style=at(|d| format!("transform:translate({}px,{}px)", d.x, d.y))>
+            <span class="map-kind">{at(|d| d.kind.clone())}
+                {move || d.with(|d| (d.warnings > 0).then(|| view! { <span class="map-warn" data-testid="map-warnings">{format!(" ⚠ {}", d.warnings)}</span> }))}
             </span>
-            <span class="map-name">{d.name.clone()}</span>
-            <span class="map-bar">{bar}</span>
+            <span class="map-name">{at(|d| d.name.clone())}</span>
+            <span class="map-bar">{move || d.with(bar)}</span>
         </a>
     }
 }
@@ -180,6 +203,13 @@ pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<Str
     let scene = Memo::new(move |_| {
         layout.with(|l| l.as_ref().map(|(g, layout)| scene(g, layout, focus_for_scene.as_deref())))
     });
+    // The nodes' ids, in a steady order: a node's element is made when it
+    // comes and dropped when it goes, never for a change of look or place.
+    let ids = Memo::new(move |_| {
+        let mut ids: Vec<String> = scene.with(|s| s.as_ref().map(|s| s.nodes.keys().cloned().collect()).unwrap_or_default());
+        ids.sort();
+        ids
+    });
     let keys = move |ev: leptos::ev::KeyboardEvent| {
         let dir = match ev.key().as_str() {
             "ArrowUp" => Step::Up,
@@ -195,14 +225,14 @@ pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<Str
             focus_on(&to);
         }
     };
-    let size = move || scene.with(|s| s.as_ref().map_or((0, 0), |s| s.2));
+    let size = move || scene.with(|s| s.as_ref().map_or((0, 0), |s| s.size));
     // The map of an object opens with it in view and focused.
     if let Some(id) = focus {
         Effect::new(move |done: Option<bool>| {
             if done == Some(true) {
                 return true;
             }
-            let drawn = scene.with(|s| s.as_ref().is_some_and(|s| s.0.iter().any(|d| d.id == id)));
+            let drawn = scene.with(|s| s.as_ref().is_some_and(|s| s.nodes.contains_key(&id)));
             if drawn {
                 let id = id.clone();
                 request_animation_frame(move || focus_on(&id));
@@ -214,13 +244,13 @@ pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<Str
         <div class="map-canvas" data-testid="map-canvas" on:keydown=keys>
             <div class="map-sheet" style=move || { let (w, h) = size(); format!("width:{w}px;height:{h}px") }>
                 <svg class="map-edges" width=move || size().0 height=move || size().1 aria-hidden="true">
-                    <For each=move || scene.with(|s| s.as_ref().map(|s| s.1.clone()).unwrap_or_default())
+                    <For each=move || scene.with(|s| s.as_ref().map(|s| s.curves.clone()).unwrap_or_default())
                         key=|c: &Curve| c.clone()
                         children=|c| view! { <path d=path(&c) data-testid="map-edge"></path> }/>
                 </svg>
-                <For each=move || scene.with(|s| s.as_ref().map(|s| s.0.clone()).unwrap_or_default())
-                    key=|d: &Drawn| d.clone()
-                    children=node_view/>
+                <For each=move || ids.get()
+                    key=|id: &String| id.clone()
+                    children=move |id| node_view(id, scene)/>
             </div>
         </div>
     }

@@ -65,13 +65,13 @@ fn gather(feed: &Feed) -> (Vec<Arc<Item>>, Vec<EventMark>) {
 fn MapOf(namespace: Option<String>, focus: Option<MapFocus>, depth: u8) -> impl IntoView {
     let kube = use_kube();
     let scope = scope_label(namespace.as_deref());
-    let feed = Feed::start(&kube, namespace.as_deref());
     let focus_id = focus.as_ref().map(focus_id);
     let wanted = match &focus_id {
         Some(Err(e)) => return view! { <p class="muted" role="alert" data-testid="map-error">{e.clone()}</p> }.into_any(),
         Some(Ok(id)) => Some(id.clone()),
         None => None,
     };
+    let feed = Feed::start(&kube, namespace.as_deref());
     let statuses = feed.statuses.clone();
     let problems = feed.statuses.clone();
     let refused = feed.refused.clone();

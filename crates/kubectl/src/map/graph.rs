@@ -200,14 +200,14 @@ fn group_key(pod: &Item) -> String {
     }
 }
 
-/// A group's node for the pods under `key`, the first of them `pod`.
-fn group_node(key: &str, pod: &Item) -> impl FnOnce(String) -> MapNode {
+/// A group's node for the pods under a key, the first of them `pod`.
+fn group_node(pod: &Item) -> impl FnOnce(String) -> MapNode {
     let ns = pod.namespace.clone();
     let owner = pod.owners.iter().find(|o| o.controller).cloned();
-    let labels = key
-        .rsplit_once('/')
-        .map(|(_, l)| l.to_string())
-        .unwrap_or_default();
+    // A label's key may hold a '/' (`topology.kubernetes.io/zone`): the
+    // selector is made from the pod's labels, not cut from the key.
+    let labels: Vec<String> = pod.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let labels = labels.join(",");
     move |id| {
         let (name, link) = match owner {
             Some(o) => {
@@ -268,7 +268,7 @@ pub fn build<'a>(
             .remove(&n)
             .filter(|k| sizes[k] > GROUP_OVER && apart != Some(own.as_str()));
         let i = match key {
-            Some(key) => g.node(format!("group/{key}"), group_node(&key, item)),
+            Some(key) => g.node(format!("group/{key}"), group_node(item)),
             None => g.named(kind, kind.api_kind(), item.namespace.as_deref(), &item.name),
         };
         let node = &mut g.nodes[i];

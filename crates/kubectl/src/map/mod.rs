@@ -19,6 +19,7 @@ use serde_json::Value;
 
 pub mod graph;
 pub mod layout;
+pub mod trim;
 
 /// The kinds the map draws, in the order of its columns left to right.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

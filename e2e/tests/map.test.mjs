@@ -1,0 +1,111 @@
+// The relationship map against the real cluster: the demo's frontend
+// Deployment's map names its ReplicaSets, pods, Service, ConfigMap and
+// nodes as kubectl reads them, a pod made by scaling appears without a
+// reload and without moving anything already drawn, the arrow keys move
+// along it; and a namespace of 5,000 pods draws folded into groups, with
+// the frames while it scrolls and more pods arrive measured (printed, not
+// asserted).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withApp, kubectl, cleanUp, until } from '../lib.mjs';
+import { frameSummary, pool, recordFrames } from '../bench/lib.mjs';
+
+const NS = 'demo-shop';
+const app = withApp();
+
+const names = (args) => kubectl(...args, '-o', 'name').split('\n').filter(Boolean).map((n) => n.split('/')[1]);
+const nodeOf = (kind, name) => app.page.locator(`[data-testid=map-node][data-kind="${kind}"][data-name="${name}"]`);
+const drawnNames = (kind) => app.page.locator(`[data-testid=map-node][data-kind="${kind}"]`).evaluateAll((els) => els.map((e) => e.dataset.name).sort());
+const places = () => app.page.getByTestId('map-node').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.dataset.id, e.style.transform])));
+
+test("the frontend Deployment's map shows what it is joined to, live, and keeps what stays in place", async (t) => {
+  t.after(() => cleanUp(['-n', NS, 'scale', 'deployment/frontend', '--replicas=3']));
+  const { page } = app;
+  await page.goto(`${app.url}#/o/deployments.apps/${NS}/frontend`);
+  await page.getByTestId('object-map').click();
+  assert.match(page.url(), /#\/map\/deployments\.apps\/demo-shop\/frontend$/);
+  const pods = names(['-n', NS, 'get', 'pods', '-l', 'app=frontend']).sort();
+  assert.equal(pods.length, 3, `kubectl lists the frontend's pods: ${pods}`);
+  assert.ok(await until(async () => JSON.stringify(await drawnNames('Pod')) === JSON.stringify(pods), 30000),
+    `the map's pods ${await drawnNames('Pod')} are kubectl's ${pods}`);
+  for (const rs of names(['-n', NS, 'get', 'rs', '-l', 'app=frontend'])) await nodeOf('ReplicaSet', rs).waitFor({ timeout: 5000 });
+  await nodeOf('Service', 'frontend').waitFor({ timeout: 5000 });
+  await nodeOf('ConfigMap', 'feature-flags').waitFor({ timeout: 5000 });
+  const hosts = new Set(kubectl('-n', NS, 'get', 'pods', '-l', 'app=frontend', '-o', 'jsonpath={.items[*].spec.nodeName}').split(' '));
+  for (const host of hosts) await nodeOf('Node', host).waitFor({ timeout: 5000 });
+  // Every node a link: a pod to its page.
+  assert.equal(await nodeOf('Pod', pods[0]).getAttribute('href'), `#/o/pods/${NS}/${pods[0]}`);
+  assert.ok((await page.getByTestId('map-edge').count()) >= 3 + 3 + 3, 'an edge per relation: ReplicaSet → pods, Service → pods, pods → ConfigMap');
+
+  // The map opens on its object, focused; the arrow keys go along the edges.
+  const focused = () => page.evaluate(() => document.activeElement?.dataset?.id ?? null);
+  assert.ok(await until(async () => (await focused()) === `Deployment/${NS}/frontend`, 5000), `focused: ${await focused()}`);
+  await page.keyboard.press('ArrowRight');
+  assert.match(await focused(), /^ReplicaSet\/demo-shop\/frontend-/);
+  await page.keyboard.press('ArrowRight');
+  assert.match(await focused(), /^Pod\/demo-shop\/frontend-/);
+
+  // A pod more: it appears, and nothing already drawn moves.
+  const before = await places();
+  kubectl('-n', NS, 'scale', 'deployment/frontend', '--replicas=4');
+  assert.ok(await until(async () => (await drawnNames('Pod')).length === 4, 30000), `4 pods drawn: ${await drawnNames('Pod')}`);
+  const added = names(['-n', NS, 'get', 'pods', '-l', 'app=frontend']).filter((p) => !pods.includes(p));
+  assert.deepEqual(await drawnNames('Pod'), [...pods, ...added].sort());
+  const after = await places();
+  for (const [id, at] of Object.entries(before)) {
+    if (id in after) assert.equal(after[id], at, `${id} stayed where it was`);
+  }
+  assert.equal(page.url().includes('#/map/'), true, 'no reload, no navigation');
+});
+
+test('a namespace of 5,000 pods draws folded into groups and keeps drawing frames', async (t) => {
+  const ns = `map-e2e-${Date.now() % 100000}`;
+  t.after(() => cleanUp(['delete', 'namespace', ns, '--ignore-not-found', '--wait=false']));
+  kubectl('create', 'namespace', ns);
+  const hosts = names(['get', 'nodes']).filter((n) => n.startsWith('kwok-'));
+  assert.ok(hosts.length > 0, 'kwok nodes');
+  const api = (path, body) => fetch(`${app.api}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const makePods = (from, n) => pool([...Array(n).keys()].map((i) => from + i), 16, async (i) => {
+    const r = await api(`/api/v1/namespaces/${ns}/pods`, {
+      metadata: { name: `p-${String(i).padStart(5, '0')}`, labels: { app: 'bulk', bucket: String(i % 10) } },
+      spec: { nodeName: hosts[i % hosts.length], containers: [{ name: 'c', image: 'registry.example/bulk:1' }] },
+    });
+    if (!r.ok) throw new Error(`create pod ${i}: ${r.status} ${await r.text()}`);
+  });
+  await makePods(0, 5000);
+  const { page } = app;
+  await page.goto(`${app.url}#/map`);
+  await page.getByTestId('namespace-input').fill(ns);
+  await page.getByTestId('namespace-input').press('Enter');
+  const summary = () => page.getByTestId('map-summary').innerText().catch(() => '');
+  assert.ok(await until(async () => (await summary()).includes('(5000 pods)'), 90000), `the map counts 5,000 pods: ${await summary()}`);
+  // Pods without a controller fold by their label set (the apiserver adds
+  // the node's zone to a bound pod's labels): each group is a link to the
+  // pods table under its labels, which selects exactly its pods.
+  const groups = await page.locator('[data-testid=map-node]').evaluateAll((els) => els
+    .filter((e) => / pods$/.test(e.dataset.kind)).map((e) => ({ count: Number(e.dataset.count), href: e.getAttribute('href') })));
+  assert.ok(groups.length >= 10, `at least one group per bucket: ${JSON.stringify(groups)}`);
+  assert.equal(groups.reduce((n, g) => n + g.count, 0), 5000);
+  for (const g of groups.slice(0, 3)) {
+    const m = new RegExp(`^#/r/pods\\?ns=${ns}&l=([^&]+)$`).exec(g.href);
+    assert.ok(m, `a group links to its pods: ${g.href}`);
+    const selected = names(['-n', ns, 'get', 'pods', '-l', decodeURIComponent(m[1])]);
+    assert.equal(selected.length, g.count, `${decodeURIComponent(m[1])} selects the group's ${g.count} pods`);
+  }
+  assert.equal(await page.locator('[data-testid=map-node][data-kind="Pod"]').count(), 0, 'no pod drawn alone');
+
+  // Frames while the map scrolls and 100 pods arrive.
+  const scrolling = page.evaluate(async () => {
+    const c = document.querySelector('[data-testid=map-canvas]');
+    const end = performance.now() + 4000;
+    while (performance.now() < end) {
+      c.scrollTop = (c.scrollTop + 40) % Math.max(1, c.scrollHeight - c.clientHeight);
+      c.scrollLeft = (c.scrollLeft + 20) % Math.max(1, c.scrollWidth - c.clientWidth + 1);
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+  });
+  const [frames] = await Promise.all([recordFrames(page, 4000), scrolling, makePods(5000, 100)]);
+  console.log(`map of 5,000 pods, scrolling while 100 pods arrive: ${frameSummary(frames)}`);
+  assert.ok(await until(async () => (await summary()).includes('(5100 pods)'), 30000), `the new pods counted: ${await summary()}`);
+  assert.equal(app.errors.length, 0, `page errors: ${app.errors}`);
+});
