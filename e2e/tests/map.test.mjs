@@ -39,7 +39,8 @@ test("the frontend Deployment's map shows what it is joined to, live, and keeps 
 
   // The map opens on its object, focused; the arrow keys go along the edges.
   const focused = () => page.evaluate(() => document.activeElement?.dataset?.id ?? null);
-  assert.ok(await until(async () => (await focused()) === `Deployment/${NS}/frontend`, 5000), `focused: ${await focused()}`);
+  assert.ok(await until(async () => (await focused()) === `Deployment/${NS}/frontend`, 5000),
+    `focused: ${await focused()}; the node: ${await page.evaluate(() => document.getElementById('map:Deployment/demo-shop/frontend')?.outerHTML)}`);
   await page.keyboard.press('ArrowRight');
   assert.match(await focused(), /^ReplicaSet\/demo-shop\/frontend-/);
   await page.keyboard.press('ArrowRight');
