@@ -95,18 +95,22 @@ test('a namespace of 5,000 pods draws folded into groups and keeps drawing frame
   }
   assert.equal(await page.locator('[data-testid=map-node][data-kind="Pod"]').count(), 0, 'no pod drawn alone');
 
-  // Frames while the map scrolls and 100 pods arrive.
-  const scrolling = page.evaluate(async () => {
+  console.log(`map of 5,000 pods: ${await summary()}`);
+  // Frames while the map scrolls, then while it scrolls and 100 pods arrive.
+  const scroll = (ms) => page.evaluate(async (ms) => {
     const c = document.querySelector('[data-testid=map-canvas]');
-    const end = performance.now() + 4000;
+    const end = performance.now() + ms;
     while (performance.now() < end) {
       c.scrollTop = (c.scrollTop + 40) % Math.max(1, c.scrollHeight - c.clientHeight);
       c.scrollLeft = (c.scrollLeft + 20) % Math.max(1, c.scrollWidth - c.clientWidth + 1);
       await new Promise((r) => requestAnimationFrame(r));
     }
-  });
-  const [frames] = await Promise.all([recordFrames(page, 4000), scrolling, makePods(5000, 100)]);
-  console.log(`map of 5,000 pods, scrolling while 100 pods arrive: ${frameSummary(frames)}`);
+  }, ms);
+  const [still] = await Promise.all([recordFrames(page, 3000), scroll(3000)]);
+  console.log(`map of 5,000 pods, scrolling: ${frameSummary(still)}`);
+  const [busy] = await Promise.all([recordFrames(page, 4000), scroll(4000), makePods(5000, 100)]);
+  console.log(`map of 5,000 pods, scrolling while 100 pods arrive: ${frameSummary(busy)}`);
   assert.ok(await until(async () => (await summary()).includes('(5100 pods)'), 30000), `the new pods counted: ${await summary()}`);
+  console.log(`map of 5,100 pods: ${await summary()}`);
   assert.equal(app.errors.length, 0, `page errors: ${app.errors}`);
 });

@@ -3,20 +3,21 @@
 //! live.
 //!
 //! `feed` watches each kind the map joins (cut to the fields it reads);
-//! on each frame with a change the rules (`kubeglass_kubectl::map`) join
-//! them into a graph, pods that repeat folded into one node, and an
+//! after a change (paced by `join`: at most once per three times the last
+//! join took) the rules (`kubeglass_kubectl::map`) join them into a graph, pods that repeat folded into one node, and an
 //! object's map keeps what is within its depth. The layout keeps every
 //! node that stays in its place, and `draw` redraws only the nodes and
 //! edges whose place or look changed.
 
 mod draw;
 mod feed;
+mod join;
 
 use std::sync::Arc;
 
-use kubeglass_kubectl::map::graph::{Graph, build, id_of, near};
+use kubeglass_kubectl::map::graph::{Graph, id_of};
 use kubeglass_kubectl::map::layout::{Layout, place};
-use kubeglass_kubectl::map::{EventMark, Item, Kind};
+use kubeglass_kubectl::map::Kind;
 use leptos::prelude::*;
 
 use crate::components::problem::ProblemBox;
@@ -29,6 +30,7 @@ use crate::rules::namespaces::scope_label;
 
 use draw::Canvas;
 use feed::Feed;
+use join::Joined;
 
 /// The page: the header namespace's map, or an object's neighbourhood
 /// (in its own namespace).
@@ -50,16 +52,6 @@ fn focus_id(focus: &MapFocus) -> Result<String, String> {
     Ok(id_of(kind, kind.api_kind(), focus.namespace.as_deref(), &focus.name))
 }
 
-/// Every item the feed holds, shared, and the Events' marks.
-fn gather(feed: &Feed) -> (Vec<Arc<Item>>, Vec<EventMark>) {
-    let mut items = Vec::new();
-    for rows in &feed.rows {
-        rows.with(|m| items.extend(m.values().cloned()));
-    }
-    let events = feed.events.with(|m| m.values().flatten().cloned().collect());
-    (items, events)
-}
-
 /// The map of `namespace` (None: all), or of `focus` in it.
 #[component]
 fn MapOf(namespace: Option<String>, focus: Option<MapFocus>, depth: u8) -> impl IntoView {
@@ -76,18 +68,7 @@ fn MapOf(namespace: Option<String>, focus: Option<MapFocus>, depth: u8) -> impl 
     let problems = feed.statuses.clone();
     let refused = feed.refused.clone();
     let synced = Signal::derive(move || statuses.iter().all(|(_, s)| s.with(|s| s.synced)));
-    let graph = {
-        let wanted = wanted.clone();
-        Memo::new(move |_| {
-            let (items, events) = gather(&feed);
-            let g = build(items.iter().map(Arc::as_ref), events.iter(), wanted.as_deref());
-            let shown = match &wanted {
-                Some(id) => near(&g, id, usize::from(depth)),
-                None => Some(g),
-            };
-            shown.map(Arc::new)
-        })
-    };
+    let Joined { graph, took } = join::follow(&kube, feed, wanted.clone(), depth);
     let previous = StoredValue::new(Layout::default());
     let layout = Memo::new(move |_| {
         let g = graph.get()?;
@@ -103,7 +84,7 @@ fn MapOf(namespace: Option<String>, focus: Option<MapFocus>, depth: u8) -> impl 
         <section class="panel map-page" data-testid="map-page">
             <div class="resource-head">
                 <h2>{heading}</h2>
-                {move || layout.with(|l| l.as_ref().map(|(g, _)| summary(g))).map(|s| view! {
+                {move || layout.with(|l| l.as_ref().map(|(g, _)| summary(g, took.get()))).map(|s| view! {
                     <span class="muted small" data-testid="map-summary">{s}</span>
                 })}
                 {focus.clone().map(|f| view! { <DepthPicker focus=f depth/> })}
@@ -125,10 +106,11 @@ fn MapOf(namespace: Option<String>, focus: Option<MapFocus>, depth: u8) -> impl 
     .into_any()
 }
 
-/// "N objects, M relations".
-fn summary(g: &Graph) -> String {
+/// "N nodes (P pods), M relations, joined in T ms".
+fn summary(g: &Graph, took: Option<f64>) -> String {
     let pods: u32 = g.nodes.iter().filter(|n| n.kind == Kind::Pod).map(|n| n.count).sum();
-    format!("{} nodes ({pods} pods), {} relations", g.nodes.len(), g.edges.len())
+    let took = took.map(|t| format!(", joined in {t:.0} ms")).unwrap_or_default();
+    format!("{} nodes ({pods} pods), {} relations{took}", g.nodes.len(), g.edges.len())
 }
 
 /// How many edges out an object's map reaches.
