@@ -81,6 +81,14 @@ brotli, 556,855 B gzip: the route's `c=` and the two top-bar links), within
 its limits. `node hack/wasm-parts.mjs` prints each page's part; the
 every-part limit is now about 2% over the new sum.
 
+The relationship map (#42's last page, 2026-12-07) is a part of its own:
+227,658 B raw with the chunks it loads, 92,026 B brotli over the wire the
+first time it is opened, 177,894 B of it its own (the rules that read
+objects, join, cut and lay out the graph, in `kubeglass_kubectl::map`,
+and the page). Every part went from 3,949,137 B to 4,146,342 B raw; the
+main module to 1,432,480 B (the route and the top bar's link), within its
+limits. The every-part limit is now about 2% over the new sum.
+
 Usage: check-wasm-budget.py [dist]
 """
 
@@ -89,7 +97,7 @@ from pathlib import Path
 
 BUDGET = {"": 1_449_000, ".br": 435_700, ".gz": 565_500}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
-ALL_PARTS_RAW = 4_022_000
+ALL_PARTS_RAW = 4_230_000
 
 
 def main() -> int:

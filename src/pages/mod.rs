@@ -102,6 +102,11 @@
 //! Forwards page (`forwards`) lists the launcher's port-forwards, with a
 //! form to start one; a pod's, Service's or Deployment's page has Forward
 //! on each port (`object/forward`), a node's page Drain (`object/drain`).
+//! The map (`map/`): `feed` watches every kind the map joins, each object
+//! cut to what it reads; `join` hands them to `kubeglass_kubectl::map`
+//! after a change (paced by the last join's time) for the namespace's
+//! graph or an object's neighbourhood; the layout keeps what stays; `draw`
+//! makes each node a link over an SVG of edges, moved by the arrow keys.
 
 pub mod overview;
 pub mod parts;
