@@ -48,7 +48,7 @@ await page.waitForFunction((n) => (document.querySelector('[data-testid=map-summ
 const counted = await page.evaluate((t) => performance.now() - t, t0);
 const first = await summary();
 const inDom = await page.locator('[data-testid=map-node]').count();
-console.log(`${N} pods: every pod counted ${counted.toFixed(0)} ms after the route change; ${first}; ${inDom} nodes in the DOM (those near the view)`);
+console.log(`${N} pods: every pod counted ${counted.toFixed(0)} ms after the route change; ${first}; ${inDom} nodes in the DOM`);
 await page.waitForTimeout(2000);
 const victim = (await (await api(`/api/v1/namespaces/${NS}/pods?limit=1`)).json()).items[0].metadata.name;
 await api(`/api/v1/namespaces/${NS}/pods/${victim}?gracePeriodSeconds=0`, { method: 'DELETE' });

@@ -197,70 +197,31 @@ fn focus_on(id: &str) {
     crate::platform::focus_by_id(&format!("map:{id}"));
 }
 
-/// The part of the drawing in view (left, top, width, height) before the
-/// first scroll: more than a window holds.
-const FIRST_VIEW: (f64, f64, f64, f64) = (0.0, 0.0, 2400.0, 1600.0);
-/// How far past the view nodes and edges are drawn: a screen's worth, so
-/// a step of the arrow keys and a scroll of a few lines find them there.
-const MARGIN: f64 = 900.0;
-
-/// Is the box at `x`, `y` of `w` × `h` within `view` and its margin?
-fn in_view(view: (f64, f64, f64, f64), x: i32, y: i32, w: i32, h: i32) -> bool {
-    let (l, t, vw, vh) = view;
-    let (x, y, w, h) = (f64::from(x), f64::from(y), f64::from(w), f64::from(h));
-    x + w >= l - MARGIN && x <= l + vw + MARGIN && y + h >= t - MARGIN && y <= t + vh + MARGIN
+/// Gives the node `id` the focus once its element is drawn: tried each
+/// frame, `frames` times at most (a busy tab may draw it a few frames after
+/// the map holds it).
+fn focus_when_drawn(id: String, frames: u32) {
+    request_animation_frame(move || {
+        if !crate::platform::focus_by_id(&format!("map:{id}")) && frames > 0 {
+            focus_when_drawn(id, frames - 1);
+        }
+    });
 }
 
-/// The ids of the nodes within `view`, sorted.
-fn ids_in(s: &Scene, view: (f64, f64, f64, f64)) -> Vec<String> {
-    let mut ids: Vec<String> = s.nodes.values().filter(|d| in_view(view, d.x, d.y, NODE_W, NODE_H)).map(|d| d.id.clone()).collect();
-    ids.sort();
-    ids
-}
-
-/// The edges that cross `view`.
-fn curves_in(s: &Scene, view: (f64, f64, f64, f64)) -> Vec<Curve> {
-    s.curves
-        .iter()
-        .filter(|c| {
-            let (x, y) = (c.from.0.min(c.to.0), c.from.1.min(c.to.1));
-            let (w, h) = ((c.from.0 - c.to.0).abs() + NODE_W, (c.from.1 - c.to.1).abs() + NODE_H);
-            in_view(view, x, y, w, h)
-        })
-        .cloned()
-        .collect()
-}
-
-/// Scrolls the node `id` at `at` into the canvas and gives it the focus
-/// once it is drawn.
-fn go_to(canvas: NodeRef<leptos::html::Div>, id: String, at: (i32, i32)) {
-    crate::platform::scroll_to(canvas, f64::from(at.0) - 200.0, f64::from(at.1) - 120.0);
-    request_animation_frame(move || request_animation_frame(move || focus_on(&id)));
-}
-
-/// The drawing, with the arrow keys. Only what is in view (and a screen
-/// around it) is in the DOM: a namespace of thousands of workloads is
-/// thousands of nodes, and the browser lays out only those near the view.
+/// The drawing, with the arrow keys.
 #[component]
 pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<String>) -> impl IntoView {
     let focus_for_scene = focus.clone();
     let scene = Memo::new(move |_| {
         layout.with(|l| l.as_ref().map(|(g, layout)| scene(g, layout, focus_for_scene.as_deref())))
     });
-    let view_box = RwSignal::new(FIRST_VIEW);
-    let canvas = NodeRef::<leptos::html::Div>::new();
-    // The ids of the nodes in view, in a steady order: a node's element is
-    // made when it comes into view and dropped when it leaves, never for a
-    // change of look or place.
+    // The nodes' ids, in a steady order: a node's element is made when it
+    // comes and dropped when it goes, never for a change of look or place.
     let ids = Memo::new(move |_| {
-        let view = view_box.get();
-        scene.with(|s| s.as_ref().map(|s| ids_in(s, view)).unwrap_or_default())
+        let mut ids: Vec<String> = scene.with(|s| s.as_ref().map(|s| s.nodes.keys().cloned().collect()).unwrap_or_default());
+        ids.sort();
+        ids
     });
-    let curves = move || {
-        let view = view_box.get();
-        scene.with(|s| s.as_ref().map(|s| curves_in(s, view)).unwrap_or_default())
-    };
-    let place_of = move |id: &str| scene.with_untracked(|s| s.as_ref().and_then(|s| s.nodes.get(id).map(|d| (d.x, d.y))));
     let keys = move |ev: leptos::ev::KeyboardEvent| {
         let dir = match ev.key().as_str() {
             "ArrowUp" => Step::Up,
@@ -273,11 +234,7 @@ pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<Str
         let to = layout.with_untracked(|l| l.as_ref().and_then(|(g, layout)| step(layout, g, &from, dir)));
         if let Some(to) = to {
             ev.prevent_default();
-            if ids.with_untracked(|ids| ids.binary_search(&to).is_ok()) {
-                focus_on(&to);
-            } else if let Some(at) = place_of(&to) {
-                go_to(canvas, to, at);
-            }
+            focus_on(&to);
         }
     };
     let size = move || scene.with(|s| s.as_ref().map_or((0, 0), |s| s.size));
@@ -287,19 +244,18 @@ pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<Str
             if done == Some(true) {
                 return true;
             }
-            let at = scene.with(|s| s.as_ref().and_then(|s| s.nodes.get(&id).map(|d| (d.x, d.y))));
-            if let Some(at) = at {
-                go_to(canvas, id.clone(), at);
+            let drawn = scene.with(|s| s.as_ref().is_some_and(|s| s.nodes.contains_key(&id)));
+            if drawn {
+                focus_when_drawn(id.clone(), 120);
             }
-            at.is_some()
+            drawn
         });
     }
     view! {
-        <div class="map-canvas" data-testid="map-canvas" node_ref=canvas on:keydown=keys
-            on:scroll=move |ev| view_box.set(crate::platform::scrolled_box(&ev))>
+        <div class="map-canvas" data-testid="map-canvas" on:keydown=keys>
             <div class="map-sheet" style:width=move || format!("{}px", size().0) style:height=move || format!("{}px", size().1)>
                 <svg class="map-edges" width=move || size().0 height=move || size().1 aria-hidden="true">
-                    <For each=curves
+                    <For each=move || scene.with(|s| s.as_ref().map(|s| s.curves.clone()).unwrap_or_default())
                         key=|c: &Curve| c.clone()
                         children=|c| view! { <path d=path(&c) data-testid="map-edge"></path> }/>
                 </svg>
