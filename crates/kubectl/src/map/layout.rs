@@ -224,11 +224,18 @@ pub fn step(layout: &Layout, g: &Graph, from: &str, step: Step) -> Option<String
                 if ids.is_empty() {
                     continue;
                 }
-                let near_ones: Vec<usize> = g
-                    .index
-                    .get(from)
-                    .map(|i| g.adjacent()[*i].clone())
-                    .unwrap_or_default();
+                // `from`'s neighbours, read from its edges alone (not the
+                // whole graph's adjacency, for one key press).
+                let me = g.index.get(from).copied();
+                let near_ones: std::collections::HashSet<usize> = g
+                    .edges
+                    .iter()
+                    .filter_map(|&(a, b)| match me {
+                        Some(i) if a == i => Some(b),
+                        Some(i) if b == i => Some(a),
+                        _ => None,
+                    })
+                    .collect();
                 let joined = |id: &str| g.index.get(id).is_some_and(|j| near_ones.contains(j));
                 let best = ids
                     .iter()
