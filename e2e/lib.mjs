@@ -380,6 +380,18 @@ export function apiserverWatches(resource) {
 }
 
 /**
+ * Waits (up to `ms`) until no namespace is being deleted. While one is,
+ * the namespace controller LISTs each of its kinds, pods too, until it is
+ * empty: a count of the apiserver's LISTs taken then counts those. (An
+ * earlier test deletes its namespace without waiting.)
+ */
+export async function noNamespaceEnding(ms = 180000) {
+  const ending = () => kubectl('get', 'namespaces', '-o', 'jsonpath={.items[?(@.status.phase=="Terminating")].metadata.name}').trim();
+  const ok = await until(() => ending() === '', ms, 500);
+  if (!ok) throw new Error(`namespaces still ending after ${ms} ms: ${ending()}`);
+}
+
+/**
  * How many requests of `verb` (LIST, WATCH…) on the core `resource` the
  * apiserver has served since it started, every code and scope together:
  * its own `apiserver_request_total`, so a request any client made counts.

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  kubectl, apply, startApp, launchBrowser, until, cleanUp, compactEtcd, apiserverRequests, apiserverWatches,
+  kubectl, apply, startApp, launchBrowser, until, cleanUp, compactEtcd, apiserverRequests, apiserverWatches, noNamespaceEnding,
 } from '../lib.mjs';
 import { table } from '../pages.mjs';
 
@@ -122,6 +122,7 @@ test('a reloaded pods table draws its saved rows before any API answer, then res
   await page.goto('about:blank');
   kubectl('delete', 'pod', 'a', '-n', NS, '--grace-period=0', '--force', '--wait=false');
   run('d');
+  await noNamespaceEnding();
   const listsBefore = apiserverRequests('LIST', 'pods');
   const asked = track(page);
   const hold = await holdApi(t, page);
@@ -156,6 +157,7 @@ test('after the launcher restarts on a new origin, the table still draws from it
   await app.stop();
   run('e');
   app = await startApp(undefined, { state });
+  await noNamespaceEnding();
   const listsBefore = apiserverRequests('LIST', 'pods');
   const asked = track(page);
   const hold = await holdApi(t, page);
@@ -181,6 +183,7 @@ test('a saved version that etcd compacted away costs exactly one LIST', async ()
   await page.goto('about:blank');
   apply(podTemplate('t3'));
   await compactEtcd();
+  await noNamespaceEnding();
   const listsBefore = apiserverRequests('LIST', 'podtemplates');
   const asked = track(page);
   await page.goto(`${app.url}#/r/podtemplates?ns=${NS}`);
@@ -231,6 +234,7 @@ test('a tab hidden past its delay stops watching; shown again it resumes with no
     `the apiserver's watches of pods: ${apiserverWatches('pods')}, with the tab shown ${watching}`);
   assert.equal(await page.getByTestId('resync-note').innerText(), 'paused while hidden');
   run('f');
+  await noNamespaceEnding();
   const listsBefore = apiserverRequests('LIST', 'pods');
   const asked = track(page);
 
