@@ -5,10 +5,12 @@
 // rules' join of every informer's items into the graph and its cut):
 // the time from the route change until every pod is counted, the join's
 // time then, the join's time after one pod is deleted, and the frames
-// while the map scrolls.
+// while the map scrolls (BENCH_TRACE=file: a Chromium trace of them,
+// the main thread summed by kind of work; BENCH_PROFILE=file: a CPU
+// profile of them, the functions with the most self time).
 //
 //   node e2e/bench/map.mjs <api base under its token> [pods]
-import { fillNamespace, frameSummary, launchChromium, nodeBase, pool, recordFrames, releaseNamespace } from './lib.mjs';
+import { fillNamespace, frameSummary, launchChromium, nodeBase, pool, recordFrames, profiled, releaseNamespace, settled, traced } from './lib.mjs';
 
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000'] = process.argv.slice(2);
 const N = Number(countArg);
@@ -32,6 +34,11 @@ await pool([...Array(Math.ceil(N / 50)).keys()], 16, async (k) => {
   if (!r.ok && r.status !== 409) throw new Error(`service ${k}: ${r.status} ${await r.text()}`);
 });
 
+// kwok marks the new pods Running for a while after they are made: the
+// map is measured on a quiet namespace (the e2e test measures it while
+// pods arrive).
+await settled(base, api, NS, 'pods');
+
 const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
 await page.goto(`${base}/ui/#/xray`);
@@ -48,7 +55,7 @@ await page.waitForFunction((n) => (document.querySelector('[data-testid=map-summ
 const counted = await page.evaluate((t) => performance.now() - t, t0);
 const first = await summary();
 const inDom = await page.locator('[data-testid=map-node]').count();
-console.log(`${N} pods: every pod counted ${counted.toFixed(0)} ms after the route change; ${first}; ${inDom} nodes in the DOM`);
+console.log(`${N} pods: every pod counted ${counted.toFixed(0)} ms after the route change; ${first}; ${inDom} nodes in the DOM (those near the view)`);
 await page.waitForTimeout(2000);
 const victim = (await (await api(`/api/v1/namespaces/${NS}/pods?limit=1`)).json()).items[0].metadata.name;
 await api(`/api/v1/namespaces/${NS}/pods/${victim}?gracePeriodSeconds=0`, { method: 'DELETE' });
@@ -56,14 +63,14 @@ await page.waitForFunction((n) => (document.querySelector('[data-testid=map-summ
   N - 1, { timeout: 60000, polling: 20 });
 const after = await summary();
 console.log(`after one pod is deleted: join ${joined(after)} ms (${after})`);
-const [frames] = await Promise.all([recordFrames(page, 4000), page.evaluate(async () => {
+const [frames] = await profiled(page, () => traced(browser, page, () => Promise.all([recordFrames(page, 4000), page.evaluate(async () => {
   const c = document.querySelector('[data-testid=map-canvas]');
   const end = performance.now() + 4000;
   while (performance.now() < end) {
     c.scrollTop = (c.scrollTop + 40) % Math.max(1, c.scrollHeight - c.clientHeight);
     await new Promise((r) => requestAnimationFrame(r));
   }
-})]);
+})])));
 console.log(`scrolling the map: ${frameSummary(frames)}`);
 await browser.close();
 await releaseNamespace(api, NS, KEEP);

@@ -2,12 +2,14 @@
 // Deployment's map names its ReplicaSets, pods, Service, ConfigMap and
 // nodes as kubectl reads them, a pod made by scaling appears without a
 // reload and without moving anything already drawn, the arrow keys move
-// along it; and a namespace of 5,000 pods draws folded into groups, with
+// along it, a Service without a selector reaches the pod its EndpointSlice
+// names; and a namespace of 5,000 pods draws folded into groups, only those
+// near the view in the DOM, the keys reaching the others, with
 // the frames while it scrolls and more pods arrive measured (printed, not
 // asserted).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApp, kubectl, cleanUp, until } from '../lib.mjs';
+import { withApp, kubectl, apply, cleanUp, until } from '../lib.mjs';
 import { frameSummary, pool, recordFrames } from '../bench/lib.mjs';
 
 const NS = 'demo-shop';
@@ -60,18 +62,43 @@ test("the frontend Deployment's map shows what it is joined to, live, and keeps 
     if (id in after) assert.equal(after[id], at, `${id} stayed where it was`);
   }
   assert.equal(page.url().includes('#/map/'), true, 'no reload, no navigation');
+
+  // A Service without a selector reaches the pod its hand-written
+  // EndpointSlice names (and no other), live.
+  t.after(() => cleanUp(['-n', NS, 'delete', 'service/frontend-direct', 'endpointslice/frontend-direct-1', '--ignore-not-found']));
+  const uid = kubectl('-n', NS, 'get', 'pod', pods[0], '-o', 'jsonpath={.metadata.uid}');
+  apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'frontend-direct', namespace: NS }, spec: { ports: [{ port: 80 }] } });
+  apply({
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4', ports: [{ port: 80 }],
+    metadata: { name: 'frontend-direct-1', namespace: NS, labels: { 'kubernetes.io/service-name': 'frontend-direct' } },
+    endpoints: [{ addresses: ['10.9.9.9'], targetRef: { kind: 'Pod', namespace: NS, name: pods[0], uid } }],
+  });
+  await nodeOf('Service', 'frontend-direct').waitFor({ timeout: 15000 });
+  const from = (id) => page.locator(`[data-testid=map-edge][data-from="${id}"]`).evaluateAll((es) => es.map((e) => e.dataset.to));
+  assert.ok(await until(async () => (await from(`Service/${NS}/frontend-direct`)).length > 0, 15000), 'an edge from the Service');
+  assert.deepEqual(await from(`Service/${NS}/frontend-direct`), [`Pod/${NS}/${pods[0]}`], 'the slice names one pod: one edge, to it');
 });
 
 test('a namespace of 5,000 pods draws folded into groups and keeps drawing frames', async (t) => {
   const ns = `map-e2e-${Date.now() % 100000}`;
-  t.after(() => cleanUp(['delete', 'namespace', ns, '--ignore-not-found', '--wait=false']));
+  // Gone before the next test: the 5,100 pods at once (one delete of the
+  // collection, no grace: kwok ending each would take minutes of both
+  // cores), then the namespace, waited for (while it ends, the namespace
+  // controller LISTs its pods, which tests counting LISTs would see).
+  t.after(async () => {
+    const r = await fetch(`${app.api}/api/v1/namespaces/${ns}/pods`, {
+      method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gracePeriodSeconds: 0 }),
+    });
+    if (!r.ok) process.stderr.write(`cleanup: deleting the pods of ${ns}: ${r.status} ${await r.text()}\n`);
+    cleanUp(['delete', 'namespace', ns, '--ignore-not-found', '--timeout=180s']);
+  });
   kubectl('create', 'namespace', ns);
   const hosts = names(['get', 'nodes']).filter((n) => n.startsWith('kwok-'));
   assert.ok(hosts.length > 0, 'kwok nodes');
   const api = (path, body) => fetch(`${app.api}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const makePods = (from, n) => pool([...Array(n).keys()].map((i) => from + i), 16, async (i) => {
     const r = await api(`/api/v1/namespaces/${ns}/pods`, {
-      metadata: { name: `p-${String(i).padStart(5, '0')}`, labels: { app: 'bulk', bucket: String(i % 10) } },
+      metadata: { name: `p-${String(i).padStart(5, '0')}`, labels: { app: 'bulk', bucket: String(i % 100) } },
       spec: { nodeName: hosts[i % hosts.length], containers: [{ name: 'c', image: 'registry.example/bulk:1' }] },
     });
     if (!r.ok) throw new Error(`create pod ${i}: ${r.status} ${await r.text()}`);
@@ -86,10 +113,43 @@ test('a namespace of 5,000 pods draws folded into groups and keeps drawing frame
   // Pods without a controller fold by their label set (the apiserver adds
   // the node's zone to a bound pod's labels): each group is a link to the
   // pods table under its labels, which selects exactly its pods.
-  const groups = await page.locator('[data-testid=map-node]').evaluateAll((els) => els
-    .filter((e) => / pods$/.test(e.dataset.kind)).map((e) => ({ count: Number(e.dataset.count), href: e.getAttribute('href') })));
-  assert.ok(groups.length >= 10, `at least one group per bucket: ${JSON.stringify(groups)}`);
-  assert.equal(groups.reduce((n, g) => n + g.count, 0), 5000);
+  const drawnGroups = () => page.locator('[data-testid=map-node]').evaluateAll((els) => els
+    .filter((e) => / pods$/.test(e.dataset.kind)).map((e) => ({ id: e.dataset.id, count: Number(e.dataset.count), href: e.getAttribute('href'), y: Number(/,\s*(-?\d+)px/.exec(e.style.transform)?.[1]) })));
+  // A hundred groups make a column taller than a few screens: only those
+  // near the view are in the DOM.
+  const total = Number((await summary()).match(/^(\d+) nodes/)?.[1]);
+  const first = await drawnGroups();
+  const inDom = await page.getByTestId('map-node').count();
+  assert.ok(inDom < total, `only the nodes near the view are drawn: ${inDom} of ${total}`);
+  // Scrolling a screen at a time (round again at the bottom) finds every
+  // group, and their counts add up to every pod.
+  const seen = new Map();
+  const screen = () => page.getByTestId('map-canvas').evaluate((c) => {
+    c.scrollTop = c.scrollTop + c.clientHeight >= c.scrollHeight ? 0 : c.scrollTop + c.clientHeight;
+  });
+  const pods = () => [...seen.values()].reduce((n, g) => n + g.count, 0);
+  assert.ok(await until(async () => {
+    for (const g of await drawnGroups()) seen.set(g.id, g);
+    await screen();
+    return pods() === 5000;
+  }, 60000, 100), `the groups drawn while scrolling count every pod: ${pods()} in ${seen.size} groups`);
+  const groups = [...seen.values()];
+  assert.ok(groups.length >= 100, `at least one group per bucket: ${groups.length}`);
+  assert.ok((await page.getByTestId('map-node').count()) < total, 'scrolled, still only the nodes near the view');
+  // The arrow keys go down the column to groups that were not drawn at first.
+  await page.getByTestId('map-canvas').evaluate((c) => { c.scrollTop = 0; c.scrollLeft = 0; });
+  const focused = () => page.evaluate(() => document.activeElement?.dataset?.id ?? null);
+  const top = first.reduce((a, b) => (b.y < a.y ? b : a)).id;
+  await page.locator(`[id="map:${top}"]`).focus();
+  const firstIds = new Set(first.map((g) => g.id));
+  let presses = 0;
+  while (firstIds.has(await focused()) && presses < 200) {
+    await page.keyboard.press('ArrowDown');
+    presses += 1;
+  }
+  const reached = await focused();
+  assert.ok(reached && reached.startsWith('group/') && !firstIds.has(reached),
+    `after ${presses} presses the focus is on a group not drawn at first: ${reached}`);
   for (const g of groups.slice(0, 3)) {
     const m = new RegExp(`^#/r/pods\\?ns=${ns}&l=([^&]+)$`).exec(g.href);
     assert.ok(m, `a group links to its pods: ${g.href}`);

@@ -25,7 +25,9 @@ mod workers;
 pub use kubeglass_web::{frame_queue_stats, spawn, wasm_memory_bytes};
 pub use regexp::{finder, regex};
 pub use terminal::{cells_fit, page_selection, pasted};
-pub use text_area::{focus_area, focus_by_id, reveal, select_range, selected_text};
+pub use text_area::{
+    focus_area, focus_by_id, reveal, scroll_to, scrolled_box, select_range, selected_text,
+};
 pub use workers::{ask_launcher_to_stop, remove_service_workers};
 
 use leptos::prelude::*;

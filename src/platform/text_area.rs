@@ -82,3 +82,23 @@ pub fn focus_by_id(id: &str) -> bool {
         None => false,
     }
 }
+
+/// Scrolls `scroller` so its content's point (`left`, `top`) is at its
+/// top left corner (as near as the content allows).
+pub fn scroll_to(scroller: NodeRef<Div>, left: f64, top: f64) {
+    if let Some(el) = scroller.get_untracked() {
+        el.set_scroll_left(left.max(0.0) as i32);
+        el.set_scroll_top(top.max(0.0) as i32);
+    }
+}
+
+/// The scrolled box's left, top, width and height, from its `scroll` event.
+pub fn scrolled_box(ev: &leptos::ev::Event) -> (f64, f64, f64, f64) {
+    let el = event_target::<web_sys::HtmlElement>(ev);
+    (
+        f64::from(el.scroll_left()),
+        f64::from(el.scroll_top()),
+        f64::from(el.client_width()),
+        f64::from(el.client_height()),
+    )
+}

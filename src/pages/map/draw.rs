@@ -3,8 +3,12 @@
 //! each edge a curve in an SVG beneath. A node's element is keyed by its
 //! id and lives as long as the node (its look and place are attributes
 //! that change in place); an edge is keyed by its ends. So a change
-//! redraws only the nodes and edges it touches, and the focus stays. The arrow keys move the focus along columns and edges
-//! (`kubeglass_kubectl::map::layout::step`).
+//! redraws only the nodes and edges it touches, and the focus stays.
+//! Only the nodes and edges near the view (a screen's margin around it)
+//! are in the DOM: a namespace of thousands of workloads is thousands of
+//! nodes, and the browser lays out only those. The arrow keys move the
+//! focus along columns and edges (`kubeglass_kubectl::map::layout::step`),
+//! scrolling to a node not drawn yet.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -37,9 +41,10 @@ struct Drawn {
     focus: bool,
 }
 
-/// An edge as drawn: its ends.
+/// An edge as drawn: its ends' ids and places.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Curve {
+    ends: (String, String),
     from: (i32, i32),
     to: (i32, i32),
 }
@@ -107,8 +112,9 @@ fn scene(g: &Graph, layout: &Layout, focus: Option<&str>) -> Scene {
         .edges
         .iter()
         .filter_map(|(a, b)| {
-            let (p, q) = (places.get(&g.nodes[*a].id)?, places.get(&g.nodes[*b].id)?);
-            Some(Curve { from: (p.x as i32, p.y as i32), to: (q.x as i32, q.y as i32) })
+            let (a, b) = (&g.nodes[*a].id, &g.nodes[*b].id);
+            let (p, q) = (places.get(a)?, places.get(b)?);
+            Some(Curve { ends: (a.clone(), b.clone()), from: (p.x as i32, p.y as i32), to: (q.x as i32, q.y as i32) })
         })
         .collect();
     let (w, h) = layout.size();
@@ -199,7 +205,7 @@ fn focus_on(id: &str) {
 
 /// Gives the node `id` the focus once its element is drawn: tried each
 /// frame, `frames` times at most (a busy tab may draw it a few frames after
-/// the map holds it).
+/// the map holds it, or after a scroll brings it into view).
 fn focus_when_drawn(id: String, frames: u32) {
     request_animation_frame(move || {
         if !crate::platform::focus_by_id(&format!("map:{id}")) && frames > 0 {
@@ -208,20 +214,81 @@ fn focus_when_drawn(id: String, frames: u32) {
     });
 }
 
-/// The drawing, with the arrow keys.
+/// The part of the drawing in view (left, top, width, height) before the
+/// first scroll: more than a window holds.
+const FIRST_VIEW: View = (0, 0, 2400, 1600);
+/// How far past the view nodes and edges are drawn: a screen's worth, so
+/// a step of the arrow keys and a scroll of a few lines find them there.
+const MARGIN: i32 = 900;
+/// The view is kept in steps of this many pixels (less than the margin),
+/// so a scroll of a few pixels changes nothing drawn.
+const STEP: i32 = 300;
+
+/// Left, top, width and height, in the drawing's pixels.
+type View = (i32, i32, i32, i32);
+
+/// The scrolled box, its corner rounded down and its size up to [`STEP`].
+fn stepped((l, t, w, h): (f64, f64, f64, f64)) -> View {
+    let down = |v: f64| (v as i32).div_euclid(STEP) * STEP;
+    let up = |v: f64| (v as i32 + STEP - 1).div_euclid(STEP) * STEP;
+    (down(l), down(t), up(w) + STEP, up(h) + STEP)
+}
+
+/// Is the box at `x`, `y` of `w` × `h` within `view` and its margin?
+fn in_view(view: View, x: i32, y: i32, w: i32, h: i32) -> bool {
+    let (l, t, vw, vh) = view;
+    x + w >= l - MARGIN && x <= l + vw + MARGIN && y + h >= t - MARGIN && y <= t + vh + MARGIN
+}
+
+/// The ids of the nodes within `view`, sorted.
+fn ids_in(s: &Scene, view: View) -> Vec<String> {
+    let mut ids: Vec<String> = s.nodes.values().filter(|d| in_view(view, d.x, d.y, NODE_W, NODE_H)).map(|d| d.id.clone()).collect();
+    ids.sort();
+    ids
+}
+
+/// The edges that cross `view`.
+fn curves_in(s: &Scene, view: View) -> Vec<Curve> {
+    s.curves
+        .iter()
+        .filter(|c| {
+            let (x, y) = (c.from.0.min(c.to.0), c.from.1.min(c.to.1));
+            let (w, h) = ((c.from.0 - c.to.0).abs() + NODE_W, (c.from.1 - c.to.1).abs() + NODE_H);
+            in_view(view, x, y, w, h)
+        })
+        .cloned()
+        .collect()
+}
+
+/// Scrolls the node `id` at `at` into the canvas and gives it the focus
+/// once it is drawn.
+fn go_to(canvas: NodeRef<leptos::html::Div>, id: String, at: (i32, i32)) {
+    crate::platform::scroll_to(canvas, f64::from(at.0) - 200.0, f64::from(at.1) - 120.0);
+    focus_when_drawn(id, 120);
+}
+
+/// The drawing, with the arrow keys. Only what is in view (and a screen
+/// around it) is in the DOM.
 #[component]
 pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<String>) -> impl IntoView {
     let focus_for_scene = focus.clone();
     let scene = Memo::new(move |_| {
         layout.with(|l| l.as_ref().map(|(g, layout)| scene(g, layout, focus_for_scene.as_deref())))
     });
-    // The nodes' ids, in a steady order: a node's element is made when it
-    // comes and dropped when it goes, never for a change of look or place.
+    let view_box = RwSignal::new(FIRST_VIEW);
+    let canvas = NodeRef::<leptos::html::Div>::new();
+    // The ids of the nodes in view, in a steady order: a node's element is
+    // made when it comes into view and dropped when it leaves, never for a
+    // change of look or place.
     let ids = Memo::new(move |_| {
-        let mut ids: Vec<String> = scene.with(|s| s.as_ref().map(|s| s.nodes.keys().cloned().collect()).unwrap_or_default());
-        ids.sort();
-        ids
+        let view = view_box.get();
+        scene.with(|s| s.as_ref().map(|s| ids_in(s, view)).unwrap_or_default())
     });
+    let curves = Memo::new(move |_| {
+        let view = view_box.get();
+        scene.with(|s| s.as_ref().map(|s| curves_in(s, view)).unwrap_or_default())
+    });
+    let place_of = move |id: &str| scene.with_untracked(|s| s.as_ref().and_then(|s| s.nodes.get(id).map(|d| (d.x, d.y))));
     let keys = move |ev: leptos::ev::KeyboardEvent| {
         let dir = match ev.key().as_str() {
             "ArrowUp" => Step::Up,
@@ -234,7 +301,11 @@ pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<Str
         let to = layout.with_untracked(|l| l.as_ref().and_then(|(g, layout)| step(layout, g, &from, dir)));
         if let Some(to) = to {
             ev.prevent_default();
-            focus_on(&to);
+            if ids.with_untracked(|ids| ids.binary_search(&to).is_ok()) {
+                focus_on(&to);
+            } else if let Some(at) = place_of(&to) {
+                go_to(canvas, to, at);
+            }
         }
     };
     let size = move || scene.with(|s| s.as_ref().map_or((0, 0), |s| s.size));
@@ -244,20 +315,26 @@ pub fn Canvas(layout: Memo<Option<(Arc<Graph>, Arc<Layout>)>>, focus: Option<Str
             if done == Some(true) {
                 return true;
             }
-            let drawn = scene.with(|s| s.as_ref().is_some_and(|s| s.nodes.contains_key(&id)));
-            if drawn {
-                focus_when_drawn(id.clone(), 120);
+            let at = scene.with(|s| s.as_ref().and_then(|s| s.nodes.get(&id).map(|d| (d.x, d.y))));
+            if let Some(at) = at {
+                go_to(canvas, id.clone(), at);
             }
-            drawn
+            at.is_some()
         });
     }
     view! {
-        <div class="map-canvas" data-testid="map-canvas" on:keydown=keys>
+        <div class="map-canvas" data-testid="map-canvas" node_ref=canvas on:keydown=keys
+            on:scroll=move |ev| {
+                let view = stepped(crate::platform::scrolled_box(&ev));
+                if view_box.get_untracked() != view {
+                    view_box.set(view);
+                }
+            }>
             <div class="map-sheet" style:width=move || format!("{}px", size().0) style:height=move || format!("{}px", size().1)>
                 <svg class="map-edges" width=move || size().0 height=move || size().1 aria-hidden="true">
-                    <For each=move || scene.with(|s| s.as_ref().map(|s| s.curves.clone()).unwrap_or_default())
+                    <For each=move || curves.get()
                         key=|c: &Curve| c.clone()
-                        children=|c| view! { <path d=path(&c) data-testid="map-edge"></path> }/>
+                        children=|c| view! { <path d=path(&c) data-testid="map-edge" data-from=c.ends.0 data-to=c.ends.1></path> }/>
                 </svg>
                 <For each=move || ids.get()
                     key=|id: &String| id.clone()

@@ -4,13 +4,14 @@
 //! row the `Item` the rules read from it. Secrets are never watched: a
 //! Secret is on the map by the name a pod gives it. Nodes, ConfigMaps,
 //! ServiceAccounts and StorageClasses are too (names the others give).
+//! EndpointSlices are read for their Service and their pods' UIDs only.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use kubeglass_client::k8s_openapi::api::{apps::v1 as apps, autoscaling::v2 as autoscaling, batch::v1 as batch, core::v1 as core, networking::v1 as networking};
+use kubeglass_client::k8s_openapi::api::{apps::v1 as apps, autoscaling::v2 as autoscaling, batch::v1 as batch, core::v1 as core, discovery::v1 as discovery, networking::v1 as networking};
 use kubeglass_client::kube_core::{DynamicObject, Resource};
-use kubeglass_kubectl::map::trim::{trim_event, trim_lean, trim_pod, trim_to_metadata};
+use kubeglass_kubectl::map::trim::{trim_event, trim_lean, trim_pod, trim_slice, trim_to_metadata};
 use kubeglass_kubectl::map::{EventMark, Item, Kind, event_mark};
 use leptos::prelude::*;
 
@@ -62,6 +63,7 @@ impl Feed {
         let lean = ("map-lean", trim_lean as fn(DynamicObject) -> DynamicObject);
         add("map-pods", path::<core::Pod>(kube, ns), Kind::Pod, ("map-pod", trim_pod));
         add("map-services", path::<core::Service>(kube, ns), Kind::Service, lean);
+        add("map-endpointslices", path::<discovery::EndpointSlice>(kube, ns), Kind::EndpointSlice, ("map-slice", trim_slice));
         add("map-ingresses", path::<networking::Ingress>(kube, ns), Kind::Ingress, lean);
         add("map-networkpolicies", path::<networking::NetworkPolicy>(kube, ns), Kind::NetworkPolicy, lean);
         add("map-hpas", path::<autoscaling::HorizontalPodAutoscaler>(kube, ns), Kind::Hpa, lean);

@@ -6,7 +6,8 @@
 //! more than [`GROUP_OVER`] are one node with their count and colours;
 //! so are pods without a controller that share their labels. An object
 //! only named by another (a Secret a pod mounts, an owner not watched) is
-//! a node too, marked as not seen.
+//! a node too, marked as not seen. An EndpointSlice is no node: it adds
+//! an edge from its Service to each pod on the map its endpoints name.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -246,7 +247,11 @@ pub fn build<'a>(
     events: impl IntoIterator<Item = &'a EventMark>,
     apart: Option<&str>,
 ) -> Graph {
-    let items: Vec<&Item> = items.into_iter().filter(|i| i.kind.is_some()).collect();
+    // An EndpointSlice is no node: it joins its Service to pods, below.
+    let (slices, items): (Vec<&Item>, Vec<&Item>) = items
+        .into_iter()
+        .filter(|i| i.kind.is_some())
+        .partition(|i| i.kind == Some(Kind::EndpointSlice));
     let mut sizes: HashMap<String, usize> = HashMap::new();
     let pods: Vec<(usize, String)> = items
         .iter()
@@ -298,12 +303,40 @@ pub fn build<'a>(
         }
     }
     select(&mut g, &items, &of_item);
+    join_slices(&mut g, &slices, &by_uid);
     for e in events {
         if let (true, Some(i)) = (e.warning, by_uid.get(e.uid.as_str())) {
             g.nodes[*i].warnings += e.count;
         }
     }
     g
+}
+
+/// An edge from each EndpointSlice's Service to each pod on the map its
+/// endpoints name (by UID).
+fn join_slices(g: &mut Graph, slices: &[&Item], by_uid: &HashMap<&str, usize>) {
+    for slice in slices {
+        let Some((service, pods)) = &slice.endpoints else {
+            continue;
+        };
+        // Only pods on the map: a slice's stale target adds no node.
+        let to: Vec<usize> = pods
+            .iter()
+            .filter_map(|uid| by_uid.get(uid.as_str()).copied())
+            .collect();
+        if to.is_empty() {
+            continue;
+        }
+        let from = g.named(
+            Kind::Service,
+            "Service",
+            slice.namespace.as_deref(),
+            service,
+        );
+        for p in to {
+            g.edges.insert((from, p));
+        }
+    }
 }
 
 /// The edges from each selector (Service, NetworkPolicy) to the pods of

@@ -9,7 +9,10 @@
 //! Services; a pod's node, ServiceAccount, and the ConfigMaps, Secrets
 //! (by name: a Secret is never read for the map) and claims its spec
 //! names; a claim's volume and class, a volume's class; an HPA's target.
-//! Events attach to their object as a count of warnings.
+//! Events attach to their object as a count of warnings. An EndpointSlice
+//! is never a node: it joins its Service to the pods its endpoints name
+//! (so a Service without a selector, whose endpoints someone else writes,
+//! still reaches its pods).
 
 use std::collections::BTreeMap;
 
@@ -54,6 +57,9 @@ pub enum Kind {
     Secret,
     /// core PersistentVolumeClaim.
     Claim,
+    /// discovery.k8s.io EndpointSlice: never drawn, it joins a Service to
+    /// the pods it names.
+    EndpointSlice,
     /// core ServiceAccount.
     ServiceAccount,
     /// core Node.
@@ -119,6 +125,7 @@ impl Kind {
             Kind::ConfigMap => ("ConfigMap", "configmaps", 4),
             Kind::Secret => ("Secret", "secrets", 4),
             Kind::Claim => ("PersistentVolumeClaim", "persistentvolumeclaims", 4),
+            Kind::EndpointSlice => ("EndpointSlice", "endpointslices.discovery.k8s.io", 1),
             Kind::ServiceAccount => ("ServiceAccount", "serviceaccounts", 4),
             Kind::Node => ("Node", "nodes", 4),
             Kind::Volume => ("PersistentVolume", "persistentvolumes", 5),
@@ -164,6 +171,7 @@ pub const ALL: &[Kind] = &[
     Kind::ConfigMap,
     Kind::Secret,
     Kind::Claim,
+    Kind::EndpointSlice,
     Kind::ServiceAccount,
     Kind::Node,
     Kind::Volume,
@@ -223,6 +231,9 @@ pub struct Item {
     pub refs: Vec<(Kind, String)>,
     /// The pods it selects (a Service's, a NetworkPolicy's).
     pub selects: Option<Selector>,
+    /// An EndpointSlice's Service (its `kubernetes.io/service-name` label)
+    /// and the UIDs of the pods its endpoints name.
+    pub endpoints: Option<(String, Vec<String>)>,
 }
 
 /// An Event's object and whether it warns.
@@ -308,23 +319,19 @@ impl Item {
                     item.refs.push((Kind::from_api(api, k), n.to_string()));
                 }
             }
-            Kind::Claim => {
-                if let Some(v) = text(d, &["spec", "volumeName"]) {
-                    item.refs.push((Kind::Volume, v.to_string()));
-                } else if let Some(c) = text(d, &["spec", "storageClassName"]) {
-                    item.refs.push((Kind::StorageClass, c.to_string()));
-                }
-                item.health = match text(d, &["status", "phase"]) {
-                    Some("Bound") => Health::Good,
-                    Some("Pending") => Health::Waiting,
-                    Some("Lost") => Health::Bad,
-                    _ => Health::Plain,
-                };
-            }
+            Kind::Claim => read_claim(&mut item, d),
             Kind::Volume => {
                 if let Some(c) = text(d, &["spec", "storageClassName"]) {
                     item.refs.push((Kind::StorageClass, c.to_string()));
                 }
+            }
+            Kind::EndpointSlice => {
+                let service = item
+                    .labels
+                    .get(SERVICE_NAME)
+                    .cloned()
+                    .filter(|s| !s.is_empty());
+                item.endpoints = service.map(|s| (s, endpoint_pods(d)));
             }
             _ => {}
         }
@@ -402,6 +409,36 @@ fn read_pod(item: &mut Item, d: &Value) {
         Some("Succeeded") => Health::Done,
         Some(_) => Health::Bad,
     };
+}
+
+/// A claim's volume (or, unbound, its class) and its colour.
+fn read_claim(item: &mut Item, d: &Value) {
+    if let Some(v) = text(d, &["spec", "volumeName"]) {
+        item.refs.push((Kind::Volume, v.to_string()));
+    } else if let Some(c) = text(d, &["spec", "storageClassName"]) {
+        item.refs.push((Kind::StorageClass, c.to_string()));
+    }
+    item.health = match text(d, &["status", "phase"]) {
+        Some("Bound") => Health::Good,
+        Some("Pending") => Health::Waiting,
+        Some("Lost") => Health::Bad,
+        _ => Health::Plain,
+    };
+}
+
+/// The label an EndpointSlice names its Service by.
+pub const SERVICE_NAME: &str = "kubernetes.io/service-name";
+
+/// The UIDs of the pods an EndpointSlice's endpoints name.
+fn endpoint_pods(d: &Value) -> Vec<String> {
+    let mut uids: Vec<String> = array(d, &["endpoints"])
+        .iter()
+        .filter(|e| text(e, &["targetRef", "kind"]) == Some("Pod"))
+        .filter_map(|e| text(e, &["targetRef", "uid"]).map(str::to_string))
+        .collect();
+    uids.sort();
+    uids.dedup();
+    uids
 }
 
 /// An Ingress's backend Services (the default backend and every rule's path).

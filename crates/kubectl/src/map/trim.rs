@@ -111,3 +111,23 @@ pub fn trim_lean(mut o: DynamicObject) -> DynamicObject {
     lean_metadata(&mut o);
     o
 }
+
+/// An EndpointSlice: its labels (the Service's name) and each endpoint's
+/// target, nothing else (no addresses, ports or conditions).
+pub fn trim_slice(mut o: DynamicObject) -> DynamicObject {
+    lean_metadata(&mut o);
+    let endpoints: Vec<Value> = o
+        .data
+        .get("endpoints")
+        .and_then(Value::as_array)
+        .map(|es| {
+            es.iter()
+                .map(|e| keep_fields(e, &[&["targetRef", "kind"], &["targetRef", "uid"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut kept = Map::new();
+    kept.insert("endpoints".into(), Value::Array(endpoints));
+    o.data = Value::Object(kept);
+    o
+}
