@@ -17,7 +17,11 @@
 #                                 k9s (hack/build-k9s.sh pins it) in a
 #                                 pseudo-terminal, all namespaces, pods view:
 #                                 time to the full count, RSS, CPU quiet and
-#                                 under ~200 changes/s (BENCH_K9S=0 skips it)
+#                                 under ~200 changes/s (BENCH_K9S=0 skips it);
+#                                 beside it the app's table shows every
+#                                 namespace (BENCH_ALL=0: the namespace's)
+#   side by side                  hack/bench-side.py: one table of both at
+#                                 each size, from their lines of JSON
 #
 # BENCH_PODS="10000 20000" picks the tables' sizes (default 10000);
 # BENCH_ALL=1 measures the all-namespaces table (with 150000, SIG
@@ -47,7 +51,10 @@ out=$(mktemp)
 "$REPO_ROOT/target/debug/kubectl-glass" --kubectl "$CLUSTER_BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" \
   --port "$port" --no-open >"$out" 2>&1 &
 glass=$!
-trap 'kill "$glass" 2>/dev/null || true; rm -f "$out"' EXIT
+results=$(mktemp)
+trap 'kill "$glass" 2>/dev/null || true; rm -f "$out" "$results"' EXIT
+K9S_ON=
+[[ ${BENCH_K9S:-1} != 0 && ${BENCH_RESOURCE:-pods} == pods ]] && K9S_ON=1
 for _ in $(seq 1 100); do
   grep -q "\.localhost:$port/" "$out" && break
   kill -0 "$glass" 2>/dev/null || { cat "$out" >&2; die "kubectl-glass stopped"; }
@@ -73,14 +80,19 @@ for n in ${BENCH_PODS:-10000}; do
   log "a table of $n pods${BENCH_ALL:+ (all namespaces)}"
   # The table's pods stay for k9s, which measures the same cluster next
   # (every pod in it, as the all-namespaces table shows them), and go after.
-  BENCH_KEEP=1 node bench/ui.mjs "$api" "$n"
+  # Beside k9s, which shows every namespace's pods, the app's table shows
+  # every namespace's too (BENCH_ALL=0 keeps the namespace's).
+  all=${BENCH_ALL:-}
+  [[ -n $K9S_ON ]] && all=${BENCH_ALL:-1}
+  [[ $all == 0 ]] && all=
+  BENCH_ALL=$all BENCH_KEEP=1 node bench/ui.mjs "$api" "$n" | tee -a "$results"
   if [[ ${BENCH_RESOURCE:-pods} == pods && -z ${BENCH_ALL:-} ]]; then
     log "warm start against cold: the table of $n pods from a link"
     KUBECTL="$CLUSTER_BIN/kubectl" KUBECONFIG="$ADMIN_KUBECONFIG" node bench/warm.mjs "$api" "$n"
   fi
-  if [[ ${BENCH_K9S:-1} != 0 && ${BENCH_RESOURCE:-pods} == pods ]]; then
+  if [[ -n $K9S_ON ]]; then
     log "k9s on the same cluster: all namespaces, the pods view"
-    K9S_KUBECONFIG="$ADMIN_KUBECONFIG" node bench/k9s.mjs "$api" "$n"
+    K9S_KUBECONFIG="$ADMIN_KUBECONFIG" node bench/k9s.mjs "$api" "$n" | tee -a "$results"
   fi
   if [[ ${BENCH_KEEP:-} != 1 ]]; then
     ns=bench-ui; [[ ${BENCH_RESOURCE:-pods} == pods ]] || ns=bench-ui-cm
@@ -88,3 +100,7 @@ for n in ${BENCH_PODS:-10000}; do
     log "namespace $ns deleted"
   fi
 done
+if [[ -n $K9S_ON ]]; then
+  log "Kubeglass and k9s side by side (hack/bench-side.py)"
+  python3 "$HACK_DIR/bench-side.py" "$results"
+fi

@@ -1,6 +1,7 @@
 // Helpers shared by the UI measurement scripts (bench/ui.mjs,
 // bench/events.mjs): Debian's Chromium, a keep-alive API client, a worker
 // pool, and frame-time recording and percentiles.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../chromium.mjs';
@@ -93,6 +94,43 @@ export function launchChromium() {
     executablePath: CHROMIUM,
     args: [...CHROMIUM_FLAGS],
   });
+}
+
+/**
+ * Every process of `browser` (Chromium's own list, through CDP's
+ * SystemInfo): its type (`browser`, `renderer`, `gpu`, `utility`…), pid,
+ * CPU time so far in seconds, and resident memory in bytes (read from
+ * /proc; 0 for a process that has just ended).
+ */
+export async function chromiumProcesses(browser) {
+  const cdp = await browser.newBrowserCDPSession();
+  const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+  await cdp.detach();
+  return processInfo.map(({ type, id, cpuTime }) => {
+    let rss = 0;
+    try {
+      rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${id}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    } catch { /* ended */ }
+    return { type, pid: id, cpuSeconds: cpuTime, rss };
+  });
+}
+
+/**
+ * The CPU `browser` spent over `during()` (every process, and its
+ * renderers alone), in seconds and as a share of one core.
+ */
+export async function chromiumCpuOver(browser, during) {
+  const sum = (ps, f = () => true) => ps.filter(f).reduce((n, p) => n + p.cpuSeconds, 0);
+  const before = await chromiumProcesses(browser);
+  const t0 = performance.now();
+  const extra = await during();
+  const seconds = (performance.now() - t0) / 1000;
+  const after = await chromiumProcesses(browser);
+  // A process that started meanwhile counts from zero.
+  const spent = (f) => sum(after, f) - sum(before.filter((b) => after.some((a) => a.pid === b.pid)), f);
+  const all = spent(() => true);
+  const renderer = spent((p) => p.type === 'renderer');
+  return { seconds, cpuSeconds: all, percentOfOneCore: (100 * all) / seconds, rendererPercentOfOneCore: (100 * renderer) / seconds, ...extra };
 }
 
 /** `requestAnimationFrame` intervals in `page` for `ms` milliseconds. */
@@ -265,6 +303,10 @@ export async function releaseNamespace(api, ns, keep) {
   if (keep) {
     console.log(`namespace ${ns} kept (BENCH_KEEP=1)`);
   } else {
+    // Its pods at once, with no grace (kwok ending thousands of pods one
+    // by one would take the cores from whatever is measured next), then
+    // the namespace.
+    await api(`/api/v1/namespaces/${ns}/pods`, { method: 'DELETE', body: JSON.stringify({ gracePeriodSeconds: 0 }) });
     await api(`/api/v1/namespaces/${ns}`, { method: 'DELETE' });
     console.log(`namespace ${ns} deleted`);
   }

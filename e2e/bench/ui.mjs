@@ -23,7 +23,10 @@
 // the tab's CPU fourfold (Chromium's DevTools throttling) from the route
 // change on: a slow tab reading the table's large unpaged list (the first
 // list asks resourceVersion=0, which the watch cache answers in one piece).
-import { fillNamespace, frameSummary, keepAliveClient, launchChromium, nodeBase, profiled, recordFrames, releaseNamespace, settled, traced, writeAtRate } from './lib.mjs';
+// It also reads, through CDP's process list and /proc, the tab's renderer's
+// resident memory at the full count and Chromium's CPU over 10 quiet
+// seconds and over the changes, and ends with a line of JSON of the figures.
+import { chromiumCpuOver, chromiumProcesses, fillNamespace, frameSummary, keepAliveClient, launchChromium, nodeBase, profiled, recordFrames, releaseNamespace, settled, traced, writeAtRate } from './lib.mjs';
 
 // base: the API under its capability token, as `make demo` prints it without the trailing `ui/`.
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '20000'] = process.argv.slice(2);
@@ -128,9 +131,18 @@ const [firstRows, fullSync] = await profiled(page, async () => {
 const domRows = await page.getByTestId('resource-row').count();
 console.log(`time to first rows ${firstRows.toFixed(0)} ms, full sync ${fullSync.toFixed(0)} ms, DOM rows ${domRows} of ${total}`
   + `${ALL ? ' (all namespaces)' : ''}`);
+// The tab's renderer (the browser's largest: the one page), and all of
+// Chromium, resident when the full count showed.
+const rss = async () => {
+  const ps = await chromiumProcesses(browser);
+  return { renderer: Math.max(...ps.filter((p) => p.type === 'renderer').map((p) => p.rss)), all: ps.reduce((n, p) => n + p.rss, 0) };
+};
+const rssAtFull = await rss();
 await page.waitForTimeout(2000);
 await cdp.send('HeapProfiler.collectGarbage');
 const heapAfter = await heap();
+// CPU with nothing changing (k9s.mjs measures the same window).
+const cpuQuiet = await chromiumCpuOver(browser, () => page.waitForTimeout(10000));
 
 // Frame times while scrolling through the table, once the page has
 // settled after the sync (a person does not scroll in the same millisecond).
@@ -162,10 +174,14 @@ const client = keepAliveClient(base);
 const { stats: writes, done: patcher } = writeAtRate(10000, (n) => client.call('PATCH',
   `/api/v1/namespaces/${NS}/${RESOURCE}/p-${String(Math.floor(Math.random() * N)).padStart(6, '0')}`,
   { metadata: { labels: { tick: String(n + 1) } } }, 'application/merge-patch+json'));
-const [eventFrames] = await Promise.all([recording, patcher]);
+const cpuUnderChanges = await chromiumCpuOver(browser, () => patcher);
+const eventFrames = await recording;
 client.close();
 const rate = writes.applied / ((Date.now() - t) / 1000);
+cpuUnderChanges.changesPerSecond = rate;
 console.log(`under ${rate.toFixed(0)} changes/s: ${frameSummary(eventFrames)}`);
+const share = (c) => `${c.percentOfOneCore.toFixed(0)}% of a core (the renderer ${c.rendererPercentOfOneCore.toFixed(0)}%)`;
+console.log(`Chromium's CPU: quiet ${share(cpuQuiet)}; under the changes ${share(cpuUnderChanges)}`);
 
 // The wasm memory is read last: going to the X-ray page closes the table,
 // and the high-water mark it reports then includes the overview's list, the
@@ -177,5 +193,15 @@ console.log(`memory for ${total} rows: JS heap +${mib(heapAfter - heapBefore)} M
   + `wasm memory from the tab's first page to the end +${mib(wasmAfter - wasmBefore)} MiB `
   + `(${Math.round((wasmAfter - wasmBefore) / total)} B/row; ${mib(wasmBefore)} → ${mib(wasmAfter)} MiB)`);
 
+console.log(`resident when the full count showed: the tab's renderer ${mib(rssAtFull.renderer)} MiB, all of Chromium ${mib(rssAtFull.all)} MiB`);
+const rssEnd = await rss();
 await browser.close();
 await releaseNamespace(api, NS, KEEP);
+// The same figures as one line of JSON (hack/bench-side.py reads it
+// beside k9s.mjs's).
+console.log(JSON.stringify({
+  bench: 'kubeglass', pods: total, allNamespaces: ALL, firstRowsMs: Math.round(firstRows), fullCountMs: Math.round(fullSync),
+  rendererRssMiB: Number(mib(rssAtFull.renderer)), chromiumRssMiB: Number(mib(rssAtFull.all)),
+  rendererRssEndMiB: Number(mib(rssEnd.renderer)), wasmMiB: Number(mib(wasmAfter)),
+  cpuQuiet, cpuUnderChanges,
+}));
