@@ -259,6 +259,8 @@ export async function fillNamespace(api, { ns, resource, n, keep, extra = 0, obj
     console.log(`reusing the ${n} ${resource} in ${ns}`);
     return { count };
   }
+  // (What it held goes at once, with no grace: see releaseNamespace.)
+  if (have > 0) await api(`/api/v1/namespaces/${ns}/${resource}`, { method: 'DELETE', body: JSON.stringify({ gracePeriodSeconds: 0 }) });
   await api(`/api/v1/namespaces/${ns}`, { method: 'DELETE' });
   for (;;) { if ((await api(`/api/v1/namespaces/${ns}`)).status === 404) break; await sleep(500); }
   await api('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: ns } }) });
