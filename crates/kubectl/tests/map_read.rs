@@ -21,6 +21,8 @@ fn kinds_are_known_by_group_and_kind() {
     );
     assert_eq!(Kind::from_resource("pods"), Some(Kind::Pod));
     assert_eq!(Kind::from_resource("widgets.example.com"), None);
+    // An EndpointSlice is read, never drawn: no object page offers its map.
+    assert_eq!(Kind::from_resource("endpointslices.discovery.k8s.io"), None);
 }
 
 #[test]

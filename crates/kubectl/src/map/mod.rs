@@ -154,7 +154,9 @@ fn group_of(resource: &str) -> &str {
     resource.split_once('.').map_or("", |(_, g)| g)
 }
 
-/// Every kind, in column order.
+/// Every kind the map draws, in column order: those a link or an owner
+/// reference can name. (`EndpointSlice` is not one: it is read for the
+/// edges it adds, and no object page offers a map of it.)
 pub const ALL: &[Kind] = &[
     Kind::Ingress,
     Kind::Hpa,
@@ -171,7 +173,6 @@ pub const ALL: &[Kind] = &[
     Kind::ConfigMap,
     Kind::Secret,
     Kind::Claim,
-    Kind::EndpointSlice,
     Kind::ServiceAccount,
     Kind::Node,
     Kind::Volume,
