@@ -259,8 +259,7 @@ export async function fillNamespace(api, { ns, resource, n, keep, extra = 0, obj
     console.log(`reusing the ${n} ${resource} in ${ns}`);
     return { count };
   }
-  // (What it held goes at once, with no grace: see releaseNamespace.)
-  if (have > 0) await api(`/api/v1/namespaces/${ns}/${resource}`, { method: 'DELETE', body: JSON.stringify({ gracePeriodSeconds: 0 }) });
+  if (have > 0) await deleteAtOnce(api, ns, resource);
   await api(`/api/v1/namespaces/${ns}`, { method: 'DELETE' });
   for (;;) { if ((await api(`/api/v1/namespaces/${ns}`)).status === 404) break; await sleep(500); }
   await api('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: ns } }) });
@@ -300,15 +299,21 @@ export async function settled(base, api, ns, resource) {
   }
 }
 
+/**
+ * Deletes every `resource` of `ns` in one request with no grace (kwok
+ * ending thousands of pods one by one would take the cores from whatever
+ * runs next). `api(path, init)` sends JSON under the capability URL.
+ */
+export function deleteAtOnce(api, ns, resource = 'pods') {
+  return api(`/api/v1/namespaces/${ns}/${resource}`, { method: 'DELETE', body: JSON.stringify({ gracePeriodSeconds: 0 }) });
+}
+
 /** Deletes namespace `ns` the bench filled, or with `keep` says it is kept. */
 export async function releaseNamespace(api, ns, keep) {
   if (keep) {
     console.log(`namespace ${ns} kept (BENCH_KEEP=1)`);
   } else {
-    // Its pods at once, with no grace (kwok ending thousands of pods one
-    // by one would take the cores from whatever is measured next), then
-    // the namespace.
-    await api(`/api/v1/namespaces/${ns}/pods`, { method: 'DELETE', body: JSON.stringify({ gracePeriodSeconds: 0 }) });
+    await deleteAtOnce(api, ns);
     await api(`/api/v1/namespaces/${ns}`, { method: 'DELETE' });
     console.log(`namespace ${ns} deleted`);
   }

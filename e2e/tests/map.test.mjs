@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApp, kubectl, apply, cleanUp, until } from '../lib.mjs';
-import { frameSummary, pool, recordFrames } from '../bench/lib.mjs';
+import { deleteAtOnce, frameSummary, pool, recordFrames } from '../bench/lib.mjs';
 
 const NS = 'demo-shop';
 const app = withApp();
@@ -86,9 +86,7 @@ test('a namespace of 5,000 pods draws folded into groups and keeps drawing frame
   // cores), then the namespace, waited for (while it ends, the namespace
   // controller LISTs its pods, which tests counting LISTs would see).
   t.after(async () => {
-    const r = await fetch(`${app.api}/api/v1/namespaces/${ns}/pods`, {
-      method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gracePeriodSeconds: 0 }),
-    });
+    const r = await deleteAtOnce((p, init) => fetch(`${app.api}${p}`, { ...init, headers: { 'content-type': 'application/json' } }), ns);
     if (!r.ok) process.stderr.write(`cleanup: deleting the pods of ${ns}: ${r.status} ${await r.text()}\n`);
     cleanUp(['delete', 'namespace', ns, '--ignore-not-found', '--timeout=180s']);
   });
