@@ -20,6 +20,7 @@ pub mod reconnect;
 pub mod record;
 pub mod remotecommand;
 pub mod rest;
+pub mod tabs;
 pub mod transport;
 pub mod typed;
 pub mod workqueue;

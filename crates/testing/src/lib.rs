@@ -18,6 +18,7 @@
 //! request and fails on an unexpected or missing one — verified when the test's
 //! handle is dropped.
 
+pub mod bus;
 mod clock;
 pub mod duplex;
 pub mod informer_scenarios;
@@ -26,6 +27,7 @@ pub mod scenarios;
 mod server;
 pub mod sim;
 
+pub use bus::MemoryBus;
 pub use clock::FakeClock;
 pub use duplex::FakeDuplex;
 pub use reply::{Reply, StreamHandle};
