@@ -93,7 +93,13 @@ pub struct Host {
     /// Where tables' saved states are kept (None: nowhere, every table
     /// starts with a list).
     pub saved: Option<Rc<dyn SavedStore>>,
+    /// The watches open now and this tab's part in each (held for the
+    /// other tabs, followed, or alone): `kubeglass_client::tabs`.
+    pub shares: Shares,
 }
+
+/// Reads the watches shared with other tabs, for the X-ray page.
+pub type Shares = Rc<dyn Fn() -> Vec<kubeglass_client::tabs::Share>>;
 
 impl Host {
     /// The tab's: `spawn_local`, `requestAnimationFrame`, `storage` (the
@@ -103,9 +109,11 @@ impl Host {
         transport: Rc<WebSocketTransport>,
         storage: Rc<dyn KeyValueStore>,
         saved: Option<Rc<dyn SavedStore>>,
+        shares: Shares,
     ) -> Self {
         Self {
             saved,
+            shares,
             spawn: Rc::new(kubeglass_web::spawn),
             frames: kubeglass_web::animation_frames(),
             storage,
@@ -136,5 +144,12 @@ impl Kube {
         apply: impl FnMut(Vec<K>) + 'static,
     ) -> FrameQueue<K> {
         FrameQueue::with_frames(name, self.clock.clone(), self.host.frames.clone(), apply)
+    }
+}
+
+impl Kube {
+    /// The watches open now and this tab's part in each (X-ray).
+    pub fn shared_watches(&self) -> Vec<kubeglass_client::tabs::Share> {
+        (self.host.shares)()
     }
 }

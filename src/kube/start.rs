@@ -7,10 +7,12 @@ use kubeglass_client::clock::Clock;
 use kubeglass_client::discovery::KeyValueStore;
 use kubeglass_client::reconnect::Reconnect;
 use kubeglass_client::rest::{BROWSER_BURST, BROWSER_QPS, RestClient};
-use kubeglass_web::{FetchTransport, Snapshots, WebClock, WebSocketTransport};
+use kubeglass_client::tabs::SharedWatches;
+use kubeglass_client::transport::Transport;
+use kubeglass_web::{FetchTransport, Snapshots, TabBus, WebClock, WebSocketTransport};
 use leptos::prelude::*;
 
-use crate::kube::host::SavedStore;
+use crate::kube::host::{SavedStore, Shares};
 use crate::kube::{Host, Kube};
 
 /// What starting gives the app: the shared handles and the reconnect
@@ -46,7 +48,23 @@ pub fn start(storage: Rc<dyn KeyValueStore>, served: bool) -> Started {
     // The only place the app takes the browser's clock: everything else
     // reads this one, through `Kube::clock`.
     let clock: Rc<dyn Clock> = Rc::new(WebClock);
-    let client = RestClient::new(transport.clone())
+    // Watches are shared with this origin's other tabs (one watch per
+    // collection at the apiserver), where the browser has the means.
+    let (watches, shares): (Rc<dyn Transport>, Shares) = match TabBus::new() {
+        Some(bus) => {
+            let tab = format!("{:016x}", clock.random_u64());
+            let shared = Rc::new(SharedWatches::new(
+                transport.clone(),
+                Rc::new(bus),
+                clock.clone(),
+                tab,
+            ));
+            let read = shared.clone();
+            (shared, Rc::new(move || read.shares()))
+        }
+        None => (transport.clone(), Rc::new(Vec::new)),
+    };
+    let client = RestClient::new(watches)
         .with_clock(clock.clone())
         .with_rate_limit(BROWSER_QPS, BROWSER_BURST);
     let reconnect = Reconnect::new();
@@ -61,7 +79,7 @@ pub fn start(storage: Rc<dyn KeyValueStore>, served: bool) -> Started {
         client,
         clock,
         reconnect.clone(),
-        Host::browser(transport, storage, Some(saved)),
+        Host::browser(transport, storage, Some(saved), shares),
         &scope,
         protected,
     );

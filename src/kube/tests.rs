@@ -100,6 +100,7 @@ fn host(pool: &LocalPool, frames: &Frames, storage: &MemoryStore, files: &Files)
         counts: Rc::new(ConnectionCounts::default()),
         duplex: Rc::new(FakeDuplex::new()),
         saved: None,
+        shares: Rc::new(Vec::new),
         read_beside: Rc::new(move |file| {
             let answer = files.borrow().get(file).cloned().unwrap_or(Ok(None));
             async move { answer }.boxed_local()

@@ -42,12 +42,14 @@ mod frame;
 mod regex;
 mod snapshots;
 mod storage;
+mod tabs;
 mod websocket;
 
 pub use frame::{FrameQueue, FrameQueueStats, RequestFrame, animation_frames, frame_queue_stats};
 pub use regex::js_regexp;
 pub use snapshots::Snapshots;
 pub use storage::{LocalStorage, ServedStorage};
+pub use tabs::TabBus;
 pub use websocket::WebSocketTransport;
 
 /// Runs a future on the browser's event loop.

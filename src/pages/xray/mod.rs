@@ -12,7 +12,9 @@ use crate::rules::time::{Seconds, short_age};
 use crate::rules::unread::unread;
 
 mod saved;
+mod shared;
 use saved::{XrayQuiet, XraySaved};
+use shared::XrayShared;
 
 fn state_class(label: &str) -> &'static str {
     match label {
@@ -54,6 +56,7 @@ pub fn Xray() -> impl IntoView {
                     <XrayCaches kube now/>
                     <XrayQuiet/>
                     <XraySaved kube now/>
+                    <XrayShared kube now/>
                 </div>
                 <div>
                     <XrayRequests kube now/>
