@@ -203,6 +203,9 @@ test('a tab hidden past its delay stops watching; shown again it resumes with no
   // visibilityState answer what the test says, and it dispatches the
   // browser's visibilitychange. The watches, their end and their resumption
   // at the apiserver are real.
+  // A tab of the same origin showing the same table would hold its watch
+  // for this one (tabs share watches: tabs.test.mjs): this tab is alone.
+  await browser.page.goto('about:blank');
   const page = await browser.page.context().newPage();
   t.after(() => page.close());
   await page.addInitScript(() => {
