@@ -9,7 +9,9 @@
 // tab was before the sharing. Then Chromium's CPU (every process) while
 // 100 pods a second are patched for 10 s.
 //
-//   node e2e/bench/tabs.mjs <api base under its token> [pods] [tab counts, e.g. 1,3,10]
+//   BENCH_KUBECONFIG=admin.kubeconfig BENCH_KUBECTL=kubectl \
+//     node e2e/bench/tabs.mjs <api base under its token> [pods] [tab counts, e.g. 1,3,10]
+import { execFileSync } from 'node:child_process';
 import { chromiumCpuOver, chromiumProcesses, fillNamespace, keepAliveClient, launchChromium, nodeBase, releaseNamespace, settled, sleep, writeAtRate } from './lib.mjs';
 
 const [base = process.env.KUBEGLASS_API ?? 'http://127.0.0.1:8001', countArg = '10000', tabsArg = '1,3,10'] = process.argv.slice(2);
@@ -30,9 +32,17 @@ await fillNamespace(api, {
 });
 await settled(base, api, NS, 'pods');
 
-/** The apiserver's open watches of pods, every client's. */
+/**
+ * The apiserver's open watches of pods, every client's: its metrics, read
+ * with `kubectl get --raw /metrics` (BENCH_KUBECTL and BENCH_KUBECONFIG:
+ * `kubectl glass` passes no /metrics through), else through the proxy.
+ */
 async function podWatches() {
-  const text = await (await api('/metrics')).text();
+  const text = process.env.BENCH_KUBECONFIG
+    ? execFileSync(process.env.BENCH_KUBECTL ?? 'kubectl', ['--kubeconfig', process.env.BENCH_KUBECONFIG, 'get', '--raw', '/metrics'],
+      { encoding: 'utf8', maxBuffer: 64 << 20 })
+    : await (await api('/metrics')).text();
+  if (!text.includes('apiserver_longrunning_requests')) throw new Error('no apiserver metrics: set BENCH_KUBECONFIG (and BENCH_KUBECTL)');
   let n = 0;
   for (const line of text.split('\n')) {
     if (line.startsWith('apiserver_longrunning_requests{') && line.includes('verb="WATCH"')

@@ -88,7 +88,8 @@ test('three tabs of one table: one watch at the apiserver; closing the holder ke
   // X-ray says who holds each watch: the namespaces' (every page's) was
   // the first tab's, and now the second's, so the third follows it.
   await third.page.goto(`${app.url}#/xray`);
-  const namespaces = third.page.getByTestId('xray-shared').filter({ hasText: /^\/api\/v1\/namespaces\s/ });
+  const namespaces = third.page.getByTestId('xray-shared')
+    .filter({ has: third.page.locator('code', { hasText: /^\/api\/v1\/namespaces$/ }) });
   await namespaces.waitFor({ timeout: 10000 });
   assert.equal(await namespaces.getAttribute('data-role'), 'following', await namespaces.innerText());
   await second.page.close();
