@@ -38,6 +38,9 @@ pub(super) struct Follow<T> {
     pub(super) switching: Option<Switching>,
     pub(super) holding: Option<Holding>,
     pub(super) share: ShareToken,
+    /// Catch-ups asked of this tab while it was opening the watch,
+    /// answered once it is open.
+    pub(super) asked: Vec<String>,
 }
 
 type Switching = (
@@ -52,18 +55,21 @@ impl<T: Transport + 'static> Follow<T> {
         let mut ended = false;
         loop {
             match self.listener.poll_next_unpin(cx) {
-                Poll::Ready(Some(m)) => {
-                    if let Some(Message::Event { rv, line }) = Message::decode(&m) {
-                        match rv {
-                            Some(rv) if rv <= self.last => {}
-                            Some(rv) => {
-                                self.last = rv;
-                                self.pending.push_back(line);
-                            }
-                            None => self.pending.push_back(line),
+                Poll::Ready(Some(m)) => match Message::decode(&m) {
+                    Some(Message::Event { rv, line }) => match rv {
+                        Some(rv) if rv <= self.last => {}
+                        Some(rv) => {
+                            self.last = rv;
+                            self.pending.push_back(line);
                         }
+                        None => self.pending.push_back(line),
+                    },
+                    // Another tab sees the lock held by this one now.
+                    Some(Message::CatchUp { .. }) if self.switching.is_some() => {
+                        self.asked.push(m);
                     }
-                }
+                    _ => {}
+                },
                 Poll::Ready(None) => {
                     ended = true;
                     break;
@@ -136,7 +142,11 @@ impl<T: Transport + 'static> Stream for Follow<T> {
                         answered: 0,
                         took_over: true,
                     });
-                    self.holding = Some(hold.holding(r.into_body(), Some(share)));
+                    let mut holding = hold.holding(r.into_body(), Some(share));
+                    for m in std::mem::take(&mut self.asked) {
+                        holding.answer(&m);
+                    }
+                    self.holding = Some(holding);
                     self.poll_next(cx)
                 }
                 // The watch could not be opened from here: end, so the

@@ -92,7 +92,7 @@ pub(super) struct Holding {
 }
 
 impl Holding {
-    fn answer(&mut self, message: &str) {
+    pub(super) fn answer(&mut self, message: &str) {
         if let Some(Message::CatchUp { id, from }) = Message::decode(message) {
             let lines = self.ring.as_ref().and_then(|r| r.after(from));
             (self.post)(Message::Reply { id, lines }.encode());

@@ -227,6 +227,7 @@ impl<T: Transport + 'static> SharedWatches<T> {
                     switching: None,
                     holding: None,
                     share: share.clone(),
+                    asked: Vec::new(),
                 };
                 Ok(share.wrap_ok(http::Response::new(Box::pin(follow) as ByteStream)))
             }
