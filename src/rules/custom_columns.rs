@@ -24,11 +24,16 @@ pub fn is_custom_column(c: &TableColumn) -> bool {
 pub struct CustomCells {
     /// Each column's header and expression, in order.
     pub headers: Vec<(String, String)>,
-    /// Each object's cells, by `namespace/name`.
-    pub cells: HashMap<String, Rc<[String]>>,
+    /// Each object's cells, by `namespace/name` (set through
+    /// [`CustomCells::set`] and [`CustomCells::remove`], which keep `counts`).
+    cells: HashMap<String, Rc<[String]>>,
     /// Which columns hold numbers only (they then sort as numbers):
     /// see [`CustomCells::refresh_numeric`].
     pub numeric: Vec<bool>,
+    /// Per column: how many cells hold a value, and how many of those are
+    /// not numbers, kept as cells come and go so that a frame's few
+    /// changes do not read every row again.
+    counts: Vec<(usize, usize)>,
 }
 
 impl CustomCells {
@@ -60,19 +65,58 @@ impl CustomCells {
         cols
     }
 
+    /// The columns `headers` (header, expression), with no cells yet.
+    pub fn with_headers(headers: Vec<(String, String)>) -> Self {
+        Self {
+            counts: vec![(0, 0); headers.len()],
+            headers,
+            ..Self::default()
+        }
+    }
+
+    /// The cells of the object under `key`.
+    pub fn set(&mut self, key: String, cells: Rc<[String]>) {
+        self.count(&cells, true);
+        if let Some(old) = self.cells.insert(key, cells) {
+            self.count(&old, false);
+        }
+    }
+
+    /// The object under `key` is gone.
+    pub fn remove(&mut self, key: &str) {
+        if let Some(old) = self.cells.remove(key) {
+            self.count(&old, false);
+        }
+    }
+
+    fn count(&mut self, cells: &[String], add: bool) {
+        if self.counts.len() < self.headers.len() {
+            self.counts.resize(self.headers.len(), (0, 0));
+        }
+        for (v, (values, others)) in cells.iter().zip(self.counts.iter_mut()) {
+            if v.is_empty() || v.as_str() == kubeglass_kubectl::columns::NONE {
+                continue;
+            }
+            let other = v.parse::<f64>().is_err();
+            if add {
+                *values += 1;
+                *others += usize::from(other);
+            } else {
+                *values -= 1;
+                *others -= usize::from(other);
+            }
+        }
+    }
+
     /// Marks each column numeric when every cell that has a value (not
     /// `<none>`) reads as a number and one does: `RESTARTS` then sorts 9
-    /// before 10.
+    /// before 10. From the counts kept as cells came and went, so it reads
+    /// no row.
     pub fn refresh_numeric(&mut self) {
         self.numeric = (0..self.headers.len())
             .map(|i| {
-                let mut values = self
-                    .cells
-                    .values()
-                    .filter_map(|c| c.get(i))
-                    .filter(|v| !v.is_empty() && v.as_str() != kubeglass_kubectl::columns::NONE)
-                    .peekable();
-                values.peek().is_some() && values.all(|v| v.parse::<f64>().is_ok())
+                let (values, others) = self.counts.get(i).copied().unwrap_or((0, 0));
+                values > 0 && others == 0
             })
             .collect();
     }
@@ -166,7 +210,7 @@ mod tests {
                 .collect(),
             ..Default::default()
         };
-        custom.cells.insert(
+        custom.set(
             "shop/web".into(),
             object_cells(&columns, ("v1", "Pod"), &object),
         );
@@ -223,14 +267,12 @@ mod tests {
         };
         let cells =
             |a: &str, b: &str| -> Rc<[String]> { Rc::from(vec![a.to_string(), b.to_string()]) };
-        custom
-            .cells
-            .insert("shop/web".into(), cells("a:1", "<none>"));
+        custom.set("shop/web".into(), cells("a:1", "<none>"));
         custom.refresh_numeric();
         assert_eq!(custom.numeric, [false, false]);
-        custom.cells.remove("shop/web");
-        custom.cells.insert("shop/a".into(), cells("10", "<none>"));
-        custom.cells.insert("shop/b".into(), cells("9", "<none>"));
+        custom.remove("shop/web");
+        custom.set("shop/a".into(), cells("10", "<none>"));
+        custom.set("shop/b".into(), cells("9", "<none>"));
         custom.refresh_numeric();
         assert_eq!(
             custom.numeric,
@@ -238,5 +280,20 @@ mod tests {
             "numbers sort as numbers; no value is not a number"
         );
         assert_eq!(custom.columns(&[])[0].type_, "number");
+        // Kept as cells change: a value that is not a number, then gone.
+        custom.set("shop/b".into(), cells("nine", "<none>"));
+        custom.refresh_numeric();
+        assert_eq!(custom.numeric, [false, false]);
+        custom.set("shop/b".into(), cells("9", "<none>"));
+        custom.refresh_numeric();
+        assert_eq!(custom.numeric, [true, false]);
+        custom.set("shop/c".into(), cells("x", "<none>"));
+        custom.remove("shop/c");
+        custom.refresh_numeric();
+        assert_eq!(custom.numeric, [true, false]);
+        custom.remove("shop/a");
+        custom.remove("shop/b");
+        custom.refresh_numeric();
+        assert_eq!(custom.numeric, [false, false], "no value, no numbers");
     }
 }

@@ -207,6 +207,31 @@ impl TableModel {
         changed
     }
 
+    /// As [`LiveModel::rewrite`], for the rows under `keys` only: a
+    /// frame's few changes pass those rows through `f`, not every row.
+    pub fn rewrite_keys(
+        &mut self,
+        columns: Vec<TableColumn>,
+        keys: &[String],
+        f: impl Fn(Rc<TableRowObject>) -> Rc<TableRowObject>,
+    ) -> bool {
+        let mut changed = columns != self.columns;
+        self.columns = columns;
+        for key in keys {
+            if let Some(row) = self.rows.get_mut(key) {
+                let new = f(row.clone());
+                if !Rc::ptr_eq(&new, row) {
+                    *row = new;
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            self.resort();
+        }
+        changed
+    }
+
     /// Removes a row.
     pub fn remove(&mut self, key: &str) {
         if !self.rows.contains_key(key) {
@@ -332,6 +357,36 @@ mod tests {
         m.set_sort(Sort::default());
         assert_eq!(names(&m), ["a", "c"]);
         assert_eq!(m.filtered(|r| row_text(r).contains("Pending")), ["ns/c"]);
+    }
+
+    #[test]
+    fn rewriting_some_keys_passes_only_those_rows_and_sorts_once() {
+        let mut m = TableModel::new();
+        m.set_columns(columns());
+        m.set_sort(Sort {
+            column: Some(2),
+            descending: false,
+        });
+        for (n, r) in [("a", 1), ("b", 2), ("c", 3)] {
+            m.upsert(row(n, r, "Running"));
+        }
+        let seen = std::cell::RefCell::new(Vec::new());
+        let changed = m.rewrite_keys(
+            columns(),
+            &["ns/c".to_string(), "ns/gone".to_string()],
+            |r| {
+                seen.borrow_mut().push(r.row.cells[0].clone());
+                row("c", 0, "Running")
+            },
+        );
+        assert!(changed);
+        assert_eq!(seen.borrow().len(), 1, "only c's row went through");
+        assert_eq!(names(&m), ["c", "a", "b"], "sorted by the new cell");
+        let b = m.get("ns/b").expect("b");
+        assert!(
+            !m.rewrite_keys(columns(), &["ns/b".to_string()], |_| b.clone()),
+            "the same row: no change"
+        );
     }
 
     #[test]

@@ -24,6 +24,12 @@ use crate::rules::usage::is_usage_column;
 /// (one sort, no flash), and the columns with them; the table redraws if
 /// anything changed.
 pub fn rewrite(feed: &Feed) {
+    rewrite_rows(feed, None);
+}
+
+/// As [`rewrite`], for the rows under `keys` only (a frame of the custom
+/// columns' informer: the other rows' cells are as they were).
+fn rewrite_rows(feed: &Feed, keys: Option<&[String]>) {
     let (usage, custom) = (feed.usage.borrow(), feed.custom.borrow());
     let mut live = feed.live.borrow_mut();
     let server: Vec<_> = live
@@ -36,10 +42,12 @@ pub fn rewrite(feed: &Feed) {
     let n = server.len();
     let with_usage = usage.columns(&server);
     let columns = custom.columns(&with_usage);
-    if live
-        .model_mut()
-        .rewrite(columns.clone(), |r| with_cells(r, n, &usage, &custom))
-    {
+    let cells = |r| with_cells(r, n, &usage, &custom);
+    let changed = match keys {
+        Some(keys) => live.model_mut().rewrite_keys(columns.clone(), keys, cells),
+        None => live.model_mut().rewrite(columns.clone(), cells),
+    };
+    if changed {
         let _ = feed.columns.try_set(columns);
         feed.changed.notify();
     }
@@ -136,10 +144,12 @@ fn CustomFeed(
         // The table itself says why it cannot read here.
         return ().into_any();
     };
-    feed.custom.borrow_mut().headers = columns
-        .iter()
-        .map(|c| (c.header.clone(), c.expression.clone()))
-        .collect();
+    *feed.custom.borrow_mut() = CustomCells::with_headers(
+        columns
+            .iter()
+            .map(|c| (c.header.clone(), c.expression.clone()))
+            .collect(),
+    );
     let mut subscription = kube.subscribe("custom-columns", &path);
     if info.is_core_secrets() {
         subscription = subscription.metadata_only();
@@ -156,15 +166,15 @@ fn CustomFeed(
             let indexer = inf.indexer();
             let indexer = indexer.borrow();
             let mut custom = f.custom.borrow_mut();
-            for k in keys {
-                match indexer.get(&k) {
-                    Some(o) => custom.cells.insert(k, object_cells(&columns, (&api_version, &kind), &o)),
-                    None => custom.cells.remove(&k),
+            for k in &keys {
+                match indexer.get(k) {
+                    Some(o) => custom.set(k.clone(), object_cells(&columns, (&api_version, &kind), &o)),
+                    None => custom.remove(k),
                 };
             }
             custom.refresh_numeric();
         }
-        rewrite(&f);
+        rewrite_rows(&f, Some(&keys));
     });
     let status = watch.status();
     let _watch = StoredValue::new_local(watch);
