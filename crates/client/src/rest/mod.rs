@@ -28,7 +28,7 @@ mod error;
 pub mod limiter;
 pub mod list;
 pub mod metrics;
-mod retry;
+pub(crate) mod retry;
 pub mod secrets;
 pub mod split;
 pub mod status;

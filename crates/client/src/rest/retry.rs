@@ -97,7 +97,7 @@ pub(super) fn next_attempt(
 
 /// A copy of `r` to send again (an `http::Request` is not `Clone`; the only
 /// extension the client sets, the Secret guard's `Reveal`, is carried over).
-pub(super) fn copy_request(r: &Request) -> Request {
+pub(crate) fn copy_request(r: &Request) -> Request {
     let mut c = http::Request::new(r.body().clone());
     *c.method_mut() = r.method().clone();
     *c.uri_mut() = r.uri().clone();

@@ -149,10 +149,11 @@ impl Stream for Holding {
                 self.listener = None;
                 if let Some(ring) = self.ring.take() {
                     let mut rings = self.rings.borrow_mut();
+                    rings.retain(|(c, _)| *c != self.channel);
                     if rings.len() >= RINGS_KEPT {
-                        rings.pop_first();
+                        rings.remove(0);
                     }
-                    rings.insert(self.channel.clone(), ring);
+                    rings.push((self.channel.clone(), ring));
                 }
                 Poll::Ready(end)
             }

@@ -1,7 +1,5 @@
 //! Which watch requests may be shared, and the key they are shared under.
 
-use sha2::{Digest, Sha256};
-
 use crate::transport::Request;
 
 /// What a shareable watch request asks for.
@@ -15,7 +13,13 @@ pub(super) struct Key {
 }
 
 /// Query parameters that differ between two requests for the same events.
-const PER_REQUEST: [&str; 3] = ["resourceVersion", "timeoutSeconds", "allowWatchBookmarks"];
+/// (`watch` too: every one of them says it.)
+const PER_REQUEST: [&str; 4] = [
+    "watch",
+    "resourceVersion",
+    "timeoutSeconds",
+    "allowWatchBookmarks",
+];
 
 impl Key {
     /// The key of a watch that may be shared; None for any other request
@@ -46,16 +50,10 @@ impl Key {
             .get(http::header::ACCEPT)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        let asked = format!("{}?{}", request.uri().path(), same.join("&"));
-        let digest = Sha256::digest(format!("{asked}\n{accept}").as_bytes());
-        // Shown without `watch=true`, which every one of them says.
-        let what = asked.replace("?watch=true&", "?").replace("?watch=1&", "?");
-        let what = what
-            .strip_suffix("?watch=true")
-            .or_else(|| what.strip_suffix("?watch=1"))
-            .unwrap_or(&what)
-            .to_owned();
-        let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+        let asked = match same.is_empty() {
+            true => request.uri().path().to_owned(),
+            false => format!("{}?{}", request.uri().path(), same.join("&")),
+        };
         let form = if accept.contains("as=Table") {
             " (Table rows)"
         } else if accept.contains("as=PartialObjectMetadata") {
@@ -64,8 +62,10 @@ impl Key {
             ""
         };
         Some(Key {
-            channel: format!("kubeglass-watch-{hex}"),
-            what: format!("{what}{form}"),
+            // The names of the channel and the lock: what is asked, in
+            // full (both take any text), so two watches never share one.
+            channel: format!("kubeglass-watch {asked}\n{accept}"),
+            what: format!("{asked}{form}"),
             from: from.and_then(|v| v.parse().ok()),
         })
     }
@@ -87,11 +87,9 @@ pub(super) fn from_version(request: &Request, rv: u64) -> Request {
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     query.push(format!("resourceVersion={rv}"));
-    let mut again = http::Request::builder()
-        .method(request.method().clone())
-        .uri(format!("{}?{}", uri.path(), query.join("&")))
-        .body(request.body().clone())
-        .expect("a request rebuilt from a valid one");
-    *again.headers_mut() = request.headers().clone();
+    let mut again = crate::rest::retry::copy_request(request);
+    if let Ok(u) = format!("{}?{}", uri.path(), query.join("&")).parse() {
+        *again.uri_mut() = u;
+    }
     again
 }

@@ -39,7 +39,6 @@
 //! events. A watch whose versions do not read as numbers is not shared.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -127,12 +126,13 @@ pub struct Share {
     pub role: Role,
 }
 
-type Shares = Rc<RefCell<BTreeMap<u64, Share>>>;
+/// The watches open now, by number (a few: a Vec, not a map).
+type Shares = Rc<RefCell<Vec<(u64, Share)>>>;
 
 /// The rings of watches this tab held until the server ended them, by
 /// channel: its reflector opens each again at once, from where it got to,
 /// and the ring goes on (followers behind it still catch up).
-type Rings = Rc<RefCell<BTreeMap<String, Ring>>>;
+type Rings = Rc<RefCell<Vec<(String, Ring)>>>;
 
 /// Most rings kept between a watch's end and its next opening.
 const RINGS_KEPT: usize = 8;
@@ -165,7 +165,11 @@ impl<T: Transport + 'static> SharedWatches<T> {
 
     /// The watches open now and this tab's part in each.
     pub fn shares(&self) -> Vec<Share> {
-        self.shares.borrow().values().cloned().collect()
+        self.shares
+            .borrow()
+            .iter()
+            .map(|(_, s)| s.clone())
+            .collect()
     }
 
     fn next_id(&self) -> u64 {
@@ -196,7 +200,12 @@ impl<T: Transport + 'static> SharedWatches<T> {
                 took_over: false,
             });
             let answer = self.inner.stream(request).await;
-            let ring = match self.rings.borrow_mut().remove(&key.channel) {
+            let kept = {
+                let mut rings = self.rings.borrow_mut();
+                let at = rings.iter().position(|(c, _)| *c == key.channel);
+                at.map(|i| rings.swap_remove(i).1)
+            };
+            let ring = match kept {
                 Some(r) => r.resume(from),
                 None => Ring::new(from),
             };

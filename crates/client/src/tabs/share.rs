@@ -19,39 +19,43 @@ struct ShareEntry {
 
 impl Drop for ShareEntry {
     fn drop(&mut self) {
-        self.shares.borrow_mut().remove(&self.n);
+        self.shares.borrow_mut().retain(|(n, _)| *n != self.n);
     }
 }
 
 impl ShareToken {
     pub(super) fn new(shares: &Shares, n: u64, what: String) -> Self {
-        shares.borrow_mut().insert(
+        shares.borrow_mut().push((
             n,
             Share {
                 what,
                 role: Role::Alone("opening"),
             },
-        );
+        ));
         Self(Rc::new(ShareEntry {
             shares: shares.clone(),
             n,
         }))
     }
 
-    pub(super) fn set(&mut self, role: Role) {
-        if let Some(s) = self.0.shares.borrow_mut().get_mut(&self.0.n) {
-            s.role = role;
+    /// Changes this watch's row, if it is still there.
+    fn with(&self, f: impl FnOnce(&mut Share)) {
+        let mut shares = self.0.shares.borrow_mut();
+        if let Some((_, s)) = shares.iter_mut().find(|(n, _)| *n == self.0.n) {
+            f(s);
         }
     }
 
+    pub(super) fn set(&mut self, role: Role) {
+        self.with(|s| s.role = role);
+    }
+
     pub(super) fn answered(&self) {
-        if let Some(Share {
-            role: Role::Holding { answered, .. },
-            ..
-        }) = self.0.shares.borrow_mut().get_mut(&self.0.n)
-        {
-            *answered += 1;
-        }
+        self.with(|s| {
+            if let Role::Holding { answered, .. } = &mut s.role {
+                *answered += 1;
+            }
+        });
     }
 
     /// The answer, its body keeping the row until it is dropped.
