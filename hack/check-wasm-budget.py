@@ -89,13 +89,24 @@ and the page). Every part went from 3,949,137 B to 4,146,342 B raw; the
 main module to 1,432,480 B (the route and the top bar's link), within its
 limits. The every-part limit is now about 2% over the new sum.
 
+Issue #41's last item (2026-12-08: one watch per collection across the
+tabs of a cluster, `kubeglass_client::tabs` and the browser's
+BroadcastChannel and Web Locks, needed before the first page's first
+watch) took the main module from 1,432,559 B to 1,459,597 B raw (+27,038),
+429,888 to 439,118 B brotli, 557,610 to 568,904 B gzip. Its first build
+took +48,041 B raw; naming the channel by what is asked (no hash), reading
+an event's version through serde_json's `Value` (no typed reader of its
+own), copying the request with the client's own copy, and keeping the few
+shares and rings in Vecs (no BTreeMap removal code) cut 21,359 B of that.
+The main module's limits are now about 2% over those figures.
+
 Usage: check-wasm-budget.py [dist]
 """
 
 import sys
 from pathlib import Path
 
-BUDGET = {"": 1_449_000, ".br": 435_700, ".gz": 565_500}
+BUDGET = {"": 1_489_000, ".br": 448_000, ".gz": 580_300}
 NAMES = {"": "raw", ".br": "brotli", ".gz": "gzip"}
 ALL_PARTS_RAW = 4_230_000
 
