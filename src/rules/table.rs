@@ -195,16 +195,9 @@ impl TableModel {
         let mut changed = columns != self.columns;
         self.columns = columns;
         for row in self.rows.values_mut() {
-            let new = f(row.clone());
-            if !Rc::ptr_eq(&new, row) {
-                *row = new;
-                changed = true;
-            }
+            changed |= pass(row, &f);
         }
-        if changed {
-            self.resort();
-        }
-        changed
+        self.resort_if(changed)
     }
 
     /// As [`LiveModel::rewrite`], for the rows under `keys` only: a
@@ -219,13 +212,14 @@ impl TableModel {
         self.columns = columns;
         for key in keys {
             if let Some(row) = self.rows.get_mut(key) {
-                let new = f(row.clone());
-                if !Rc::ptr_eq(&new, row) {
-                    *row = new;
-                    changed = true;
-                }
+                changed |= pass(row, &f);
             }
         }
+        self.resort_if(changed)
+    }
+
+    /// Sorts once if anything changed; says whether it did.
+    fn resort_if(&mut self, changed: bool) -> bool {
         if changed {
             self.resort();
         }
@@ -299,6 +293,17 @@ pub fn row_text(row: &TableRowObject) -> String {
         }
     }
     s
+}
+
+/// Puts `row` through `f`; true when it came back another row.
+fn pass(
+    row: &mut Rc<TableRowObject>,
+    f: impl Fn(Rc<TableRowObject>) -> Rc<TableRowObject>,
+) -> bool {
+    let new = f(row.clone());
+    let changed = !Rc::ptr_eq(&new, row);
+    *row = new;
+    changed
 }
 
 #[cfg(test)]
