@@ -17,7 +17,7 @@ use kubeglass_client::cache::{Reflector, ReflectorConfig, Store};
 use kubeglass_client::clock::Clock;
 use kubeglass_client::rest::RestClient;
 use kubeglass_client::tabs::{Role, SharedWatches};
-use kubeglass_testing::{FakeApiServer, FakeClock, MemoryBus, Reply};
+use kubeglass_testing::{FakeApiServer, FakeClock, MemoryBus, Reply, StreamHandle};
 use serde_json::{Value, json};
 
 const PATH: &str = "/api/v1/namespaces/ns/configmaps";
@@ -90,24 +90,43 @@ fn open_tab(
     }
 }
 
-#[test]
-fn three_tabs_one_watch_and_the_next_tab_takes_over_without_a_list() {
-    let server = FakeApiServer::new();
-    let bus = MemoryBus::new();
+/// A fake server, a bus and a clock the tabs share, and their executor.
+fn rig() -> (FakeApiServer, MemoryBus, FakeClock, LocalPool) {
     let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
-    let mut pool = LocalPool::new();
+    (
+        FakeApiServer::new(),
+        MemoryBus::new(),
+        clock,
+        LocalPool::new(),
+    )
+}
 
-    // Tab a lists and holds the watch.
+/// The server expects a tab's first list, and answers `items` at `rv`.
+fn expect_list(server: &FakeApiServer, rv: &str, items: Vec<Value>) {
     server
         .expect_get(PATH)
         .query("resourceVersion", "0")
-        .reply(list("10", vec![cm("x", "5")]));
-    let (reply, watch_a) = Reply::stream();
+        .reply(list(rv, items));
+}
+
+/// The server expects a watch from `rv`; its events are the handle's.
+fn expect_watch(server: &FakeApiServer, rv: &str) -> StreamHandle {
+    let (reply, watch) = Reply::stream();
     server
         .expect_get(PATH)
         .query("watch", "true")
-        .query("resourceVersion", "10")
+        .query("resourceVersion", rv)
         .reply(reply);
+    watch
+}
+
+#[test]
+fn three_tabs_one_watch_and_the_next_tab_takes_over_without_a_list() {
+    let (server, bus, clock, mut pool) = rig();
+
+    // Tab a lists and holds the watch.
+    expect_list(&server, "10", vec![cm("x", "5")]);
+    let watch_a = expect_watch(&server, "10");
     let a = open_tab(&pool, &server, &bus, &clock, "a");
     pool.run_until_stalled();
     watch_a.event("ADDED", cm("y", "11"));
@@ -117,19 +136,13 @@ fn three_tabs_one_watch_and_the_next_tab_takes_over_without_a_list() {
 
     // Tabs b and c list (as any tab opening a table does) and follow: the
     // server is asked for no other watch.
-    server
-        .expect_get(PATH)
-        .query("resourceVersion", "0")
-        .reply(list("11", vec![cm("x", "5"), cm("y", "11")]));
+    expect_list(&server, "11", vec![cm("x", "5"), cm("y", "11")]);
     let b = open_tab(&pool, &server, &bus, &clock, "b");
     pool.run_until_stalled();
     // An event the server sends while c's list is on its way (c's list is
     // older than the holder's last event: the holder catches it up).
     watch_a.event("MODIFIED", cm("x", "12"));
-    server
-        .expect_get(PATH)
-        .query("resourceVersion", "0")
-        .reply(list("11", vec![cm("x", "5"), cm("y", "11")]));
+    expect_list(&server, "11", vec![cm("x", "5"), cm("y", "11")]);
     let c = open_tab(&pool, &server, &bus, &clock, "c");
     pool.run_until_stalled();
     assert_eq!(b.role(), Role::Following);
@@ -155,12 +168,7 @@ fn three_tabs_one_watch_and_the_next_tab_takes_over_without_a_list() {
 
     // Tab a closes: the first tab waiting takes the watch over from its
     // version (14), with no list; the other follows the new holder.
-    let (reply, watch_b) = Reply::stream();
-    server
-        .expect_get(PATH)
-        .query("watch", "true")
-        .query("resourceVersion", "14")
-        .reply(reply);
+    let watch_b = expect_watch(&server, "14");
     a.stop.abort();
     drop(a);
     pool.run_until_stalled();
@@ -185,34 +193,15 @@ fn three_tabs_one_watch_and_the_next_tab_takes_over_without_a_list() {
 
 #[test]
 fn a_follower_whose_version_the_holder_no_longer_has_watches_alone() {
-    let server = FakeApiServer::new();
-    let bus = MemoryBus::new();
-    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
-    let mut pool = LocalPool::new();
-    server
-        .expect_get(PATH)
-        .query("resourceVersion", "0")
-        .reply(list("100", vec![]));
-    let (reply, _watch_a) = Reply::stream();
-    server
-        .expect_get(PATH)
-        .query("watch", "true")
-        .query("resourceVersion", "100")
-        .reply(reply);
+    let (server, bus, clock, mut pool) = rig();
+    expect_list(&server, "100", vec![]);
+    let _watch_a = expect_watch(&server, "100");
     let _a = open_tab(&pool, &server, &bus, &clock, "a");
     pool.run_until_stalled();
     // b's list is older than where a's watch began: a cannot catch it up,
     // so b watches from its own version rather than list again.
-    server
-        .expect_get(PATH)
-        .query("resourceVersion", "0")
-        .reply(list("90", vec![]));
-    let (reply, _watch_b) = Reply::stream();
-    server
-        .expect_get(PATH)
-        .query("watch", "true")
-        .query("resourceVersion", "90")
-        .reply(reply);
+    expect_list(&server, "90", vec![]);
+    let _watch_b = expect_watch(&server, "90");
     let b = open_tab(&pool, &server, &bus, &clock, "b");
     pool.run_until_stalled();
     assert!(matches!(b.role(), Role::Alone(_)), "{:?}", b.role());
@@ -221,30 +210,16 @@ fn a_follower_whose_version_the_holder_no_longer_has_watches_alone() {
 
 #[test]
 fn with_no_answer_a_follower_watches_alone_after_the_wait() {
-    let server = FakeApiServer::new();
-    let bus = MemoryBus::new();
-    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
-    let mut pool = LocalPool::new();
-    server
-        .expect_get(PATH)
-        .query("resourceVersion", "0")
-        .reply(list("10", vec![]));
-    let (reply, _w) = Reply::stream();
-    server
-        .expect_get(PATH)
-        .query("watch", "true")
-        .query("resourceVersion", "10")
-        .reply(reply);
+    let (server, bus, clock, mut pool) = rig();
+    expect_list(&server, "10", vec![]);
+    let _w = expect_watch(&server, "10");
     let a = open_tab(&pool, &server, &bus, &clock, "a");
     pool.run_until_stalled();
     assert!(matches!(a.role(), Role::Holding { .. }));
     // From now on nothing posted arrives: a holds the lock but never
     // answers (a tab stuck in a long task).
     bus.silence();
-    server
-        .expect_get(PATH)
-        .query("resourceVersion", "0")
-        .reply(list("10", vec![]));
+    expect_list(&server, "10", vec![]);
     let b = open_tab(&pool, &server, &bus, &clock, "b");
     pool.run_until_stalled();
     assert_eq!(
@@ -252,12 +227,7 @@ fn with_no_answer_a_follower_watches_alone_after_the_wait() {
         Role::Alone("opening"),
         "b waits for an answer first"
     );
-    let (reply, _w2) = Reply::stream();
-    server
-        .expect_get(PATH)
-        .query("watch", "true")
-        .query("resourceVersion", "10")
-        .reply(reply);
+    let _w2 = expect_watch(&server, "10");
     clock.advance(kubeglass_client::tabs::REPLY_WAIT);
     pool.run_until_stalled();
     assert!(matches!(b.role(), Role::Alone(_)), "{:?}", b.role());
@@ -266,31 +236,15 @@ fn with_no_answer_a_follower_watches_alone_after_the_wait() {
 
 #[test]
 fn a_holders_ring_goes_on_when_its_watch_is_opened_again_from_where_it_got_to() {
-    let server = FakeApiServer::new();
-    let bus = MemoryBus::new();
-    let clock = FakeClock::new(Duration::from_secs(1_700_000_000));
-    let mut pool = LocalPool::new();
-    server
-        .expect_get(PATH)
-        .query("resourceVersion", "0")
-        .reply(list("10", vec![]));
-    let (reply, watch) = Reply::stream();
-    server
-        .expect_get(PATH)
-        .query("watch", "true")
-        .query("resourceVersion", "10")
-        .reply(reply);
+    let (server, bus, clock, mut pool) = rig();
+    expect_list(&server, "10", vec![]);
+    let watch = expect_watch(&server, "10");
     let a = open_tab(&pool, &server, &bus, &clock, "a");
     pool.run_until_stalled();
     watch.event("ADDED", cm("x", "11"));
     watch.event("ADDED", cm("y", "12"));
     // The server ends the watch (its timeout); a watches on from 12.
-    let (reply, again) = Reply::stream();
-    server
-        .expect_get(PATH)
-        .query("watch", "true")
-        .query("resourceVersion", "12")
-        .reply(reply);
+    let again = expect_watch(&server, "12");
     watch.close();
     pool.run_until_stalled();
     assert!(matches!(a.role(), Role::Holding { .. }));
@@ -298,10 +252,7 @@ fn a_holders_ring_goes_on_when_its_watch_is_opened_again_from_where_it_got_to() 
     pool.run_until_stalled();
     // b's list is from before the second watch began: the ring, kept
     // across it, still reaches back to it.
-    server
-        .expect_get(PATH)
-        .query("resourceVersion", "0")
-        .reply(list("11", vec![cm("x", "11")]));
+    expect_list(&server, "11", vec![cm("x", "11")]);
     let b = open_tab(&pool, &server, &bus, &clock, "b");
     pool.run_until_stalled();
     assert_eq!(b.role(), Role::Following);
